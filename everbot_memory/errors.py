@@ -1,0 +1,58 @@
+"""The exceptions everbot-memory raises.
+
+Every error the engine reports derives from one base class, so a caller can catch them all::
+
+    EverbotMemoryError
+    ├── StoreError            the memory file cannot be read or written
+    │   ├── NotTextError      the file is not UTF-8 text (binary, or another encoding)
+    │   └── LockTimeoutError  another writer held the lock past the timeout
+    ├── EntryNotFoundError    no memory has the id that was asked for
+    └── ExtractionError       the extractor failed (API error, bad answer)
+
+Each message is one line a person can act on; the original exception is chained with ``from``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "EntryNotFoundError",
+    "EverbotMemoryError",
+    "ExtractionError",
+    "LockTimeoutError",
+    "NotTextError",
+    "StoreError",
+]
+
+
+class EverbotMemoryError(Exception):
+    """Base class of every error everbot-memory raises on purpose."""
+
+
+class StoreError(EverbotMemoryError):
+    """The memory file could not be read or written; the file on disk is unchanged."""
+
+    def __init__(self, message: str, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class NotTextError(StoreError):
+    """The memory file is not UTF-8 text, so it is not a MEMORY.md the engine may rewrite."""
+
+
+class LockTimeoutError(StoreError):
+    """Another writer held ``MEMORY.md.lock`` for longer than the timeout."""
+
+
+class EntryNotFoundError(EverbotMemoryError):
+    """No memory has the requested id."""
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(f"no memory has id {entry_id!r} (see `everbot-memory list`)")
+        self.entry_id = entry_id
+
+
+class ExtractionError(EverbotMemoryError):
+    """Extracting memories from a conversation failed; nothing was written."""

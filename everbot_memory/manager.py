@@ -1,0 +1,211 @@
+"""MemoryManager: the one public entry point that ties extraction, merging and the file together.
+
+At session end: load the file (no lock) and summarize what is known, run the extractor (the slow
+LLM call, outside the lock), then under the lock re-read the file, merge and save. A writer that
+started later cannot be lost: the merge always runs on what is on disk at that moment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+from pydantic import ValidationError
+
+from . import prompt
+from .errors import EntryNotFoundError, ExtractionError
+from .merger import MemoryMerger, MergeResult, MergeStats, normalize_content
+from .models import ACTIVE_THRESHOLD, Candidate, Category, Importance, MemoryEntry, utcnow
+from .store import DEFAULT_LOCK_TIMEOUT, MemoryStore
+
+__all__ = ["Extractor", "ExtractorFunction", "MemoryManager", "summarize_existing"]
+
+Messages = Sequence[Mapping[str, Any]]
+ExtractorOutput = Sequence[Any] | Awaitable[Sequence[Any]]
+ExtractorFunction = Callable[[Messages, str], ExtractorOutput]
+
+
+class Extractor(Protocol):
+    """Anything with ``extract(messages, existing_summary)`` returning candidates (or awaitable).
+
+    Candidates may be :class:`Candidate` objects or dicts with the same fields.
+    """
+
+    def extract(self, messages: Messages, existing_summary: str) -> ExtractorOutput:
+        """Propose memories from a conversation, given a summary of what is already known."""
+        ...
+
+
+def summarize_existing(entries: Sequence[MemoryEntry], max_entries: int = 50) -> str:
+    """What the extractor is told is known: Active entries, strongest first, ``[id] content``."""
+    active = sorted(
+        (e for e in entries if e.score >= ACTIVE_THRESHOLD), key=lambda e: (-e.score, e.id)
+    )
+    return "\n".join(f"[{e.id}] {' '.join(e.content.split())}" for e in active[:max_entries])
+
+
+def _is_async(function: Callable[..., Any]) -> bool:
+    call = getattr(function, "__call__", None)  # noqa: B004 - an object with async __call__
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)
+
+
+async def _await(value: Awaitable[Sequence[Any]]) -> Sequence[Any]:
+    return await value
+
+
+def _as_candidates(raw: Sequence[Any]) -> list[Candidate]:
+    try:
+        return [c if isinstance(c, Candidate) else Candidate.model_validate(c) for c in raw]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ExtractionError(
+            f"the extractor returned an invalid memory ({where}: {first['msg']}); nothing saved"
+        ) from exc
+    except TypeError as exc:
+        raise ExtractionError(
+            f"the extractor must return a list of memories, not {type(raw).__name__}"
+        ) from exc
+
+
+class MemoryManager:
+    """Reads, updates and injects the memories kept in one MEMORY.md."""
+
+    def __init__(
+        self,
+        memory_path: str | os.PathLike[str],
+        extractor: Extractor | ExtractorFunction | None = None,
+        *,
+        merger: MemoryMerger | None = None,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
+        self.store = MemoryStore(memory_path, lock_timeout=lock_timeout)
+        self.merger = merger or MemoryMerger()
+        self.extractor = extractor
+
+    # -- session end
+
+    def _extract_function(self) -> ExtractorFunction:
+        if self.extractor is None:
+            raise ExtractionError(
+                "this MemoryManager has no extractor; pass extractor=... to process sessions"
+            )
+        function = getattr(self.extractor, "extract", self.extractor)
+        assert callable(function)
+        return function
+
+    def _summary(self) -> str:
+        return summarize_existing(self.store.load())
+
+    async def process_session_end(
+        self, history_messages: Messages, session_id: str
+    ) -> dict[str, int]:
+        """Extract memories from a finished session and merge them into the file.
+
+        Returns ``{"new", "updated", "archived", "forgotten", "total"}``. The extractor runs
+        outside the lock (a synchronous one in a worker thread, so the event loop stays free).
+        """
+        extract = self._extract_function()
+        summary = await asyncio.to_thread(self._summary)
+        if _is_async(extract):
+            raw = await extract(history_messages, summary)  # type: ignore[misc]
+        else:
+            raw = await asyncio.to_thread(extract, history_messages, summary)
+            if inspect.isawaitable(raw):
+                raw = await raw
+        candidates = _as_candidates(raw)
+        result = await asyncio.to_thread(self.merge_candidates, candidates, session_id)
+        return self._stats(result)
+
+    def process_session_end_sync(
+        self, history_messages: Messages, session_id: str
+    ) -> dict[str, int]:
+        """The same as :meth:`process_session_end`, for scripts without an event loop."""
+        extract = self._extract_function()
+        raw = extract(history_messages, self._summary())
+        if inspect.isawaitable(raw):
+            raw = asyncio.run(_await(raw))
+        result = self.merge_candidates(_as_candidates(raw), session_id)
+        return self._stats(result)
+
+    @staticmethod
+    def _stats(result: MergeResult) -> dict[str, int]:
+        return {**result.stats.as_dict(), "total": len(result.entries)}
+
+    # -- changes under the lock
+
+    def _update(self, change: Callable[[list[MemoryEntry]], MergeResult]) -> MergeResult:
+        with self.store.lock():
+            result = change(self.store.load())
+            self.store.save(result.entries)
+        return result
+
+    def merge_candidates(
+        self, candidates: Sequence[Candidate], session_id: str, now: datetime | None = None
+    ) -> MergeResult:
+        """Merge candidates into the file (locked load, merge, save) and return the result."""
+        return self._update(
+            lambda existing: self.merger.merge(existing, candidates, session_id, now)
+        )
+
+    def remember(
+        self,
+        content: str,
+        category: Category = "fact",
+        importance: Importance = "medium",
+        session_id: str = "manual",
+    ) -> tuple[MemoryEntry, MergeResult]:
+        """Add one memory (or reinforce the one that already says it); returns it and the merge."""
+        candidate = Candidate(content=content, category=category, importance=importance)
+        result = self.merge_candidates([candidate], session_id)
+        key = normalize_content(candidate.content)
+        entry = next(e for e in result.entries if normalize_content(e.content) == key)
+        return entry, result
+
+    def forget(self, entry_id: str) -> MemoryEntry:
+        """Delete the memory with ``entry_id``; raises :class:`EntryNotFoundError` if none."""
+        removed: list[MemoryEntry] = []
+
+        def drop(existing: list[MemoryEntry]) -> MergeResult:
+            removed.extend(e for e in existing if e.id == entry_id)
+            if not removed:
+                raise EntryNotFoundError(entry_id)
+            kept = [e for e in existing if e.id != entry_id]
+            return MergeResult(kept, MergeStats())
+
+        self._update(drop)
+        return removed[0]
+
+    def maintain(self, now: datetime | None = None) -> MergeResult:
+        """Apply decay, archiving and forgetting as of ``now`` (the seed's daily job)."""
+        return self.merge_candidates([], "", now)
+
+    # -- reading
+
+    def entries(self) -> list[MemoryEntry]:
+        """All entries in the file, as written."""
+        return self.store.load()
+
+    def prompt_entries(
+        self, top_k: int = prompt.DEFAULT_TOP_K, min_score: float = prompt.DEFAULT_MIN_SCORE
+    ) -> list[MemoryEntry]:
+        """The entries a prompt gets: score now >= ``min_score``, strongest first, ``top_k``."""
+        return prompt.select(self.store.load(), top_k, min_score, utcnow())
+
+    def get_prompt_memories(self, top_k: int = prompt.DEFAULT_TOP_K) -> str:
+        """The top memories as ``- content`` lines (seed §5.3); "" when there are none."""
+        return "\n".join(prompt.memory_lines(self.prompt_entries(top_k)))
+
+    def prompt_block(
+        self,
+        top_k: int = prompt.DEFAULT_TOP_K,
+        min_score: float = prompt.DEFAULT_MIN_SCORE,
+        max_chars: int = prompt.DEFAULT_MAX_CHARS,
+        lang: Literal["en", "zh"] = "en",
+    ) -> str:
+        """The block to put in a system prompt: heading, framing, one line per memory."""
+        return prompt.format_block(self.prompt_entries(top_k, min_score), max_chars, lang)

@@ -1,0 +1,244 @@
+"""Scoring and merging: the pure core of the engine (no I/O; ``now`` comes from the caller).
+
+The rules, each in one place:
+
+- a new memory starts at 0.8, 0.6 or 0.4 for high, medium or low importance;
+- a memory mentioned again is reinforced: ``s + (1 - s) * 0.2``, one more hit, activated now;
+- after 7 days without activation a memory decays by ``0.99`` a day. Decay is computed from the
+  entry's anchor (its score when last activated or set by hand), never compounded from the last
+  displayed value, so the score on a given day is the same whether maintenance ran every hour or
+  once a year;
+- Active >= 0.2 > Archived >= 0.05 > forgotten (deleted).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+from .models import (
+    ACTIVE_THRESHOLD,
+    FORGET_THRESHOLD,
+    Candidate,
+    MemoryEntry,
+    new_id,
+    utcnow,
+)
+
+__all__ = [
+    "DAILY_DECAY",
+    "GRACE_DAYS",
+    "INITIAL_SCORES",
+    "REINFORCE_RATE",
+    "MemoryMerger",
+    "MergeResult",
+    "MergeStats",
+    "current_score",
+    "decay",
+    "normalize_content",
+    "rebase",
+    "reinforce",
+    "sort_entries",
+]
+
+INITIAL_SCORES = {"high": 0.8, "medium": 0.6, "low": 0.4}
+REINFORCE_RATE = 0.2
+GRACE_DAYS = 7
+DAILY_DECAY = 0.99
+_DAY_SECONDS = 86_400
+
+
+def _decay_days(at: datetime, last_activated: datetime) -> int:
+    """Whole days of decay at time ``at``: days since activation, less the grace period."""
+    days = math.floor((at - last_activated).total_seconds() / _DAY_SECONDS)
+    return max(0, days - GRACE_DAYS)
+
+
+def current_score(entry: MemoryEntry, now: datetime) -> float:
+    """The entry's score at ``now``: its anchor score decayed by the days since the anchor."""
+    base_score, base_at = entry.anchor
+    days = _decay_days(now, entry.last_activated) - _decay_days(base_at, entry.last_activated)
+    return base_score * DAILY_DECAY ** max(0, days)
+
+
+def decay(entry: MemoryEntry, now: datetime) -> MemoryEntry:
+    """The entry with its score brought up to ``now`` (the anchor does not move)."""
+    score = current_score(entry, now)
+    if score == entry.score:
+        return entry
+    return entry.model_copy(update={"score": score})
+
+
+def reinforce(entry: MemoryEntry, now: datetime) -> MemoryEntry:
+    """The entry confirmed again at ``now``: ``s + (1 - s) * 0.2``, one more hit, a new anchor."""
+    score = current_score(entry, now)
+    score = min(1.0, score + (1.0 - score) * REINFORCE_RATE)
+    return entry.model_copy(
+        update={
+            "score": score,
+            "base_score": score,
+            "base_at": now.replace(microsecond=0),
+            "last_activated": now.replace(microsecond=0),
+            "activation_count": entry.activation_count + 1,
+        }
+    )
+
+
+def normalize_content(content: str) -> str:
+    """The form two contents are compared in: lower-cased, trimmed, final "。" or "." dropped."""
+    return content.strip().lower().rstrip("。.").strip()
+
+
+def sort_entries(entries: Iterable[MemoryEntry]) -> list[MemoryEntry]:
+    """Entries in file order: score descending; ties broken by age, then id, so order is stable."""
+    return sorted(entries, key=lambda e: (-e.score, e.created_at, e.id))
+
+
+@dataclass
+class MergeStats:
+    """What a merge did: counts, plus the entries it forgot so they can be reported."""
+
+    new: int = 0
+    updated: int = 0
+    archived: int = 0
+    forgotten: int = 0
+    forgotten_entries: list[MemoryEntry] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts as a plain dict: ``{"new", "updated", "archived", "forgotten"}``."""
+        counts = asdict(self)
+        del counts["forgotten_entries"]
+        return counts
+
+
+@dataclass
+class MergeResult:
+    """The entries after a merge, in file order, and the statistics of the merge."""
+
+    entries: list[MemoryEntry]
+    stats: MergeStats
+
+
+class MemoryMerger:
+    """Merges candidate memories into existing ones, then decays, archives and forgets."""
+
+    def merge(
+        self,
+        existing: Sequence[MemoryEntry],
+        candidates: Sequence[Candidate],
+        session_id: str,
+        now: datetime | None = None,
+    ) -> MergeResult:
+        """Apply one session's candidates to ``existing`` at ``now`` (default: the clock).
+
+        A candidate reinforces the entry it ``confirms`` or whose normalized content it repeats;
+        otherwise it becomes a new entry. An entry is reinforced at most once per merge.
+        """
+        now = (now or utcnow()).replace(microsecond=0)
+        stats = MergeStats()
+        by_id = {entry.id: entry for entry in existing}
+        by_content = {normalize_content(entry.content): entry.id for entry in existing}
+        reinforced: set[str] = set()
+        added: list[MemoryEntry] = []
+        added_by_content: dict[str, MemoryEntry] = {}
+
+        for candidate in candidates:
+            key = normalize_content(candidate.content)
+            target = candidate.confirms if candidate.confirms in by_id else by_content.get(key)
+            if target is not None:
+                if target not in reinforced:
+                    reinforced.add(target)
+                    by_id[target] = reinforce(by_id[target], now)
+                    stats.updated += 1
+                continue
+            if key in added_by_content:
+                continue  # said twice in one session: one memory
+            score = INITIAL_SCORES[candidate.importance]
+            entry = MemoryEntry(
+                id=new_id(set(by_id) | {e.id for e in added}),
+                content=candidate.content,
+                category=candidate.category,
+                score=score,
+                created_at=now,
+                last_activated=now,
+                activation_count=1,
+                source_session=session_id,
+            )
+            added.append(entry)
+            added_by_content[key] = entry
+            stats.new += 1
+
+        kept: list[MemoryEntry] = []
+        for entry in [*by_id.values(), *added]:
+            was_active = entry.score >= ACTIVE_THRESHOLD
+            entry = decay(entry, now)
+            if entry.score < FORGET_THRESHOLD:
+                stats.forgotten += 1
+                stats.forgotten_entries.append(entry)
+                continue
+            if was_active and entry.score < ACTIVE_THRESHOLD:
+                stats.archived += 1
+            kept.append(entry)
+        return MergeResult(entries=sort_entries(kept), stats=stats)
+
+
+# Fields that change together when an entry is scored; a three-way merge treats them as one.
+_SCORE_FIELDS = ("score", "base_score", "base_at", "last_activated", "activation_count")
+_FIELD_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("content",),
+    ("category",),
+    _SCORE_FIELDS,
+    ("created_at",),
+    ("source_session",),
+)
+
+
+def _merge_fields(base: MemoryEntry, ours: MemoryEntry, theirs: MemoryEntry) -> MemoryEntry:
+    update: dict[str, object] = {}
+    for group in _FIELD_GROUPS:
+        mine = [getattr(ours, name) for name in group]
+        original = [getattr(base, name) for name in group]
+        other = [getattr(theirs, name) for name in group]
+        # Take our change only where the other writer left the field as it was.
+        if mine != original and other == original:
+            update.update(zip(group, mine, strict=True))
+    return theirs.model_copy(update=update) if update else theirs
+
+
+def rebase(
+    base: Sequence[MemoryEntry],
+    ours: Sequence[MemoryEntry],
+    theirs: Sequence[MemoryEntry],
+) -> list[MemoryEntry]:
+    """Replay the change from ``base`` to ``ours`` onto ``theirs`` (a three-way merge by id).
+
+    Used when the file changed on disk after it was read (a person saved it in an editor): the
+    engine's additions, removals and updates are applied to the new content. Where both sides
+    changed the same field of an entry, or one side deleted an entry the other changed, the
+    other writer (the person) wins, so a hand edit is never overwritten.
+    """
+    base_by = {e.id: e for e in base}
+    ours_by = {e.id: e for e in ours}
+    theirs_ids = {e.id for e in theirs}
+    result: list[MemoryEntry] = []
+    for entry in theirs:
+        original = base_by.get(entry.id)
+        mine = ours_by.get(entry.id)
+        if original is None:
+            result.append(entry)  # their addition (or an id both sides added: theirs stays)
+        elif mine is None:
+            if entry != original:
+                result.append(entry)  # we removed it, they changed it: keep their version
+        else:
+            result.append(_merge_fields(original, mine, entry))
+    taken = {e.id for e in result}
+    for entry in ours:
+        if entry.id in base_by:
+            continue  # ours already handled above, or deleted by them: their delete wins
+        if entry.id in theirs_ids:
+            entry = entry.model_copy(update={"id": new_id(taken)})
+        taken.add(entry.id)
+        result.append(entry)
+    return sort_entries(result)

@@ -1,0 +1,48 @@
+"""Shared helpers: entries made to order, fixture paths, and a fixed clock."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from everbot_memory.models import MemoryEntry
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+
+def make_entry(
+    entry_id: str = "a1b2c3",
+    content: str = "The user prefers pytest over unittest.",
+    score: float = 0.6,
+    *,
+    category: str = "preference",
+    at: datetime = T0,
+    hits: int = 1,
+    **extra: Any,
+) -> MemoryEntry:
+    """An entry activated at ``at`` with ``score``."""
+    return MemoryEntry(
+        id=entry_id,
+        content=content,
+        category=category,  # type: ignore[arg-type]
+        score=score,
+        created_at=at,
+        last_activated=at,
+        activation_count=hits,
+        source_session="s-test",
+        **extra,
+    )
+
+
+def days(n: float) -> timedelta:
+    return timedelta(days=n)
+
+
+@pytest.fixture
+def memory_path(tmp_path: Path) -> Path:
+    """Where a test's MEMORY.md lives (not created)."""
+    return tmp_path / "MEMORY.md"

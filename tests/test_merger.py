@@ -1,0 +1,264 @@
+"""MemoryMerger: seeding, reinforcement, decay, archive and forget (seed §7.3, SPEC §2)."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import datetime
+
+import pytest
+from conftest import T0, days, make_entry
+from freezegun import freeze_time
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from everbot_memory.merger import MemoryMerger, current_score, rebase
+from everbot_memory.models import Candidate
+from everbot_memory.store import Document, parse, render
+
+merger = MemoryMerger()
+
+
+def merge_at(now: datetime, existing, candidates=(), session="s-1"):  # type: ignore[no-untyped-def]
+    """A merge with the clock frozen at ``now`` (the merger reads the clock itself)."""
+    with freeze_time(now):
+        return merger.merge(list(existing), list(candidates), session)
+
+
+def merge_now(now: datetime, existing, candidates=()):  # type: ignore[no-untyped-def]
+    """The same with ``now`` passed in: for long loops, where freezing the clock is slow."""
+    return merger.merge(list(existing), list(candidates), "s-1", now=now)
+
+
+@pytest.mark.parametrize("importance, score", [("high", 0.8), ("medium", 0.6), ("low", 0.4)])
+def test_new_memory_starts_from_its_importance(importance: str, score: float) -> None:
+    result = merge_at(T0, [], [Candidate(content="x", importance=importance)])  # type: ignore[arg-type]
+    [entry] = result.entries
+    assert entry.score == score
+    assert (entry.activation_count, entry.last_activated, entry.created_at) == (1, T0, T0)
+    assert entry.source_session == "s-1"
+    assert len(entry.id) == 6 and int(entry.id, 16) >= 0
+    assert result.stats.as_dict() == {"new": 1, "updated": 0, "archived": 0, "forgotten": 0}
+
+
+def test_reinforcement_follows_the_formula_and_counts_the_hit() -> None:
+    entry = make_entry(score=0.6, hits=3)
+    later = T0 + days(2)
+    result = merge_at(later, [entry], [Candidate(content="x", confirms=entry.id)])
+    [after] = result.entries
+    assert after.score == pytest.approx(0.6 + 0.4 * 0.2)  # 0.68
+    assert after.activation_count == 4
+    assert after.last_activated == later
+    assert result.stats.updated == 1 and result.stats.new == 0
+    again = merge_at(later, [after], [Candidate(content="x", confirms=entry.id)]).entries[0]
+    assert again.score == pytest.approx(0.744)  # the seed's 0.6 -> 0.68 -> 0.744
+
+
+def test_reinforcement_converges_to_one_and_never_exceeds_it() -> None:
+    entry = make_entry(score=0.4)
+    scores = []
+    for n in range(200):
+        entry = merge_now(T0 + days(n), [entry], [Candidate(content="x", confirms=entry.id)])
+        entry = entry.entries[0]
+        scores.append(entry.score)
+    assert all(a <= b for a, b in itertools.pairwise(scores))
+    assert scores[30] > 0.99 and all(s <= 1.0 for s in scores)
+    assert scores[10] < 1.0
+
+
+@pytest.mark.parametrize("elapsed", [0, 1, 6.5, 7, 7.99])
+def test_no_decay_within_the_seven_day_grace(elapsed: float) -> None:
+    [entry] = merge_at(T0 + days(elapsed), [make_entry(score=0.6)]).entries
+    assert entry.score == 0.6
+
+
+@pytest.mark.parametrize("elapsed", [8, 10, 30, 100])
+def test_decay_after_seven_days_is_0_99_per_day(elapsed: int) -> None:
+    [entry] = merge_at(T0 + days(elapsed), [make_entry(score=0.6)]).entries
+    assert entry.score == pytest.approx(0.6 * 0.99 ** (elapsed - 7))
+
+
+def test_decayed_below_0_2_is_archived() -> None:
+    # 0.25 * 0.99**23 = 0.198
+    result = merge_at(T0 + days(30), [make_entry(score=0.25)])
+    [entry] = result.entries
+    assert 0.05 <= entry.score < 0.2
+    assert result.stats.archived == 1
+    assert "## Archived Memories\n\n### [a1b2c3]" in render(Document(entries=result.entries))
+
+
+def test_decayed_below_0_05_is_forgotten_and_reported() -> None:
+    # 0.06 * 0.99**30 = 0.044
+    entry = make_entry(score=0.06)
+    result = merge_at(T0 + days(37), [entry])
+    assert result.entries == []
+    assert result.stats.forgotten == 1
+    assert [e.id for e in result.stats.forgotten_entries] == [entry.id]
+
+
+def test_mixed_new_reinforced_decayed_forgotten() -> None:
+    now = T0 + days(40)
+    reinforced = make_entry("aaaaa1", "The user likes tea.", 0.5)
+    decaying = make_entry("aaaaa2", "The user uses vim.", 0.9)
+    archived = make_entry("aaaaa3", "The user tried Rust once.", 0.25)
+    forgotten = make_entry("aaaaa4", "The user had a cold.", 0.06)
+    fresh = make_entry("aaaaa5", "The user moved to Berlin.", 0.7, at=now - days(3))
+    candidates = [
+        Candidate(content="the user likes tea。"),  # normalized duplicate -> reinforce
+        Candidate(content="The user writes Go at work.", importance="high"),
+    ]
+    result = merge_at(now, [reinforced, decaying, archived, forgotten, fresh], candidates)
+    by_content = {e.content: e for e in result.entries}
+    factor = 0.99**33
+    assert by_content["The user likes tea."].score == pytest.approx(
+        0.5 * factor + (1 - 0.5 * factor) * 0.2
+    )
+    assert by_content["The user uses vim."].score == pytest.approx(0.9 * factor)
+    assert by_content["The user tried Rust once."].score == pytest.approx(0.25 * factor)
+    assert by_content["The user moved to Berlin."].score == 0.7
+    assert by_content["The user writes Go at work."].score == 0.8
+    assert "The user had a cold." not in by_content
+    assert result.stats.as_dict() == {"new": 1, "updated": 1, "archived": 1, "forgotten": 1}
+    assert [e.score for e in result.entries] == sorted(
+        (e.score for e in result.entries), reverse=True
+    )
+
+
+def test_normalized_duplicate_reinforces_instead_of_duplicating() -> None:
+    entry = make_entry(content="用户偏好用 pytest 而非 unittest。")
+    result = merge_at(
+        T0 + days(1), [entry], [Candidate(content="  用户偏好用 PYTEST 而非 unittest ")]
+    )
+    assert len(result.entries) == 1
+    assert result.entries[0].activation_count == 2
+
+
+def test_one_session_reinforces_an_entry_once_and_adds_a_repeat_once() -> None:
+    entry = make_entry(content="The user likes tea.")
+    candidates = [
+        Candidate(content="The user likes tea."),
+        Candidate(content="something else", confirms=entry.id),
+        Candidate(content="New thing."),
+        Candidate(content="new thing"),
+    ]
+    result = merge_at(T0, [entry], candidates)
+    assert result.stats.updated == 1 and result.stats.new == 1
+    assert len(result.entries) == 2
+
+
+def test_confirming_an_unknown_id_adds_a_new_memory() -> None:
+    result = merge_at(T0, [make_entry()], [Candidate(content="other", confirms="ffffff")])
+    assert result.stats.new == 1
+
+
+def test_merge_reads_the_clock_when_no_time_is_given() -> None:
+    with freeze_time("2026-06-01 12:00:00"):
+        [entry] = MemoryMerger().merge([], [Candidate(content="x")], "s").entries
+    assert entry.created_at.isoformat() == "2026-06-01T12:00:00+00:00"
+
+
+# -- path independence -----------------------------------------------------------------------
+
+
+def through_file(entries, now):  # type: ignore[no-untyped-def]
+    """Save and load, as the engine does between two runs."""
+    return parse(render(Document(entries=entries)), now=now).entries
+
+
+def run_schedule(score: float, schedule: list[int]) -> dict[int, float | None]:
+    """Maintain on each day of ``schedule``; the score seen on each (None once forgotten)."""
+    entries = [make_entry(score=score)]
+    seen: dict[int, float | None] = {}
+    for day in schedule:
+        now = T0 + days(day)
+        entries = merge_now(now, through_file(entries, now)).entries
+        seen[day] = entries[0].score if entries else None
+    return seen
+
+
+def expected(score: float, day: int) -> float | None:
+    value = score * 0.99 ** max(0, day - 7)
+    return value if value >= 0.05 else None
+
+
+@given(
+    score=st.floats(min_value=0.05, max_value=1.0),
+    schedule=st.lists(st.integers(min_value=0, max_value=400), max_size=25).map(sorted),
+)
+@settings(max_examples=200, deadline=None)
+def test_property_decay_is_path_independent(score: float, schedule: list[int]) -> None:
+    seen = run_schedule(score, [*schedule, 400])
+    for day, value in seen.items():
+        want = expected(score, day)
+        if want is None or value is None:
+            assert value == want, (day, value, want)
+        else:
+            assert value == pytest.approx(want, rel=1e-12)
+
+
+@given(st.lists(st.integers(min_value=1, max_value=200), min_size=1, max_size=8).map(sorted))
+@settings(max_examples=40, deadline=None)
+def test_property_reinforcement_then_decay_depends_only_on_the_last_activation(
+    hits: list[int],
+) -> None:
+    """Daily maintenance between reinforcements changes nothing either.
+
+    (Hits fall within 200 days, so a 0.6 entry is never forgotten between two of them.)
+    """
+    entry = make_entry(score=0.6)
+    sparse, dense = [entry], [entry]
+    for day in range(0, 401):
+        now = T0 + days(day)
+        confirm = [Candidate(content="x", confirms=entry.id)] if day in hits else []
+        dense = merge_now(now, through_file(dense, now), confirm).entries
+        if confirm:
+            sparse = merge_now(now, sparse, confirm).entries
+    final = merge_now(T0 + days(400), sparse).entries
+    assert [e.score for e in dense] == pytest.approx([e.score for e in final], rel=1e-12)
+
+
+def test_a_0_3_entry_left_alone_200_days_is_forgotten_daily_or_once() -> None:
+    daily = run_schedule(0.3, list(range(1, 201)))
+    once = run_schedule(0.3, [200])
+    assert daily[200] is None and once[200] is None
+    # ... and on the same day either way: 0.3 * 0.99**(d - 7) < 0.05 from day 186 on.
+    first_gone = min(day for day, value in daily.items() if value is None)
+    assert first_gone == 186
+    assert run_schedule(0.3, [185])[185] is not None
+    assert run_schedule(0.3, [186])[186] is None
+
+
+def test_rounded_display_does_not_stall_decay() -> None:
+    """Hourly maintenance, each time through the file with its 2-decimal display."""
+    entries = [make_entry(score=0.5)]
+    for hour in range(0, 24 * 60, 6):
+        now = T0 + days(hour / 24)
+        entries = merge_now(now, through_file(entries, now)).entries
+    assert entries[0].score == pytest.approx(0.5 * 0.99 ** (60 - 1 - 7), rel=1e-12)
+
+
+def test_current_score_never_rises_when_the_clock_goes_back() -> None:
+    entry = make_entry(score=0.5)
+    assert current_score(entry, T0 - days(30)) == 0.5
+
+
+# -- three-way merge of an outside edit --------------------------------------------------------
+
+
+def test_rebase_keeps_both_sides_changes() -> None:
+    a, b, c = (make_entry(f"0000a{i}", f"m{i}", 0.5) for i in range(3))
+    ours = [a.model_copy(update={"score": 0.9, "base_score": 0.9}), b, c, make_entry("0000b1")]
+    theirs = [a, b.model_copy(update={"content": "edited"})]  # c deleted by the person
+    merged = {e.id: e for e in rebase([a, b, c], ours, theirs)}
+    assert merged["0000a0"].score == 0.9
+    assert merged["0000a1"].content == "edited"
+    assert "0000a2" not in merged
+    assert "0000b1" in merged
+
+
+def test_rebase_lets_the_person_win_a_conflict() -> None:
+    a = make_entry("0000a0", "original", 0.5)
+    ours = [a.model_copy(update={"content": "engine wording"})]
+    theirs = [a.model_copy(update={"content": "person wording"})]
+    assert rebase([a], ours, theirs)[0].content == "person wording"
+    # We deleted it (say, forgotten) while the person edited it: the edit is kept.
+    assert rebase([a], [], theirs)[0].content == "person wording"

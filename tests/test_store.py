@@ -1,0 +1,454 @@
+"""MemoryStore: tolerant parsing, canonical rendering, and safe saving (seed §7.1, SPEC §1, §3)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, T0, days, make_entry
+from freezegun import freeze_time
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from everbot_memory.errors import LockTimeoutError, NotTextError, StoreError
+from everbot_memory.models import CATEGORIES, MemoryEntry
+from everbot_memory.store import Document, MemoryStore, parse, render
+
+CANONICAL = FIXTURES / "memory" / "canonical.md"
+HAND_EDITED = FIXTURES / "memory" / "hand_edited.md"
+CRLF_BOM = FIXTURES / "memory" / "crlf_bom.md"
+
+
+def copy_fixture(source: Path, dest: Path) -> Path:
+    dest.write_bytes(source.read_bytes())
+    return dest
+
+
+# -- seed §7.1 -------------------------------------------------------------------------------
+
+
+def test_parses_every_field_of_a_normal_file() -> None:
+    doc = parse(CANONICAL.read_text(encoding="utf-8"))
+    assert doc.problems == []
+    assert [e.id for e in doc.entries] == ["a1b2c3", "d4e5f6", "g7h8i9", "x1y2z3"]
+    first = doc.entries[0]
+    assert first.content == "用户喜欢简洁的代码风格，不喜欢过多注释"
+    assert first.category == "preference"
+    assert first.score == 0.92
+    assert first.last_activated == datetime(2026, 2, 20, 10, 30, tzinfo=timezone.utc)
+    assert first.created_at == datetime(2026, 1, 2, 8, 0, tzinfo=timezone.utc)
+    assert first.activation_count == 12
+    assert first.source_session == "s-001"
+    third = doc.entries[2]
+    assert (third.score, third.base_score) == (0.4523, 0.5)
+    assert doc.last_updated == "2026-03-01T09:00:00Z"
+
+
+@pytest.mark.parametrize("content", [None, b"", b"\n\n", b"   \n"])
+def test_missing_or_empty_file_has_no_entries(memory_path: Path, content: bytes | None) -> None:
+    if content is not None:
+        memory_path.write_bytes(content)
+    store = MemoryStore(memory_path)
+    assert store.load() == []
+    assert store.problems == []
+
+
+def test_a_damaged_entry_is_skipped_with_a_warning_and_the_rest_load() -> None:
+    doc = parse(HAND_EDITED.read_text(encoding="utf-8"))
+    warnings = [p for p in doc.problems if p.kind == "warning"]
+    assert [(p.line, "very high" in p.message) for p in warnings] == [(20, True)]
+    assert {e.id for e in doc.entries} >= {"a1b2c3", "d4e5f6", "g7h8i9", "b2c3d4", "x1y2z3"}
+    assert len(doc.entries) == 6  # the hand-added entry without id counts too
+    assert any("very high" in note for note in doc.notes)
+
+
+def test_save_then_load_round_trips(memory_path: Path) -> None:
+    entries = [make_entry("a00001", "one", 0.9), make_entry("a00002", "二", 0.1)]
+    MemoryStore(memory_path).save(entries)
+    assert MemoryStore(memory_path).load() == entries
+
+
+def test_save_keeps_the_previous_version_as_bak(memory_path: Path) -> None:
+    store = MemoryStore(memory_path)
+    store.save([make_entry("a00001", "first version")])
+    before = memory_path.read_bytes()
+    store.save([make_entry("a00001", "second version")])
+    assert store.backup_path.read_bytes() == before
+    assert [e.content for e in parse(before.decode()).entries] == ["first version"]
+
+
+def test_active_and_archived_sections_split_at_0_2() -> None:
+    entries = [
+        make_entry("a00001", "strong", 0.2),
+        make_entry("a00002", "weak", 0.1999),
+        make_entry("a00003", "faint", 0.05),
+    ]
+    text = render(Document(entries=entries))
+    active, archived = text.split("## Archived Memories")
+    assert "[a00001]" in active and "[a00001]" not in archived
+    assert "[a00002]" in archived and "[a00003]" in archived
+
+
+def test_entries_are_written_by_score_descending() -> None:
+    entries = [make_entry(f"b0000{i}", f"m{i}", s) for i, s in enumerate([0.3, 0.9, 0.5, 0.1])]
+    reread = parse(render(Document(entries=entries))).entries
+    assert [e.score for e in reread] == [0.9, 0.5, 0.3, 0.1]
+
+
+# -- canonical writing -----------------------------------------------------------------------
+
+
+def test_canonical_file_is_byte_identical_after_load_and_save(memory_path: Path) -> None:
+    copy_fixture(CANONICAL, memory_path)
+    before = memory_path.read_bytes()
+    mtime = memory_path.stat().st_mtime_ns
+    store = MemoryStore(memory_path)
+    assert store.save(store.load()) is False
+    assert memory_path.read_bytes() == before
+    assert memory_path.stat().st_mtime_ns == mtime
+    assert not store.backup_path.exists()  # nothing was written at all
+
+
+def test_render_of_the_canonical_fixture_is_the_fixture() -> None:
+    text = CANONICAL.read_text(encoding="utf-8")
+    assert render(parse(text)) == text
+
+
+# -- tolerant reading and hand edits ----------------------------------------------------------
+
+
+@freeze_time("2026-03-01 12:00:00")
+def test_hand_edit_repairs_are_reported_with_line_numbers() -> None:
+    doc = parse(HAND_EDITED.read_text(encoding="utf-8"))
+    found = {(p.line, p.kind) for p in doc.problems}
+    messages = {p.line: [] for p in doc.problems}
+    for p in doc.problems:
+        messages[p.line].append(p.message)
+    assert (1, "repair") in found  # paragraph before the title
+    assert any("moved to ## Notes" in m for m in messages[14])  # note between entries
+    assert any("reformatted" in m for m in messages[16])  # sloppy spacing
+    assert any("no id" in m for m in messages[23])  # entry added without id
+    assert any("4 '#'" in m for m in messages[26])  # wrong heading level
+    assert any("time" in m for m in messages[26])  # date with a time
+    assert any("hobby" in m for m in messages[29])  # unknown category
+    assert any("hit count" in m for m in messages[29])  # missing hits
+
+
+def test_hand_edit_fields_are_read_as_meant() -> None:
+    doc = parse(HAND_EDITED.read_text(encoding="utf-8"))
+    by_content = {e.content: e for e in doc.entries}
+    sloppy = by_content["The user's main language is Python; they use FastAPI at work."]
+    assert (sloppy.id, sloppy.category, sloppy.score, sloppy.activation_count) == (
+        "d4e5f6",
+        "fact",
+        0.88,
+        8,
+    )
+    no_id = by_content["The user reviews pull requests every morning before stand-up."]
+    assert len(no_id.id) == 6 and int(no_id.id, 16) >= 0
+    timed = by_content["用户每天早上 9 点查看 A 股行情，关注新能源板块"]
+    assert timed.last_activated == datetime(2026, 2, 20, 7, 45, tzinfo=timezone.utc)
+    assert by_content["The user plays go on weekends."].category == "fact"
+    assert doc.preamble == ["Notes to myself: keep this file short, and review it every Friday."]
+
+
+def test_crlf_and_bom_read_like_the_plain_file() -> None:
+    plain = parse(HAND_EDITED.read_text(encoding="utf-8"), now=T0)
+    crlf = parse(CRLF_BOM.read_bytes().decode("utf-8"), now=T0)
+    strip_ids = [(e.content, e.score, e.category) for e in plain.entries]
+    assert [(e.content, e.score, e.category) for e in crlf.entries] == strip_ids
+    assert crlf.notes == plain.notes and crlf.preamble == plain.preamble
+    messages = [p.message for p in crlf.problems]
+    assert "removed the byte order mark" in messages
+    assert "converted CRLF line endings to LF" in messages
+
+
+def _person_lines(path: Path) -> list[str]:
+    """The lines a person wrote: prose, not headings or the engine's comments."""
+    text = path.read_bytes().decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")
+    return [
+        line
+        for line in text.split("\n")
+        if line.strip() and not line.lstrip().startswith(("#", "<!--"))
+    ]
+
+
+@pytest.mark.parametrize("fixture", [HAND_EDITED, CRLF_BOM], ids=["lf", "crlf-bom"])
+@freeze_time("2026-03-01 12:00:00")
+def test_save_keeps_every_line_a_person_wrote(memory_path: Path, fixture: Path) -> None:
+    copy_fixture(fixture, memory_path)
+    store = MemoryStore(memory_path)
+    assert store.save(store.load()) is True
+    after = memory_path.read_text(encoding="utf-8")
+    for line in _person_lines(fixture):
+        assert line in after.split("\n"), line
+    assert "### [zz99] decision | very high | someday" in after  # damaged block, verbatim
+    assert "\r" not in after and not after.startswith("\ufeff")
+    # The repaired file is canonical: loading and saving it again changes nothing.
+    assert MemoryStore(memory_path).save(MemoryStore(memory_path).load()) is False
+
+
+def test_hand_edited_score_is_honoured_and_decays_from_then() -> None:
+    text = CANONICAL.read_text(encoding="utf-8").replace(
+        "### [d4e5f6] fact | 0.88 |", "### [d4e5f6] fact | 0.30 |"
+    )
+    edited_at = datetime(2026, 4, 1, tzinfo=timezone.utc)
+    entry = next(e for e in parse(text, now=edited_at).entries if e.id == "d4e5f6")
+    assert entry.score == 0.3
+    assert entry.anchor == (0.3, edited_at)
+
+
+def test_person_added_entry_with_only_a_heading_and_text(memory_path: Path) -> None:
+    memory_path.write_text("### preference | 0.9 | 2026-02-01 | 1\nThe user likes tea.\n")
+    store = MemoryStore(memory_path)
+    [entry] = store.load()
+    assert entry.content == "The user likes tea." and entry.score == 0.9
+    assert any("no id" in p.message for p in store.problems)
+
+
+def test_unclosed_fence_in_free_text_fails_closed(memory_path: Path) -> None:
+    original = "Some notes\n```\nunclosed code\n\n## Active Memories\n"
+    memory_path.write_text(original)
+    store = MemoryStore(memory_path)
+    store.load()
+    with pytest.raises(StoreError, match="would not read back the same"):
+        store.save([make_entry()])
+    assert memory_path.read_text() == original
+
+
+# -- content is data -------------------------------------------------------------------------
+
+TRICKY = [
+    "line one\nline two",
+    "### [ffffff] fact | 0.99 | 2026-01-01 | 1",
+    "## Archived Memories",
+    "# Agent Memory",
+    "```\nunclosed fence",
+    "~~~python\nprint(1)\n~~~",
+    "````\n```\n````",
+    "<!-- a comment -->",
+    "<!-- unclosed comment",
+    "text with --> inside",
+    '<!-- everbot {"score": 1.0} -->',
+    "a\n---",
+    "a\n===",
+    "[ref]: http://example.com",
+    "- a list\n- of items",
+    "> quoted",
+    "    indented code",
+    "tab\there",
+    "first\n\n\nafter blank lines",
+    "carriage\rreturn",
+    "nul\x00byte",
+    "vertical\x0btab and \x1b escape",
+    "unicode line\u2028separator",
+    "<script>\nalert(1)\n\n## Archived Memories",
+    "混合 English 与中文，还有 emoji 🎉",
+    "|a|b|\n|-|-|",
+]
+
+
+@pytest.mark.parametrize("content", TRICKY)
+def test_tricky_content_round_trips_and_breaks_nothing(content: str) -> None:
+    entries = [
+        make_entry("c00001", "before", 0.9),
+        make_entry("c00002", content, 0.5),
+        make_entry("c00003", "after", 0.1),
+    ]
+    text = render(Document(entries=entries))
+    doc = parse(text)
+    assert doc.entries == entries
+    assert doc.problems == [] and doc.notes == []
+    assert render(doc) == text
+
+
+_SPECIAL = st.sampled_from(
+    ["\n", "###", "## Archived Memories", "```", "~~~", "<!--", "-->", "\r\n", "`", "#", "- "]
+)
+_CONTENT = (
+    st.lists(st.one_of(st.text(min_size=1, max_size=20), _SPECIAL), min_size=1, max_size=8)
+    .map("".join)
+    .filter(lambda s: s.strip() != "")
+)
+_TIMES = st.datetimes(
+    min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(timezone.utc)
+)
+
+
+@st.composite
+def entries_strategy(draw: st.DrawFn) -> list[MemoryEntry]:
+    count = draw(st.integers(min_value=0, max_value=5))
+    ids = draw(
+        st.lists(
+            st.from_regex(r"[0-9a-f]{6}", fullmatch=True),
+            min_size=count,
+            max_size=count,
+            unique=True,
+        )
+    )
+    entries = []
+    for entry_id in ids:
+        activated = draw(_TIMES)
+        entries.append(
+            MemoryEntry(
+                id=entry_id,
+                content=draw(_CONTENT),
+                category=draw(st.sampled_from(CATEGORIES)),
+                score=draw(st.floats(min_value=0, max_value=1)),
+                created_at=activated - days(draw(st.integers(0, 400))),
+                last_activated=activated,
+                activation_count=draw(st.integers(0, 10_000)),
+                source_session=draw(st.text(max_size=20)),
+                base_score=draw(st.floats(min_value=0, max_value=1)),
+                base_at=activated + days(draw(st.integers(0, 400))),
+            )
+        )
+    return entries
+
+
+@given(entries_strategy())
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_parse_of_render_is_identity(entries: list[MemoryEntry]) -> None:
+    doc = parse(render(Document(entries=entries)))
+    assert sorted(doc.entries, key=lambda e: e.id) == sorted(entries, key=lambda e: e.id)
+    assert doc.problems == [] and doc.notes == [] and doc.preamble == []
+
+
+@given(entries_strategy(), st.lists(st.text(min_size=1, max_size=40), max_size=3))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_canonical_text_is_a_fixed_point(
+    entries: list[MemoryEntry], notes: list[str]
+) -> None:
+    first = render(Document(entries=entries, last_updated="2026-01-01T00:00:00Z"))
+    assert render(parse(first)) == first
+    # A person's notes appended at the end settle after one save and then stay put.
+    with_notes = first + "\n" + "\n\n".join(notes) + "\n"
+    settled = render(parse(with_notes))
+    assert render(parse(settled)) == settled
+    for note in notes:
+        for line in note.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+            if line.strip():
+                assert line.strip() in settled
+
+
+# -- the file on disk ------------------------------------------------------------------------
+
+
+def test_new_file_is_created_0600(memory_path: Path) -> None:
+    store = MemoryStore(memory_path)
+    store.save([make_entry()])
+    assert stat.S_IMODE(memory_path.stat().st_mode) == 0o600
+    store.save([make_entry(content="changed")])
+    assert stat.S_IMODE(store.backup_path.stat().st_mode) == 0o600
+
+
+def test_existing_file_keeps_its_mode(memory_path: Path) -> None:
+    copy_fixture(CANONICAL, memory_path)
+    memory_path.chmod(0o640)
+    store = MemoryStore(memory_path)
+    store.save([*store.load(), make_entry("e00001", "new one")])
+    assert stat.S_IMODE(memory_path.stat().st_mode) == 0o640
+    assert stat.S_IMODE(store.backup_path.stat().st_mode) == 0o640
+
+
+def test_symlinked_file_stays_a_link(tmp_path: Path) -> None:
+    real_dir = tmp_path / "real"
+    real_dir.mkdir()
+    target = copy_fixture(CANONICAL, real_dir / "MEMORY.md")
+    link = tmp_path / "MEMORY.md"
+    link.symlink_to(target)
+    store = MemoryStore(link)
+    store.save([*store.load(), make_entry("e00001", "through the link")])
+    assert link.is_symlink()
+    assert "through the link" in target.read_text()
+    assert (real_dir / "MEMORY.md.bak").exists()
+
+
+def test_save_that_changes_nothing_writes_nothing(memory_path: Path) -> None:
+    store = MemoryStore(memory_path)
+    entries = [make_entry()]
+    assert store.save(entries) is True
+    mtime = memory_path.stat().st_mtime_ns
+    assert store.save(entries) is False
+    assert memory_path.stat().st_mtime_ns == mtime
+
+
+def test_outside_edit_between_load_and_save_is_merged_not_overwritten(memory_path: Path) -> None:
+    copy_fixture(CANONICAL, memory_path)
+    store = MemoryStore(memory_path)
+    entries = store.load()
+    # The engine reinforces one memory and adds another ...
+    changed = [
+        e.model_copy(update={"activation_count": 13}) if e.id == "a1b2c3" else e for e in entries
+    ]
+    changed.append(make_entry("e00001", "The engine learned this."))
+    # ... while a person, in an editor (no lock), fixes a memory, deletes one and adds a note.
+    text = memory_path.read_text()
+    text = text.replace("they use FastAPI at work", "they use Django at work")
+    text = text.replace("### [x1y2z3] fact | 0.18 | 2026-01-10 | 2\n", "")
+    text = text.replace("用户曾尝试用 Vue 写前端，但后来放弃了\n", "")
+    text += "\nA note the person typed.\n"
+    memory_path.write_text(text)
+    store.save(changed)
+    after = parse(memory_path.read_text())
+    by_id = {e.id: e for e in after.entries}
+    assert by_id["a1b2c3"].activation_count == 13  # the engine's change
+    assert "Django" in by_id["d4e5f6"].content  # the person's fix
+    assert "e00001" in by_id  # the engine's addition
+    assert "x1y2z3" not in by_id  # the person's deletion
+    assert "A note the person typed." in "\n".join(after.notes)
+
+
+@pytest.mark.parametrize(
+    "setup, error, message",
+    [
+        (lambda p: p.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00"), NotTextError, "binary"),
+        (lambda p: p.write_bytes(b"caf\xe9 au lait\n"), NotTextError, "not UTF-8"),
+        (lambda p: p.mkdir(), StoreError, "is a directory"),
+    ],
+    ids=["binary", "latin-1", "directory"],
+)
+def test_unreadable_file_gives_a_clear_error(memory_path: Path, setup, error, message) -> None:  # type: ignore[no-untyped-def]
+    setup(memory_path)
+    with pytest.raises(error, match=message):
+        MemoryStore(memory_path).load()
+
+
+@pytest.mark.parametrize("failing", ["MEMORY.md", "MEMORY.md.bak"])
+def test_write_failure_leaves_the_file_and_releases_the_lock(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    copy_fixture(CANONICAL, memory_path)
+    before = memory_path.read_bytes()
+    store = MemoryStore(memory_path)
+    entries = store.load()
+    real_replace = os.replace
+
+    def no_space(src: str, dst: str | Path) -> None:
+        if Path(dst).name == failing:
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", no_space)
+    with pytest.raises(StoreError, match=r"disk is full.*was not changed"):
+        store.save([*entries, make_entry("e00001", "will not fit")])
+    monkeypatch.undo()
+    assert memory_path.read_bytes() == before
+    assert [p.name for p in memory_path.parent.iterdir() if p.name.endswith(".tmp")] == []
+    store.save([*entries, make_entry("e00001", "now it fits")])  # the lock was released
+    assert "now it fits" in memory_path.read_text()
+
+
+def test_lock_held_past_the_timeout_is_a_clear_error(memory_path: Path) -> None:
+    import filelock
+
+    copy_fixture(CANONICAL, memory_path)
+    before = memory_path.read_bytes()
+    store = MemoryStore(memory_path, lock_timeout=0.2)
+    holder = filelock.FileLock(str(store.lock_path))
+    with holder, pytest.raises(LockTimeoutError, match=r"waited 0\.2s"):
+        store.save([make_entry()])
+    assert memory_path.read_bytes() == before
