@@ -32,7 +32,6 @@ import os
 import re
 import stat
 import tempfile
-import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -527,13 +526,14 @@ def _build_entry(
 # Writing
 
 
-def _needs_json(content: str) -> bool:
-    for char in content:
-        if char in "\n\t":
-            continue
-        if unicodedata.category(char) == "Cc" or char in "\u2028\u2029":
-            return True
-    return False
+# Control characters (but tab and newline), and the characters editors treat as line breaks.
+_UNSAFE_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_ESCAPE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape_unsafe(json_text: str) -> str:
+    """JSON text with the characters above as ``\\uXXXX`` escapes, which JSON reads back."""
+    return _ESCAPE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
 
 
 def _fence(content: str, info: str) -> str:
@@ -543,12 +543,7 @@ def _fence(content: str, info: str) -> str:
 
 
 def _json_string(content: str) -> str:
-    encoded = json.dumps(content, ensure_ascii=False)
-    # Keep the line free of characters editors treat as line breaks or cannot show.
-    return "".join(
-        f"\\u{ord(c):04x}" if unicodedata.category(c) == "Cc" or c in "\u2028\u2029" else c
-        for c in encoded
-    )
+    return _escape_unsafe(json.dumps(content, ensure_ascii=False))
 
 
 def _probe_heading(entry_id: str) -> str:
@@ -571,7 +566,7 @@ def _reads_back_raw(content: str) -> bool:
 
 def render_content(content: str) -> str:
     """Content as it is written under its heading (plain, ```` ```memory ```` or JSON)."""
-    if _needs_json(content):
+    if _UNSAFE_RE.search(content):
         return _fence(_json_string(content), "memory-json")
     if _reads_back_raw(content):
         return content
@@ -593,26 +588,20 @@ def _render_meta(entry: MemoryEntry) -> str:
     text = json.dumps(meta, ensure_ascii=False, separators=(", ", ": "))
     # "-->" inside a value would end the comment early; JSON reads the escapes back.
     text = text.replace("<", "\\u003c").replace(">", "\\u003e")
-    text = "".join(
-        f"\\u{ord(c):04x}" if unicodedata.category(c) == "Cc" or c in "\u2028\u2029" else c
-        for c in text
+    return f"{_META_PREFIX}{_escape_unsafe(text)} -->"
+
+
+def _header(last_updated: str, count: int) -> str:
+    return (
+        f"# {TITLE}\n\n<!-- Last updated: {last_updated} -->\n<!-- Total entries: {count} -->\n\n"
     )
-    return f"{_META_PREFIX}{text} -->"
 
 
-def render(doc: Document, last_updated: str | None = None) -> str:
-    """The canonical text of ``doc``: the only way the engine writes MEMORY.md."""
-    entries = sort_entries(doc.entries)
-    stamp = last_updated or doc.last_updated or _iso(utcnow())
-    out = [
-        f"# {TITLE}",
-        "",
-        f"<!-- Last updated: {stamp} -->",
-        f"<!-- Total entries: {len(entries)} -->",
-        "",
-    ]
+def _body(doc: Document) -> str:
+    out: list[str] = []
     for chunk in doc.preamble:
         out += [chunk, ""]
+    entries = sort_entries(doc.entries)
     active = [e for e in entries if e.score >= ACTIVE_THRESHOLD]
     archived = [e for e in entries if e.score < ACTIVE_THRESHOLD]
     for title, section in ((ACTIVE, active), (ARCHIVED, archived)):
@@ -629,6 +618,15 @@ def render(doc: Document, last_updated: str | None = None) -> str:
         for chunk in doc.notes:
             out += [chunk, ""]
     return "\n".join(out)
+
+
+def render(doc: Document, last_updated: str | None = None) -> str:
+    """The canonical text of ``doc``: the only way the engine writes MEMORY.md.
+
+    The ``Last updated`` stamp is ``last_updated``, else the document's own, else now.
+    """
+    stamp = last_updated or doc.last_updated or _iso(utcnow())
+    return _header(stamp, len(doc.entries)) + _body(doc)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -774,11 +772,12 @@ class MemoryStore:
                         else rebase(loaded[1].entries, entries, doc.entries)
                     )
                 new_doc = Document(wanted, doc.preamble, doc.notes, doc.last_updated)
-                if data is not None and render(new_doc) == text:
+                body = _body(new_doc)
+                if doc.last_updated and _header(doc.last_updated, len(wanted)) + body == text:
                     self._loaded = (_digest(data), new_doc)
                     return False
                 new_doc.last_updated = _iso(utcnow())
-                output = render(new_doc)
+                output = _header(new_doc.last_updated, len(wanted)) + body
                 self._check_rendered(output, new_doc)
                 written = output.encode("utf-8")
                 if self._write(written, data):
