@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -21,7 +22,7 @@ from .manager import MemoryManager
 from .merger import MergeResult
 from .models import MemoryEntry
 from .prompt import DEFAULT_MAX_CHARS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K
-from .store import Problem
+from .store import DEFAULT_LOCK_TIMEOUT, Problem
 
 app = typer.Typer(
     name="everbot-memory",
@@ -87,8 +88,21 @@ def _reporting() -> Iterator[None]:
         raise _fail(str(exc)) from None
 
 
+def _lock_timeout() -> float:
+    raw = os.environ.get("EVERBOT_MEMORY_LOCK_TIMEOUT", "")
+    if not raw:
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise _fail(f"EVERBOT_MEMORY_LOCK_TIMEOUT={raw!r} is not a number of seconds")
+    return value
+
+
 def _manager(path: Path, *, must_exist: bool = True) -> MemoryManager:
-    manager = MemoryManager(path)
+    manager = MemoryManager(path, lock_timeout=_lock_timeout())
     if must_exist and manager.store.read_bytes() is None:
         raise _fail(f"no memory file at {path}; create one with `everbot-memory init`")
     return manager
@@ -137,7 +151,7 @@ def _print_merge(result: MergeResult, as_json: bool) -> None:
 def init(file: FileOption = DEFAULT_FILE) -> None:
     """Create an empty MEMORY.md (mode 0600); leave an existing one untouched."""
     with _reporting():
-        manager = MemoryManager(file)
+        manager = _manager(file, must_exist=False)
         if manager.store.read_bytes() is not None:
             count = len(manager.entries())
             typer.echo(f"{file} already exists ({count} memories); left as it is")
@@ -163,7 +177,7 @@ def remember(
     if not text.strip():
         raise _fail("nothing to remember: TEXT is empty")
     with _reporting():
-        entry, result = MemoryManager(file).remember(
+        entry, result = _manager(file, must_exist=False).remember(
             text, category.value, importance.value, session_id="cli"
         )
     if as_json:
@@ -220,7 +234,9 @@ def prompt(
 ) -> None:
     """Print the memory block for a system prompt (nothing when there is none)."""
     with _reporting():
-        block = MemoryManager(file).prompt_block(top_k, min_score, max_chars, lang.value)
+        block = _manager(file, must_exist=False).prompt_block(
+            top_k, min_score, max_chars, lang.value
+        )
     if block:
         typer.echo(block)
 
@@ -282,7 +298,3 @@ def _main(
 def main() -> None:
     """Entry point of the ``everbot-memory`` console script."""
     app(prog_name="everbot-memory")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -52,6 +52,8 @@ def new_id(taken: set[str] | frozenset[str] = frozenset()) -> str:
 def _normalize_time(value: datetime) -> datetime:
     # The file stores whole seconds in UTC; normalizing here makes every entry equal to
     # what a save followed by a load gives back.
+    if value.tzinfo is timezone.utc and not value.microsecond:
+        return value
     return value.astimezone(timezone.utc).replace(microsecond=0)
 
 

@@ -13,7 +13,14 @@ from typing import Literal
 from .merger import current_score
 from .models import MemoryEntry, utcnow
 
-__all__ = ["DEFAULT_MAX_CHARS", "DEFAULT_MIN_SCORE", "DEFAULT_TOP_K", "format_block", "select"]
+__all__ = [
+    "DEFAULT_MAX_CHARS",
+    "DEFAULT_MIN_SCORE",
+    "DEFAULT_TOP_K",
+    "format_block",
+    "memory_lines",
+    "select",
+]
 
 DEFAULT_TOP_K = 20
 DEFAULT_MIN_SCORE = 0.5

@@ -452,3 +452,49 @@ def test_lock_held_past_the_timeout_is_a_clear_error(memory_path: Path) -> None:
     with holder, pytest.raises(LockTimeoutError, match=r"waited 0\.2s"):
         store.save([make_entry()])
     assert memory_path.read_bytes() == before
+
+
+# -- the fast path reads files exactly as markdown-it-py does -----------------------------------
+
+_LINES = st.sampled_from(
+    [
+        "",
+        "   ",
+        "### [a1b2c3] fact | 0.50 | 2026-01-01 | 1",
+        "## Active Memories",
+        "# Agent Memory ##",
+        "####### seven",
+        "#hashtag",
+        "   ### indented heading",
+        '<!-- everbot {"score": 0.5} -->',
+        "<!-- open comment",
+        "close -->",
+        "<!-->",
+        "plain words",
+        "用户喜欢猫",
+        "```",
+        "```memory",
+        "~~~",
+        "    code",
+        "- item",
+        "1. item",
+        "> quote",
+        "---",
+        "===",
+        "[ref]: http://x",
+        "<div>",
+        "</div>",
+        "<script>",
+        "</script>",
+        "\ttabbed",
+        "x\x00y",
+    ]
+)
+
+
+@given(st.lists(_LINES, max_size=40))
+@settings(max_examples=1500, deadline=None)
+def test_property_fast_path_reads_like_markdown_it(lines: list[str]) -> None:
+    from everbot_memory.store import _blocks, _markdown_blocks
+
+    assert _blocks(lines) == _markdown_blocks(lines)

@@ -1,0 +1,328 @@
+"""The everbot-memory command: every command through CliRunner, plus the installed program."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import filelock
+import pytest
+from conftest import FIXTURES
+from freezegun import freeze_time
+from typer.testing import CliRunner
+
+from everbot_memory.cli import app
+
+runner = CliRunner()
+CANONICAL = FIXTURES / "memory" / "canonical.md"
+HAND_EDITED = FIXTURES / "memory" / "hand_edited.md"
+
+
+def run(*args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args), env=env)
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(CANONICAL.read_bytes())
+    return path
+
+
+# -- each command ----------------------------------------------------------------------------
+
+
+def test_init_creates_a_private_canonical_file(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    result = run("init", "--file", str(path))
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_text().startswith("# Agent Memory\n")
+    before = path.read_bytes()
+    again = run("init", "--file", str(path))
+    assert again.exit_code == 0 and "already exists" in again.output
+    assert path.read_bytes() == before
+
+
+def test_file_defaults_to_the_environment_variable(memory: Path) -> None:
+    result = run("list", env={"EVERBOT_MEMORY_FILE": str(memory)})
+    assert result.exit_code == 0 and "a1b2c3" in result.output
+
+
+def test_file_defaults_to_memory_md_in_the_current_folder(memory: Path) -> None:
+    cwd = os.getcwd()
+    os.chdir(memory.parent)
+    try:
+        result = run("list", env={"EVERBOT_MEMORY_FILE": ""})
+    finally:
+        os.chdir(cwd)
+    assert result.exit_code == 0 and "a1b2c3" in result.output
+
+
+def test_remember_adds_then_reinforces(tmp_path: Path) -> None:
+    path = str(tmp_path / "MEMORY.md")
+    first = run("remember", "The user likes tea.", "-c", "preference", "-i", "high", "-f", path)
+    assert first.exit_code == 0 and first.output.startswith("remembered [")
+    second = run("remember", "the user likes tea", "--file", path, "--json")
+    data = json.loads(second.output)
+    assert data["updated"] == 1 and data["entry"]["activation_count"] == 2
+    assert data["entry"]["category"] == "preference"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["remember", "   "],
+        ["remember", "x", "--category", "hobby"],
+        ["remember", "x", "--importance", "huge"],
+        ["remember"],
+    ],
+)
+def test_remember_rejects_bad_input(tmp_path: Path, args: list[str]) -> None:
+    path = tmp_path / "MEMORY.md"
+    result = run(*args, "--file", str(path))
+    assert result.exit_code in (1, 2)
+    assert "Traceback" not in result.output
+    assert not path.exists()
+
+
+def test_forget_deletes_by_id(memory: Path) -> None:
+    result = run("forget", "[d4e5f6]", "--file", str(memory), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["forgotten"]["id"] == "d4e5f6"
+    assert "d4e5f6" not in memory.read_text()
+
+
+def test_forget_unknown_id_is_one_line_and_changes_nothing(memory: Path) -> None:
+    before = memory.read_bytes()
+    result = run("forget", "ffffff", "--file", str(memory))
+    assert result.exit_code == 1
+    assert result.output.strip().count("\n") == 0 and "ffffff" in result.output
+    assert memory.read_bytes() == before
+
+
+def test_list_text_and_json(memory: Path) -> None:
+    text = run("list", "--file", str(memory))
+    assert text.exit_code == 0
+    assert text.output.split("\n")[0].startswith("[a1b2c3] preference  0.92  2026-02-20   12")
+    data = json.loads(run("list", "--file", str(memory), "--json").output)
+    assert [e["id"] for e in data] == ["a1b2c3", "d4e5f6", "g7h8i9", "x1y2z3"]
+    assert data[-1]["section"] == "archived" and data[0]["section"] == "active"
+
+
+def test_prompt_prints_the_block(memory: Path) -> None:
+    with freeze_time("2026-02-21"):
+        result = run("prompt", "--file", str(memory))
+    assert result.exit_code == 0
+    lines = result.output.strip().split("\n")
+    assert lines[0] == "# Memories about the user"
+    assert lines[3:] == [
+        "- 用户喜欢简洁的代码风格，不喜欢过多注释",
+        "- The user's main language is Python; they use FastAPI at work.",
+    ]
+    with freeze_time("2026-02-21"):
+        zh = run("prompt", "--file", str(memory), "--lang", "zh", "--top-k", "1")
+    assert zh.output.strip().split("\n") == ["# 历史记忆", "", "关于用户的关键信息：", lines[3]]
+
+
+def test_prompt_on_a_missing_file_prints_nothing(tmp_path: Path) -> None:
+    result = run("prompt", "--file", str(tmp_path / "MEMORY.md"))
+    assert (result.exit_code, result.output) == (0, "")
+
+
+def test_maintain_decays_and_reports(memory: Path) -> None:
+    with freeze_time("2026-09-01"):
+        result = run("maintain", "--file", str(memory), "--json")
+    data = json.loads(result.output)
+    assert result.exit_code == 0
+    assert data["forgotten"] >= 1 and data["archived"] >= 1
+    assert {e["id"] for e in data["forgotten_entries"]} >= {"x1y2z3"}
+    with freeze_time("2026-09-01"):
+        text = run("maintain", "--file", str(memory))
+    assert text.output.startswith("new 0, updated 0, archived 0, forgotten 0")
+
+
+def test_doctor_reports_each_repair_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(HAND_EDITED.read_bytes())
+    result = run("doctor", "--file", str(path))
+    assert result.exit_code == 1
+    lines = result.output.strip().split("\n")
+    located = [line.split(":")[1] for line in lines[:-1]]
+    assert {"1", "14", "16", "20", "23", "26", "29"} <= set(located)
+    assert "warning: cannot read this entry" in result.output
+    data = json.loads(run("doctor", "--file", str(path), "--json").output)
+    assert data["entries"] == 6 and len(data["problems"]) == len(lines) - 1
+    assert path.read_bytes() == HAND_EDITED.read_bytes()  # doctor only reads
+
+
+def test_doctor_on_a_clean_file_exits_0(memory: Path) -> None:
+    result = run("doctor", "--file", str(memory))
+    assert result.exit_code == 0 and "no problems" in result.output
+
+
+def test_maintain_then_doctor_repairs_a_hand_edited_file(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(HAND_EDITED.read_bytes())
+    with freeze_time("2026-02-21"):
+        assert run("maintain", "--file", str(path)).exit_code == 0
+    result = run("doctor", "--file", str(path), "--json")
+    # Only the unreadable block is left, kept verbatim under ## Notes until a person fixes it.
+    assert [p["kind"] for p in json.loads(result.output)["problems"]] == ["warning"]
+    assert "Note from Alice" in path.read_text()
+
+
+# -- bad input -------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def unwritable(folder: Path) -> Iterator[None]:
+    """Make ``folder`` refuse new files, also for root (who ignores permission bits)."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(0o755)
+        return
+    if shutil.which("chattr") is None:
+        pytest.skip("running as root without chattr: cannot make a folder unwritable")
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("this file system does not support chattr +i")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def write_binary(path: Path) -> None:
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+
+
+CASES = {
+    "missing file": lambda p: None,
+    "binary file": write_binary,
+    "latin-1 file": lambda p: p.write_bytes(
+        "### [a1b2c3] fact | 0.5 | 2026-01-01 | 1\ncafé\n".encode("latin-1")
+    ),
+    "directory": lambda p: p.mkdir(),
+}
+
+
+def snapshot(path: Path) -> bytes | str | None:
+    if path.is_dir():
+        return "dir:" + ",".join(sorted(os.listdir(path)))
+    return path.read_bytes() if path.exists() else None
+
+
+COMMANDS = [["list"], ["maintain"], ["doctor"], ["forget", "a1b2c3"], ["remember", "x"]]
+
+
+@pytest.mark.parametrize(
+    "case, command",
+    [
+        (case, command)
+        for case in CASES
+        for command in COMMANDS
+        if not (case == "missing file" and command[0] == "remember")  # that creates the file
+    ],
+)
+def test_bad_file_gives_one_line_and_exit_1(tmp_path: Path, case: str, command: list[str]) -> None:
+    path = tmp_path / "MEMORY.md"
+    CASES[case](path)
+    before = snapshot(path)
+    result = run(*command, "--file", str(path))
+    assert result.exit_code == 1, result.output
+    message = result.output.strip()
+    assert message.startswith("everbot-memory: ") and "\n" not in message
+    assert "Traceback" not in message
+    assert snapshot(path) == before
+
+
+def test_empty_file_reads_as_no_memories(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(b"")
+    assert run("list", "--file", str(path)).output.strip() == "no memories yet"
+    result = run("forget", "a1b2c3", "--file", str(path))
+    assert result.exit_code == 1 and "no memory has id" in result.output
+    assert path.read_bytes() == b""
+
+
+@pytest.mark.parametrize("lock_exists", [False, True])
+def test_unwritable_folder_gives_one_line_and_keeps_the_file(
+    memory: Path, lock_exists: bool
+) -> None:
+    if lock_exists:
+        (memory.parent / "MEMORY.md.lock").touch()
+    before = memory.read_bytes()
+    with unwritable(memory.parent):
+        result = run("remember", "something new", "--file", str(memory))
+    assert result.exit_code == 1
+    message = result.output.strip()
+    assert "\n" not in message and ("cannot write" in message or "cannot create" in message)
+    assert memory.read_bytes() == before
+
+
+def test_lock_held_past_the_timeout_gives_one_line(memory: Path) -> None:
+    before = memory.read_bytes()
+    env = {"EVERBOT_MEMORY_LOCK_TIMEOUT": "0.2"}
+    with filelock.FileLock(str(memory.parent / "MEMORY.md.lock")):
+        result = run("remember", "x", "--file", str(memory), env=env)
+    assert result.exit_code == 1
+    message = result.output.strip()
+    assert "being written by another process" in message and "\n" not in message
+    assert memory.read_bytes() == before
+
+
+def test_bad_lock_timeout_setting_is_reported(memory: Path) -> None:
+    result = run("list", "--file", str(memory), env={"EVERBOT_MEMORY_LOCK_TIMEOUT": "soon"})
+    assert result.exit_code == 1 and "EVERBOT_MEMORY_LOCK_TIMEOUT" in result.output
+
+
+# -- the installed program -------------------------------------------------------------------
+
+
+def installed() -> list[str]:
+    script = Path(sys.executable).with_name("everbot-memory")
+    if not script.exists():
+        pytest.skip("the everbot-memory script is not installed next to this Python")
+    return [str(script)]
+
+
+@pytest.mark.parametrize("launcher", ["script", "module"])
+def test_installed_command_runs_end_to_end(tmp_path: Path, launcher: str) -> None:
+    cmd = installed() if launcher == "script" else [sys.executable, "-m", "everbot_memory"]
+    env = {**os.environ, "EVERBOT_MEMORY_FILE": str(tmp_path / "MEMORY.md")}
+
+    def call(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*cmd, *args], env=env, capture_output=True, text=True, timeout=60)
+
+    assert call("init").returncode == 0
+    assert (
+        call("remember", "用户喜欢简洁的代码风格", "-c", "preference", "-i", "high").returncode == 0
+    )
+    shown = call("prompt")
+    assert shown.returncode == 0 and "- 用户喜欢简洁的代码风格" in shown.stdout
+    missing = call("forget", "nope00")
+    assert missing.returncode == 1 and missing.stderr.count("\n") == 1
+    assert "Traceback" not in missing.stderr
+    usage = call("remember", "x", "--importance", "huge")
+    assert usage.returncode == 2
+    assert call("--version").stdout.startswith("everbot-memory ")
+
+
+def test_prompt_does_not_import_the_llm_sdk(tmp_path: Path) -> None:
+    code = (
+        "import sys; from everbot_memory.cli import main; sys.argv=['everbot-memory','prompt',"
+        f"'--file',{str(tmp_path / 'MEMORY.md')!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "assert 'anthropic' not in sys.modules, 'prompt imported anthropic'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -1,0 +1,61 @@
+"""The documentation matches the code: every command has help and is in the README."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+import everbot_memory
+from everbot_memory.cli import app
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+def test_there_are_commands() -> None:
+    assert {"init", "remember", "forget", "list", "prompt", "maintain", "doctor"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_has_help_and_is_in_the_readme(name: str) -> None:
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    assert command.help and command.help.strip()
+    for param in command.params:
+        if param.param_type_name == "option":
+            assert param.help, f"{name} {param.opts} has no help"
+    assert re.search(rf"`everbot-memory {name}\b", README), f"{name} is not in the README"
+    result = CliRunner().invoke(app, [name, "--help"])
+    assert result.exit_code == 0 and "--file" in result.output
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["errors", "models", "merger", "store", "manager", "prompt"],
+)
+def test_all_lists_exactly_the_public_names(module: str) -> None:
+    mod = importlib.import_module(f"everbot_memory.{module}")
+    defined = {
+        name
+        for name, value in vars(mod).items()
+        if not name.startswith("_")
+        and getattr(value, "__module__", None) == mod.__name__
+        and (callable(value) or isinstance(value, type))
+    }
+    assert defined <= set(mod.__all__), defined - set(mod.__all__)
+    assert all(hasattr(mod, name) for name in mod.__all__)
+
+
+def test_package_all_is_importable() -> None:
+    assert all(hasattr(everbot_memory, name) for name in everbot_memory.__all__)
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    for name in everbot_memory.__all__:
+        value = getattr(everbot_memory, name)
+        if callable(value):
+            assert value.__doc__, name
