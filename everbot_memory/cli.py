@@ -12,17 +12,21 @@ import os
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from . import __version__
 from .errors import EverbotMemoryError
-from .manager import MemoryManager
-from .merger import MergeResult
-from .models import MemoryEntry
-from .prompt import DEFAULT_MAX_CHARS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K
-from .store import DEFAULT_LOCK_TIMEOUT, Problem
+from .prompt import DEFAULT_MAX_CHARS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, block_for_file
+from .store import DEFAULT_LOCK_TIMEOUT
+
+if TYPE_CHECKING:
+    from .manager import MemoryManager
+    from .merger import MergeResult
+    from .models import MemoryEntry
+
+# `prompt` runs at every session start, so this module imports only what it needs; the
+# commands that change the file import the manager (and so pydantic) when they run.
 
 app = typer.Typer(
     name="everbot-memory",
@@ -102,6 +106,8 @@ def _lock_timeout() -> float:
 
 
 def _manager(path: Path, *, must_exist: bool = True) -> MemoryManager:
+    from .manager import MemoryManager
+
     manager = MemoryManager(path, lock_timeout=_lock_timeout())
     if must_exist and manager.store.read_bytes() is None:
         raise _fail(f"no memory file at {path}; create one with `everbot-memory init`")
@@ -234,9 +240,8 @@ def prompt(
 ) -> None:
     """Print the memory block for a system prompt (nothing when there is none)."""
     with _reporting():
-        block = _manager(file, must_exist=False).prompt_block(
-            top_k, min_score, max_chars, lang.value
-        )
+        _lock_timeout()  # a bad setting is reported by every command alike
+        block = block_for_file(file, top_k, min_score, max_chars, lang.value)
     if block:
         typer.echo(block)
 
@@ -255,7 +260,7 @@ def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None
     with _reporting():
         manager = _manager(file)
         doc = manager.store.load_document()
-    problems: list[Problem] = doc.problems
+    problems = doc.problems
     if as_json:
         _print_json(
             {
@@ -281,6 +286,8 @@ def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None
 
 def _version(value: bool) -> None:
     if value:
+        from . import __version__
+
         typer.echo(f"everbot-memory {__version__}")
         raise typer.Exit()
 

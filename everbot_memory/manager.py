@@ -7,19 +7,19 @@ started later cannot be lost: the merge always runs on what is on disk at that m
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
 from . import prompt
 from .errors import EntryNotFoundError, ExtractionError
 from .merger import MemoryMerger, MergeResult, MergeStats, normalize_content
-from .models import ACTIVE_THRESHOLD, Candidate, Category, Importance, MemoryEntry, utcnow
+from .models import Candidate, Category, Importance, MemoryEntry
+from .rules import ACTIVE_THRESHOLD, utcnow
 from .store import DEFAULT_LOCK_TIMEOUT, MemoryStore
 
 __all__ = ["Extractor", "ExtractorFunction", "MemoryManager", "summarize_existing"]
@@ -109,6 +109,8 @@ class MemoryManager:
         Returns ``{"new", "updated", "archived", "forgotten", "total"}``. The extractor runs
         outside the lock (a synchronous one in a worker thread, so the event loop stays free).
         """
+        import asyncio  # here, not at the top: reading prompts at session start never needs it
+
         extract = self._extract_function()
         summary = await asyncio.to_thread(self._summary)
         if _is_async(extract):
@@ -128,6 +130,8 @@ class MemoryManager:
         extract = self._extract_function()
         raw = extract(history_messages, self._summary())
         if inspect.isawaitable(raw):
+            import asyncio
+
             raw = asyncio.run(_await(raw))
         result = self.merge_candidates(_as_candidates(raw), session_id)
         return self._stats(result)
@@ -205,7 +209,7 @@ class MemoryManager:
         top_k: int = prompt.DEFAULT_TOP_K,
         min_score: float = prompt.DEFAULT_MIN_SCORE,
         max_chars: int = prompt.DEFAULT_MAX_CHARS,
-        lang: Literal["en", "zh"] = "en",
+        lang: prompt.PromptLanguage = "en",
     ) -> str:
         """The block to put in a system prompt: heading, framing, one line per memory."""
-        return prompt.format_block(self.prompt_entries(top_k, min_score), max_chars, lang)
+        return prompt.block_for_file(self.store.path, top_k, min_score, max_chars, lang)

@@ -1,37 +1,28 @@
-"""Scoring and merging: the pure core of the engine (no I/O; ``now`` comes from the caller).
+"""Merging: the pure core of the engine (no I/O; ``now`` comes from the caller or the clock).
 
-The rules, each in one place:
-
-- a new memory starts at 0.8, 0.6 or 0.4 for high, medium or low importance;
-- a memory mentioned again is reinforced: ``s + (1 - s) * 0.2``, one more hit, activated now;
-- after 7 days without activation a memory decays by ``0.99`` a day. Decay is computed from the
-  entry's anchor (its score when last activated or set by hand), never compounded from the last
-  displayed value, so the score on a given day is the same whether maintenance ran every hour or
-  once a year;
-- Active >= 0.2 > Archived >= 0.05 > forgotten (deleted).
+The scoring formulas themselves are in :mod:`everbot_memory.rules`; this module applies them to
+entries: reinforce what a session confirms, add what is new, decay, archive and forget.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
-from .models import (
+from .models import Candidate, MemoryEntry
+from .rules import (
     ACTIVE_THRESHOLD,
     FORGET_THRESHOLD,
-    Candidate,
-    MemoryEntry,
+    INITIAL_SCORES,
+    decayed_score,
+    file_order,
     new_id,
+    reinforced_score,
     utcnow,
 )
 
 __all__ = [
-    "DAILY_DECAY",
-    "GRACE_DAYS",
-    "INITIAL_SCORES",
-    "REINFORCE_RATE",
     "MemoryMerger",
     "MergeResult",
     "MergeStats",
@@ -43,24 +34,11 @@ __all__ = [
     "sort_entries",
 ]
 
-INITIAL_SCORES = {"high": 0.8, "medium": 0.6, "low": 0.4}
-REINFORCE_RATE = 0.2
-GRACE_DAYS = 7
-DAILY_DECAY = 0.99
-_DAY_SECONDS = 86_400
-
-
-def _decay_days(at: datetime, last_activated: datetime) -> int:
-    """Whole days of decay at time ``at``: days since activation, less the grace period."""
-    days = math.floor((at - last_activated).total_seconds() / _DAY_SECONDS)
-    return max(0, days - GRACE_DAYS)
-
 
 def current_score(entry: MemoryEntry, now: datetime) -> float:
     """The entry's score at ``now``: its anchor score decayed by the days since the anchor."""
     base_score, base_at = entry.anchor
-    days = _decay_days(now, entry.last_activated) - _decay_days(base_at, entry.last_activated)
-    return base_score * DAILY_DECAY ** max(0, days)
+    return decayed_score(base_score, base_at, entry.last_activated, now)
 
 
 def decay(entry: MemoryEntry, now: datetime) -> MemoryEntry:
@@ -73,8 +51,7 @@ def decay(entry: MemoryEntry, now: datetime) -> MemoryEntry:
 
 def reinforce(entry: MemoryEntry, now: datetime) -> MemoryEntry:
     """The entry confirmed again at ``now``: ``s + (1 - s) * 0.2``, one more hit, a new anchor."""
-    score = current_score(entry, now)
-    score = min(1.0, score + (1.0 - score) * REINFORCE_RATE)
+    score = reinforced_score(current_score(entry, now))
     return entry.model_copy(
         update={
             "score": score,
@@ -93,7 +70,7 @@ def normalize_content(content: str) -> str:
 
 def sort_entries(entries: Iterable[MemoryEntry]) -> list[MemoryEntry]:
     """Entries in file order: score descending; ties broken by age, then id, so order is stable."""
-    return sorted(entries, key=lambda e: (-e.score, e.created_at, e.id))
+    return sorted(entries, key=file_order)
 
 
 @dataclass

@@ -1,52 +1,20 @@
-"""The data the engine works on: a memory entry, a candidate memory, and the clock.
-
-Thresholds that decide where an entry lives are here because both the store (which section an
-entry is written in) and the merger (what is archived or forgotten) need them.
-"""
+"""The data the engine works on: a memory entry and a candidate memory (pydantic models)."""
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timezone
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = [
-    "ACTIVE_THRESHOLD",
-    "CATEGORIES",
-    "FORGET_THRESHOLD",
-    "Candidate",
-    "Category",
-    "Importance",
-    "MemoryEntry",
-    "new_id",
-    "utcnow",
-]
+from .rules import ACTIVE_THRESHOLD
+
+__all__ = ["Candidate", "Category", "Importance", "MemoryEntry"]
 
 Category = Literal[
     "preference", "fact", "experience", "workflow", "decision", "skill_usage", "todo"
 ]
 Importance = Literal["high", "medium", "low"]
-CATEGORIES: tuple[str, ...] = get_args(Category)
-
-#: An entry with at least this score is Active: it may be injected into prompts.
-ACTIVE_THRESHOLD = 0.2
-#: Below this score an entry is forgotten (deleted); between the two it is Archived.
-FORGET_THRESHOLD = 0.05
-
-
-def utcnow() -> datetime:
-    """The current time, timezone-aware, in UTC: the one clock every part of the engine reads."""
-    return datetime.now(timezone.utc)
-
-
-def new_id(taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """A fresh entry id: 6 lowercase hex characters from a uuid4, not in ``taken``."""
-    while True:
-        candidate = uuid.uuid4().hex[:6]
-        if candidate not in taken:
-            return candidate
 
 
 def _normalize_time(value: datetime) -> datetime:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -36,22 +37,27 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import filelock
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
 from .errors import LockTimeoutError, NotTextError, StoreError
-from .merger import rebase, sort_entries
-from .models import ACTIVE_THRESHOLD, CATEGORIES, MemoryEntry, new_id, utcnow
+from .rules import ACTIVE_THRESHOLD, CATEGORIES, file_order, new_id, utcnow
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+    from .models import MemoryEntry
 
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
     "Document",
     "MemoryStore",
     "Problem",
+    "PromptEntry",
     "parse",
+    "parse_for_prompt",
     "render",
     "render_content",
 ]
@@ -64,8 +70,14 @@ NOTES = "Notes"
 NOTES_INTRO = "<!-- Text kept as it was written; everbot-memory does not read it as memories. -->"
 _META_PREFIX = "<!-- everbot "
 
-# Only block structure matters here; skipping inline parsing makes a load about twice as fast.
-_MD = MarkdownIt("commonmark").disable(["inline", "text_join"])
+
+@functools.cache
+def _markdown() -> MarkdownIt:
+    # Only block structure matters here, so inline parsing is off. Built on first use: a file
+    # the fast path reads whole (the usual case at session start) never needs it.
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").disable(["inline", "text_join"])
 
 
 @dataclass(frozen=True)
@@ -109,7 +121,7 @@ class _Block:
 def _markdown_blocks(lines: list[str], offset: int = 0) -> list[_Block]:
     """Top-level blocks of ``lines`` as markdown-it-py parses them (line numbers + offset)."""
     blocks = []
-    tokens: list[Token] = _MD.parse("\n".join(lines))
+    tokens: list[Token] = _markdown().parse("\n".join(lines))
     for i, token in enumerate(tokens):
         if token.level != 0 or token.nesting == -1 or token.map is None:
             continue
@@ -195,11 +207,11 @@ def _closed_markdown_blocks(lines: list[str], start: int, end: int) -> list[_Blo
 
 
 def _blocks(lines: list[str]) -> list[_Block]:
-    kinds = [_simple_kind(line) for line in lines]
+    kinds = [_simple_kind(line) or "" for line in lines]
     cuts = [i for i, kind in enumerate(kinds) if kind == "heading"]
     chunks = list(zip([0, *cuts], [*cuts, len(lines)], strict=True))
     chunks = [(a, b) for a, b in chunks if a < b]
-    simple = [all(kinds[i] is not None for i in range(a, b)) for a, b in chunks]
+    simple = [all(kinds[i] for i in range(a, b)) for a, b in chunks]
     blocks: list[_Block] = []
     n = 0
     while n < len(chunks):
@@ -423,11 +435,43 @@ def _canonical_heading(entry: MemoryEntry) -> str:
     )
 
 
+class PromptEntry(NamedTuple):
+    """An entry read without validation, for the session-start path (no pydantic import)."""
+
+    id: str
+    content: str
+    category: str
+    score: float
+    created_at: datetime
+    last_activated: datetime
+    activation_count: int
+    source_session: str
+    base_score: float
+    base_at: datetime
+
+    @property
+    def anchor(self) -> tuple[float, datetime]:
+        """The decay anchor: ``(base_score, base_at)``."""
+        return self.base_score, self.base_at
+
+
 def parse(text: str, now: datetime | None = None) -> Document:
     """Read MEMORY.md text into a :class:`Document`. Never raises on text.
 
     ``now`` is when a hand-edited score starts to decay (default: the clock).
     """
+    from .models import MemoryEntry
+
+    return _parse(text, now, MemoryEntry)
+
+
+def parse_for_prompt(text: str, now: datetime | None = None) -> list[PromptEntry]:
+    """The entries of MEMORY.md text as :class:`PromptEntry` tuples, read as :func:`parse`
+    reads them but without building pydantic models (session start must be fast)."""
+    return _parse(text, now, PromptEntry).entries  # type: ignore[return-value]
+
+
+def _parse(text: str, now: datetime | None, make: Callable[..., Any]) -> Document:
     now = (now or utcnow()).replace(microsecond=0)
     doc = Document()
     problems = doc.problems
@@ -530,7 +574,7 @@ def parse(text: str, now: datetime | None = None) -> Document:
         reported = len(problems)
         try:
             content = _decode_content(lines, content_blocks, end)
-            entry = _build_entry(heading, meta, content, now, line_no, problems, taken_ids)
+            entry = make(**_entry_fields(heading, meta, content, now, line_no, problems, taken_ids))
         except ValueError as exc:
             problems.append(
                 Problem(line_no, f"cannot read this entry ({exc}); kept as a note", "warning")
@@ -585,7 +629,7 @@ def _trim_blank(lines: list[str]) -> list[str]:
     return lines[start:end]
 
 
-def _build_entry(
+def _entry_fields(
     heading: _Heading,
     meta: dict[str, object] | None,
     content: str,
@@ -593,7 +637,7 @@ def _build_entry(
     line_no: int,
     problems: list[Problem],
     taken_ids: set[str],
-) -> MemoryEntry:
+) -> dict[str, Any]:
     for message in heading.repairs:
         problems.append(Problem(line_no, message))
     entry_id = heading.id
@@ -630,18 +674,18 @@ def _build_entry(
             # Otherwise a person changed the score or date: honour it from now on.
     else:
         problems.append(Problem(line_no, f"entry [{entry_id}] had no hidden metadata; added"))
-    return MemoryEntry(
-        id=entry_id,
-        content=content,
-        category=heading.category,
-        score=score,
-        created_at=min(created, activated),
-        last_activated=activated,
-        activation_count=heading.hits,
-        source_session=session,
-        base_score=base_score,
-        base_at=base_at,
-    )
+    return {
+        "id": entry_id,
+        "content": content.strip(),
+        "category": heading.category,
+        "score": score,
+        "created_at": min(created, activated),
+        "last_activated": activated,
+        "activation_count": heading.hits,
+        "source_session": session,
+        "base_score": base_score,
+        "base_at": base_at,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -723,7 +767,7 @@ def _body(doc: Document) -> str:
     out: list[str] = []
     for chunk in doc.preamble:
         out += [chunk, ""]
-    entries = sort_entries(doc.entries)
+    entries = sorted(doc.entries, key=file_order)
     active = [e for e in entries if e.score >= ACTIVE_THRESHOLD]
     archived = [e for e in entries if e.score < ACTIVE_THRESHOLD]
     for title, section in ((ACTIVE, active), (ARCHIVED, archived)):
@@ -832,6 +876,15 @@ class MemoryStore:
         self._loaded = (_digest(data), doc)
         return doc
 
+    def _text(self) -> str | None:
+        data = self.read_bytes()
+        return None if data is None else self._decode(data)
+
+    def load_for_prompt(self, now: datetime | None = None) -> list[PromptEntry]:
+        """The entries as :class:`PromptEntry` tuples: a fast read for session start."""
+        text = self._text()
+        return [] if text is None else parse_for_prompt(text, now)
+
     def load(self) -> list[MemoryEntry]:
         """The entries in the file; problems found are in :attr:`problems`."""
         return list(self.load_document().entries)
@@ -878,6 +931,8 @@ class MemoryStore:
         (an editor saved it), the change from the loaded entries to ``entries`` is replayed on
         the new content instead of overwriting it. On any failure the file is left as it was.
         """
+        from .merger import rebase  # the write path only: reading stays light
+
         with self.lock():
             for _ in range(5):
                 data = self.read_bytes()
@@ -915,7 +970,7 @@ class MemoryStore:
         """Refuse to write text that does not read back as what was meant (fail closed)."""
         reread = parse(output)
         if (
-            reread.entries != sort_entries(doc.entries)
+            reread.entries != sorted(doc.entries, key=file_order)
             or "\n\n".join(reread.preamble) != "\n\n".join(doc.preamble)
             or "\n\n".join(reread.notes) != "\n\n".join(doc.notes)
         ):

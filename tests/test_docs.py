@@ -35,7 +35,7 @@ def test_every_command_has_help_and_is_in_the_readme(name: str) -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["errors", "models", "merger", "store", "manager", "prompt"],
+    ["errors", "models", "rules", "merger", "store", "manager", "prompt"],
 )
 def test_all_lists_exactly_the_public_names(module: str) -> None:
     mod = importlib.import_module(f"everbot_memory.{module}")
@@ -59,3 +59,21 @@ def test_every_public_name_has_a_docstring() -> None:
         value = getattr(everbot_memory, name)
         if callable(value):
             assert value.__doc__, name
+
+
+def test_lazy_package_names_match_all() -> None:
+    from everbot_memory import _WHERE
+
+    assert sorted([*_WHERE, "__version__"]) == sorted(everbot_memory.__all__)
+
+
+def test_session_start_path_imports_neither_pydantic_nor_the_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, everbot_memory.cli, everbot_memory.prompt\n"
+        "heavy = [m for m in ('pydantic.main', 'anthropic', 'asyncio') if m in sys.modules]\n"
+        "assert not heavy, heavy"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

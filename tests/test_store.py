@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from everbot_memory.errors import LockTimeoutError, NotTextError, StoreError
-from everbot_memory.models import CATEGORIES, MemoryEntry
+from everbot_memory.models import MemoryEntry
+from everbot_memory.rules import CATEGORIES
 from everbot_memory.store import Document, MemoryStore, parse, render
 
 CANONICAL = FIXTURES / "memory" / "canonical.md"

@@ -24,7 +24,8 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from everbot_memory import MemoryMerger, MemoryStore
-from everbot_memory.models import CATEGORIES, Candidate, MemoryEntry
+from everbot_memory.models import Candidate, MemoryEntry
+from everbot_memory.rules import CATEGORIES
 
 NOW = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 PHRASES_EN = [
