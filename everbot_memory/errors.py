@@ -7,7 +7,8 @@ Every error the engine reports derives from one base class, so a caller can catc
     │   ├── NotTextError      the file is not UTF-8 text (binary, or another encoding)
     │   └── LockTimeoutError  another writer held the lock past the timeout
     ├── EntryNotFoundError    no memory has the id that was asked for
-    └── ExtractionError       the extractor failed (API error, bad answer)
+    ├── TranscriptError       a conversation could not be read
+    └── ExtractionError       the extractor failed (API error, rejected key, timeout)
 
 Each message is one line a person can act on; the original exception is chained with ``from``.
 """
@@ -23,6 +24,7 @@ __all__ = [
     "LockTimeoutError",
     "NotTextError",
     "StoreError",
+    "TranscriptError",
 ]
 
 
@@ -56,3 +58,7 @@ class EntryNotFoundError(EverbotMemoryError):
 
 class ExtractionError(EverbotMemoryError):
     """Extracting memories from a conversation failed; nothing was written."""
+
+
+class TranscriptError(EverbotMemoryError):
+    """A transcript could not be read: missing, not text, or holding no conversation."""

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from . import prompt
-from .errors import EntryNotFoundError, ExtractionError
+from .errors import EntryNotFoundError, EverbotMemoryError, ExtractionError
 from .merger import MemoryMerger, MergeResult, MergeStats, normalize_content
 from .models import Candidate, Category, Importance, MemoryEntry
 from .rules import ACTIVE_THRESHOLD, utcnow
@@ -72,6 +72,22 @@ def _as_candidates(raw: Sequence[Any]) -> list[Candidate]:
         ) from exc
 
 
+def _redact_candidates(candidates: Sequence[Candidate]) -> tuple[list[Candidate], list[str]]:
+    from .redact import redact
+
+    clean, warnings = [], []
+    for candidate in candidates:
+        result = redact(candidate.content)
+        if not result.found:
+            clean.append(candidate)
+        elif result.only_secret:
+            warnings.append(f"dropped a memory that held only a secret ({', '.join(result.found)})")
+        else:
+            warnings.append(f"redacted {', '.join(result.found)} in a new memory")
+            clean.append(candidate.model_copy(update={"content": result.text}))
+    return clean, warnings
+
+
 class MemoryManager:
     """Reads, updates and injects the memories kept in one MEMORY.md."""
 
@@ -86,6 +102,8 @@ class MemoryManager:
         self.store = MemoryStore(memory_path, lock_timeout=lock_timeout)
         self.merger = merger or MemoryMerger()
         self.extractor = extractor
+        #: What the last call left for the user to see: extractor problems, redactions.
+        self.warnings: list[str] = []
 
     # -- session end
 
@@ -120,7 +138,9 @@ class MemoryManager:
             if inspect.isawaitable(raw):
                 raw = await raw
         candidates = _as_candidates(raw)
+        extractor_warnings = list(getattr(self.extractor, "warnings", []))
         result = await asyncio.to_thread(self.merge_candidates, candidates, session_id)
+        self.warnings[:0] = extractor_warnings
         return self._stats(result)
 
     def process_session_end_sync(
@@ -133,7 +153,10 @@ class MemoryManager:
             import asyncio
 
             raw = asyncio.run(_await(raw))
-        result = self.merge_candidates(_as_candidates(raw), session_id)
+        candidates = _as_candidates(raw)
+        extractor_warnings = list(getattr(self.extractor, "warnings", []))
+        result = self.merge_candidates(candidates, session_id)
+        self.warnings[:0] = extractor_warnings
         return self._stats(result)
 
     @staticmethod
@@ -143,18 +166,25 @@ class MemoryManager:
     # -- changes under the lock
 
     def _update(self, change: Callable[[list[MemoryEntry]], MergeResult]) -> MergeResult:
+        self.warnings = []
         with self.store.lock():
             result = change(self.store.load())
             self.store.save(result.entries)
+        self.warnings += self.store.warnings
         return result
 
     def merge_candidates(
         self, candidates: Sequence[Candidate], session_id: str, now: datetime | None = None
     ) -> MergeResult:
-        """Merge candidates into the file (locked load, merge, save) and return the result."""
-        return self._update(
-            lambda existing: self.merger.merge(existing, candidates, session_id, now)
-        )
+        """Merge candidates into the file (locked load, merge, save) and return the result.
+
+        Secrets in candidates are redacted first; a candidate that is only a secret is dropped
+        (both reported in :attr:`warnings`).
+        """
+        clean, dropped = _redact_candidates(candidates)
+        result = self._update(lambda existing: self.merger.merge(existing, clean, session_id, now))
+        self.warnings[:0] = dropped
+        return result
 
     def remember(
         self,
@@ -164,9 +194,16 @@ class MemoryManager:
         session_id: str = "manual",
     ) -> tuple[MemoryEntry, MergeResult]:
         """Add one memory (or reinforce the one that already says it); returns it and the merge."""
+        from .redact import redact
+
         candidate = Candidate(content=content, category=category, importance=importance)
+        redacted = redact(candidate.content)
+        if redacted.only_secret:
+            raise EverbotMemoryError(
+                f"nothing remembered: the text is only a secret ({', '.join(redacted.found)})"
+            )
         result = self.merge_candidates([candidate], session_id)
-        key = normalize_content(candidate.content)
+        key = normalize_content(redacted.text)
         entry = next(e for e in result.entries if normalize_content(e.content) == key)
         return entry, result
 

@@ -818,6 +818,7 @@ class MemoryStore:
         self.path = Path(path)
         self.lock_timeout = lock_timeout
         self._loaded: tuple[str | None, Document] | None = None  # (digest, document)
+        self.warnings: list[str] = []  # what the last save redacted or dropped
         self._lock: filelock.BaseFileLock | None = None
 
     # -- where things are
@@ -933,6 +934,8 @@ class MemoryStore:
         """
         from .merger import rebase  # the write path only: reading stays light
 
+        self.warnings = []
+        entries = self._without_secrets(entries)
         with self.lock():
             for _ in range(5):
                 data = self.read_bytes()
@@ -965,6 +968,26 @@ class MemoryStore:
                 f"{self.path} kept changing while saving; nothing was written, try again",
                 self.path,
             )
+
+    def _without_secrets(self, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
+        """Entries with secrets replaced by placeholders; entries that were only a secret go.
+
+        This covers every writer, a memory a person typed into the file included.
+        """
+        from .redact import redact
+
+        kept = []
+        for entry in entries:
+            result = redact(entry.content)
+            if not result.found:
+                kept.append(entry)
+            elif result.only_secret:
+                kinds = ", ".join(result.found)
+                self.warnings.append(f"dropped memory [{entry.id}]: only a secret ({kinds})")
+            else:
+                self.warnings.append(f"redacted {', '.join(result.found)} in memory [{entry.id}]")
+                kept.append(entry.model_copy(update={"content": result.text}))
+        return kept
 
     def _check_rendered(self, output: str, doc: Document) -> None:
         """Refuse to write text that does not read back as what was meant (fail closed)."""

@@ -1,0 +1,116 @@
+"""Secret redaction: API keys, tokens, passwords and private keys never reach MEMORY.md.
+
+Every path into the file goes through :func:`redact`: both extractors' candidates, `remember`,
+and entries a person added by hand (at the next save). A secret is replaced by a placeholder
+such as ``[redacted:aws-key]``; a memory that was nothing but a secret is dropped (the caller
+reports it). Patterns are anchored on the fixed prefixes and shapes the providers publish, so
+ordinary text (hex ids, version numbers, URLs without credentials) is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Redaction", "redact"]
+
+# (name, pattern). Order matters where one format contains another (sk-ant- before sk-).
+_PATTERNS: list[tuple[str, str]] = [
+    (
+        "private-key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    ),
+    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    ("aws-key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b"),
+    ("aws-secret", r"(?i)(?<=aws_secret_access_key)(\s*[=:]\s*[\"']?)[A-Za-z0-9/+=]{40}"),
+    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ("gitlab-token", r"\bgl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{20,}"),
+    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
+    ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("google-key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    ("google-token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
+    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b"),
+    ("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    ("twilio-key", r"\bSK[0-9a-f]{32}\b"),
+    ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("bearer-token", r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/-]{16,}=*"),
+    ("url-credentials", r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
+    # A value after a password label is a secret whatever it looks like ...
+    (
+        "password",
+        r"(?i)(?<![A-Za-z])(?:password|passwd|passphrase|pwd|密码|口令)"
+        r"(?:\s+(?:is|was)|\s*[=:：]|\s*(?:是|为))\s*[\"'“]?(?!\[redacted)[^\s\"'”，。,;；]{4,}",
+    ),
+    # ... after a weaker label only when it looks like one (long, with a digit or a symbol),
+    # so that "the secret is patience" stays as it is.
+    (
+        "secret",
+        r"(?i)(?<![A-Za-z])(?:secret|api[ _-]?key|access[ _-]?token|auth[ _-]?token|token|密钥)"
+        r"(?:\s+(?:is|was)|\s*[=:：]|\s*(?:是|为))\s*[\"'“]?(?!\[redacted)"
+        r"(?=[^\s\"'”，。,;；]*[0-9_\-/+=.])[^\s\"'”，。,;；]{8,}",
+    ),
+]
+_COMPILED = [(name, re.compile(pattern)) for name, pattern in _PATTERNS]
+# A cheap first look: every pattern above needs a long token-like run, a URL, a key block or
+# one of these words. Most memories have none, and a save runs this on every entry.
+_LONG_RUN = re.compile(r"[A-Za-z0-9_./+=-]{16,}|://|-----BEGIN")
+_WORDS = ("pass", "pwd", "secret", "token", "key", "bearer", "密码", "口令", "密钥")
+
+
+def _maybe_secret(text: str) -> bool:
+    if _LONG_RUN.search(text):
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in _WORDS)
+
+
+_VALUE_AFTER_LABEL = re.compile(r"^(.*?(?:is|was|[=:：]|是|为))(\s*[\"'“]?)(.*)$", re.I | re.S)
+_PLACEHOLDER_RE = re.compile(r"\[redacted:[a-z-]+\]")
+# Words that say nothing once the secret is gone ("my API key is [redacted]").
+_FILLER = re.compile(
+    r"(?i)\b(?:the|user'?s?|my|our|your|is|was|are|a|an|for|to|use|uses|this|that|it|here|"
+    r"key|keys|api|token|tokens|password|secret|credentials?|private|access|bearer|auth|"
+    r"remember|please|new|old|value|=|:)\b|[用户的我是为密码密钥口令请记住这个新旧]"
+)
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """What :func:`redact` did: the cleaned text, the kinds of secret found, and whether the
+    text was nothing but a secret (then it should not be kept at all)."""
+
+    text: str
+    found: tuple[str, ...] = ()
+    only_secret: bool = False
+
+
+def _replace(name: str, pattern: re.Pattern[str], text: str, found: list[str]) -> str:
+    def substitute(match: re.Match[str]) -> str:
+        found.append(name)
+        if name in ("password", "secret"):
+            # Keep the label ("password is"), drop the value.
+            parts = _VALUE_AFTER_LABEL.match(match.group(0))
+            if parts:
+                return f"{parts.group(1)}{parts.group(2)}[redacted:{name}]"
+        if name == "aws-secret":
+            return f"{match.group(1)}[redacted:{name}]"
+        return f"[redacted:{name}]"
+
+    return pattern.sub(substitute, text)
+
+
+def redact(text: str) -> Redaction:
+    """Replace every secret in ``text`` with ``[redacted:<kind>]``."""
+    if not _maybe_secret(text):
+        return Redaction(text)
+    found: list[str] = []
+    for name, pattern in _COMPILED:
+        text = _replace(name, pattern, text, found)
+    if not found:
+        return Redaction(text)
+    rest = _FILLER.sub(" ", _PLACEHOLDER_RE.sub(" ", text).replace("_", " "))
+    meaningful = re.findall(r"[^\W_]{2,}|[\u3400-\u9fff]", rest)
+    return Redaction(text, tuple(dict.fromkeys(found)), only_secret=len(meaningful) < 2)
