@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -55,6 +56,23 @@ class ImportanceChoice(str, Enum):
     high = "high"
     medium = "medium"
     low = "low"
+
+
+class FormatChoice(str, Enum):
+    """Transcript formats; ``auto`` detects the format."""
+
+    auto = "auto"
+    claude_code = "claude-code"
+    messages = "messages"
+    text = "text"
+
+
+class ExtractorChoice(str, Enum):
+    """Which extractor reads the conversation."""
+
+    auto = "auto"
+    claude = "claude"
+    rules = "rules"
 
 
 class LangChoice(str, Enum):
@@ -191,6 +209,77 @@ def remember(
         return
     verb = "remembered" if result.stats.new else "reinforced"
     typer.echo(f"{verb} [{entry.id}] {entry.category} {entry.score:.2f}: {entry.content}")
+
+
+@app.command("close-session")
+def close_session(
+    transcript: Annotated[
+        str,
+        typer.Argument(
+            metavar="TRANSCRIPT|-",
+            help="The conversation: a Claude Code .jsonl, a JSON message list, or "
+            "User:/Assistant: text; '-' reads standard input.",
+        ),
+    ],
+    session_id: Annotated[
+        str | None,
+        typer.Option(
+            "--session-id",
+            help="The session's id (default: the transcript's own, else a hash of its content).",
+        ),
+    ] = None,
+    format: Annotated[
+        FormatChoice, typer.Option("--format", help="The transcript's format.")
+    ] = FormatChoice.auto,
+    extractor: Annotated[
+        ExtractorChoice,
+        typer.Option(
+            "--extractor",
+            help="claude (needs ANTHROPIC_API_KEY) or rules (offline); auto picks claude "
+            "when the key is set.",
+        ),
+    ] = ExtractorChoice.auto,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", help="Claude model (default: $EVERBOT_MEMORY_MODEL, else a current one)."
+        ),
+    ] = None,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+) -> None:
+    """Extract memories from a finished conversation and merge them into the file."""
+    from .extractor import ClaudeExtractor, RuleExtractor
+    from .transcripts import parse_bytes, read_transcript
+
+    with _reporting():
+        if transcript == "-":
+            conversation = parse_bytes(sys.stdin.buffer.read(), format.value, "standard input")
+        else:
+            conversation = read_transcript(transcript, format.value)
+        choice = extractor.value
+        if choice == "auto":
+            choice = "claude" if os.environ.get("ANTHROPIC_API_KEY") else "rules"
+        reader = ClaudeExtractor(model=model) if choice == "claude" else RuleExtractor()
+        manager = _manager(file, must_exist=False)
+        manager.extractor = reader
+        session = session_id or conversation.session_id or conversation.content_id()
+        stats = manager.process_session_end_sync(conversation.as_dicts(), session)
+    for warning in manager.warnings:
+        typer.echo(f"everbot-memory: warning: {warning}", err=True)
+    if conversation.skipped:
+        typer.echo(
+            f"everbot-memory: warning: skipped {conversation.skipped} unreadable line(s)",
+            err=True,
+        )
+    if as_json:
+        _print_json({**stats, "session_id": session, "extractor": choice})
+        return
+    typer.echo(
+        f"session {session}: new {stats['new']}, updated {stats['updated']}, "
+        f"archived {stats['archived']}, forgotten {stats['forgotten']}; "
+        f"{stats['total']} memories ({choice} extractor)"
+    )
 
 
 @app.command()

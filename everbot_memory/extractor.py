@@ -73,6 +73,56 @@ def conversation_text(messages: Sequence[Mapping[str, Any]]) -> str:
 # Offline rules
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
+# Clause boundaries inside a sentence: "..., and I ...", "...: my name is ...", "..., so ...".
+_CLAUSE_END = re.compile(
+    r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:I|my|we)\b)|[:：]\s*(?=(?:I|my|we)\b)|,\s*(?:so|because|since|but)\s+|，(?=我)",
+)
+_NOT_VERBS = {
+    "is",
+    "was",
+    "has",
+    "had",
+    "will",
+    "would",
+    "can",
+    "could",
+    "should",
+    "must",
+    "may",
+    "might",
+    "did",
+    "does",
+    "always",
+    "usually",
+    "never",
+    "often",
+    "also",
+    "really",
+    "normally",
+    "typically",
+    "just",
+    "still",
+    "sometimes",
+    "currently",
+    "am",
+    "are",
+    "rarely",
+    "frequently",
+    "mostly",
+    "generally",
+    "only",
+    "probably",
+    "actually",
+    "first",
+    "definitely",
+    "occasionally",
+    "regularly",
+    "mainly",
+    "primarily",
+    "then",
+    "now",
+    "not",
+}
 _PRONOUN_OBJECTS = {"it", "that", "this", "them", "those", "these", "you", "so", "too"}
 _PROFESSIONS = (
     "developer|engineer|designer|scientist|researcher|teacher|student|doctor|nurse|lawyer|"
@@ -87,9 +137,31 @@ _WHEN_EN = (
 _WHEN_ZH = r"(?:明天|后天|下周[一二三四五六日天]?|下个?月|下星期[一二三四五六日天]?|这周[一二三四五六日天]|周[一二三四五六日天]|星期[一二三四五六日天]|月底|年底|\d+月\d+[日号])"
 
 
+def _verb_s(match: re.Match[str]) -> str:
+    word = match.group(2)
+    lowered = word.lower()
+    if lowered in _NOT_VERBS or not word.isalpha():
+        return match.group(0)
+    if lowered == "have":
+        inflected = "has"
+    elif lowered.endswith(("s", "sh", "ch", "x", "z", "o")):
+        inflected = word + "es"
+    elif lowered.endswith("y") and lowered[-2:-1] not in "aeiou":
+        inflected = word[:-1] + "ies"
+    else:
+        inflected = word + "s"
+    return match.group(1) + inflected
+
+
+def _verb_phrase(text: str) -> str:
+    """'check the dashboard' -> 'checks the dashboard' (the user is the subject)."""
+    return re.sub(r"^()([A-Za-z]+)", _verb_s, _third_person_en(text))
+
+
 def _third_person_en(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user."""
     clause = clause.strip().rstrip(".!")
+    clause = re.sub(r"^(I )(\w+)", _verb_s, clause)
     replacements = [
         (r"\bI am\b", "the user is"),
         (r"\bI'm\b", "the user is"),
@@ -148,12 +220,18 @@ def _en_rules() -> list[_Rule]:
             lambda m: f"The user's name is {m.group(1)}.",
         ),
         (
-            r(r"^I(?: currently)? work (?:at|for) (.{2,60}?)(?: as (?:an? )?(.{3,40}))?$"),
+            r(r"^I(?: currently)? work (?:at|for) (.{2,60}?)(?: as ((?:an? )?.{3,40}))?$"),
             "fact",
             "high",
             lambda m: _sentence(
                 f"The user works at {m.group(1)}" + (f" as {m.group(2)}" if m.group(2) else "")
             ),
+        ),
+        (
+            r(r"^(?:I am|I'm) (?:severely |very )?allergic to ([\w' -]{2,40})"),
+            "fact",
+            "high",
+            lambda m: _sentence(f"The user is allergic to {m.group(1).strip()}"),
         ),
         (
             r(r"^I(?: currently)? live in (.{2,60})$"),
@@ -215,13 +293,13 @@ def _en_rules() -> list[_Rule]:
             ),
             "workflow",
             "medium",
-            lambda m: _sentence(f"{m.group(1)} the user {_third_person_en(m.group(2))}"),
+            lambda m: _sentence(f"{m.group(1)} the user {_verb_phrase(m.group(2))}"),
         ),
         (
             r(r"^I (always|usually|normally|typically) (.{3,100})$"),
             "workflow",
             "medium",
-            lambda m: _sentence(f"The user {m.group(1).lower()} {_third_person_en(m.group(2))}"),
+            lambda m: _sentence(f"The user {m.group(1).lower()} {_verb_phrase(m.group(2))}"),
         ),
         (
             r(
@@ -290,11 +368,12 @@ def _zh_rules() -> list[_Rule]:
             lambda m: f"用户在{m.group(1)}工作{m.group(2).rstrip('。')}",
         ),
         (
-            c(r"^我(?:现在|目前)?住在(.{2,30})$"),
+            c(r"^(?:我(?:现在|目前)?|现在|目前)住在(.{2,30})$"),
             "fact",
             "high",
             lambda m: f"用户住在{_zh(m.group(1))}",
         ),
+        (c(r"^我对(.{1,20}?)过敏"), "fact", "high", lambda m: f"用户对{m.group(1)}过敏"),
         (
             c(
                 r"^我是(?:一[名个位])?(.{0,12}(?:工程师|程序员|设计师|学生|老师|医生|产品经理|研究员|分析师|架构师|律师|会计))(.*)$"
@@ -317,7 +396,7 @@ def _zh_rules() -> list[_Rule]:
             c(rf"^我?(.{{0,10}}?{_WHEN_ZH}.{{0,6}}?(?:要|需要|得|准备|打算|记得).{{2,40}})$"),
             "todo",
             "high",
-            lambda m: f"用户{_zh(m.group(1))}",
+            lambda m: "用户" + re.sub(r"我(?=要|需要|得|准备|打算|记得)", "", _zh(m.group(1))),
         ),
         (
             c(r"^我?(每天|每周[一二三四五六日天]?|每个?(?:早上|晚上|周末|月))(.{3,50})$"),
@@ -344,8 +423,8 @@ def _zh_rules() -> list[_Rule]:
 
 def _preference_zh(match: re.Match[str]) -> str | None:
     verb, obj = match.group(1), match.group(2).strip().rstrip("。！!")
-    if obj in ("这个", "那个", "它", "这样", "你"):
-        return None
+    if obj.startswith(("这", "那", "它", "你")):
+        return None  # "我喜欢这个方案": a reaction to the conversation, not a lasting taste
     return f"用户{verb}{obj}"
 
 
@@ -363,7 +442,12 @@ def _classify(content: str) -> Category:
     """The category of an explicit "remember that ..." memory, by what it says."""
     lowered = content.lower()
     checks: list[tuple[Category, str]] = [
-        ("todo", rf"{_WHEN_EN}|{_WHEN_ZH}"),
+        # A date alone ("read-only on Fridays") is not a todo; a date and something to do is.
+        (
+            "todo",
+            rf"(?:\b{_WHEN_EN}\b|{_WHEN_ZH}).*(?:need|have to|must|will|要|需要|得|准备|打算|记得)"
+            rf"|(?:need|have to|must|will|要|需要|得|准备|打算|记得).*(?:\b{_WHEN_EN}\b|{_WHEN_ZH})",
+        ),
         ("preference", r"\b(?:prefers?|likes?|loves?|hates?|dislikes?)\b|喜欢|偏好|讨厌"),
         ("decision", r"\bdecided\b|决定"),
         ("workflow", r"\b(?:every|always|usually)\b|每天|每周|习惯"),
@@ -390,8 +474,13 @@ class RuleExtractor:
         for message in messages:
             if message.get("role") != "user":
                 continue
-            for sentence in _SENTENCE_END.split(_message_text(message)):
-                candidate = self._match(sentence.strip())
+            clauses = (
+                clause
+                for sentence in _SENTENCE_END.split(_message_text(message))
+                for clause in _CLAUSE_END.split(sentence)
+            )
+            for clause in clauses:
+                candidate = self._match(clause.strip())
                 if candidate is not None and candidate.content.lower() not in seen:
                     seen.add(candidate.content.lower())
                     found.append(candidate)

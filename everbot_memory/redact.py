@@ -38,11 +38,14 @@ _PATTERNS: list[tuple[str, str]] = [
     ("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     ("bearer-token", r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/-]{16,}=*"),
     ("url-credentials", r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),
-    # A value after a password label is a secret whatever it looks like ...
+    # A value after a password label is a secret when it has a digit or a symbol, or ends the
+    # clause ("the wifi password is sunshine"); "the password is stored in Vault" is not one.
     (
         "password",
         r"(?i)(?<![A-Za-z])(?:password|passwd|passphrase|pwd|密码|口令)"
-        r"(?:\s+(?:is|was)|\s*[=:：]|\s*(?:是|为))\s*[\"'“]?(?!\[redacted)[^\s\"'”，。,;；]{4,}",
+        r"(?:\s+(?:is|was)|\s*[=:：]|\s*(?:是|为))\s*[\"'“]?(?!\[redacted)"
+        r"(?:(?=[^\s\"'”，。,;；]*[0-9_\-/+=.!@#$%^&*])[^\s\"'”，。,;；]{4,}"
+        r"|[^\s\"'”，。,;；]{4,}(?=\s*(?:$|[\"'”,.;:!?，。；：！？)])))",
     ),
     # ... after a weaker label only when it looks like one (long, with a digit or a symbol),
     # so that "the secret is patience" stays as it is.

@@ -326,3 +326,85 @@ def test_prompt_does_not_import_the_llm_sdk(tmp_path: Path) -> None:
         "assert 'anthropic' not in sys.modules, 'prompt imported anthropic'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+# -- close-session ---------------------------------------------------------------------------
+
+TRANSCRIPTS = FIXTURES / "transcripts"
+
+
+def test_close_session_with_the_offline_extractor(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    transcript = str(TRANSCRIPTS / "claude_code_session.jsonl")
+    result = run("close-session", transcript, "--file", str(path), "--extractor", "rules")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("session 4f0c8a2e-1111-4222-8333-444455556666: new 3")
+    assert "skipped 2 unreadable line(s)" in result.stderr
+    contents = {e["content"] for e in json.loads(run("list", "-f", str(path), "--json").output)}
+    assert contents == {
+        "The user prefers pytest over unittest.",
+        "用户住在柏林",
+        "Every morning the user checks the ETL dashboard.",
+    }
+
+
+def test_close_session_auto_uses_rules_without_a_key_and_reads_stdin(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    env = {"ANTHROPIC_API_KEY": ""}
+    text = "User: I live in Porto.\nAssistant: Nice.\n"
+    result = runner.invoke(
+        app, ["close-session", "-", "--file", str(path), "--json"], input=text, env=env
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["extractor"] == "rules" and data["new"] == 1
+    assert data["session_id"].startswith("sha-")
+    again = runner.invoke(
+        app, ["close-session", "-", "-f", str(path), "--json"], input=text, env=env
+    )
+    assert json.loads(again.stdout)["updated"] == 1  # same session again: reinforced, not added
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["close-session", "missing.jsonl"], "does not exist"),
+        (
+            ["close-session", str(FIXTURES / "memory" / "canonical.md"), "--format", "messages"],
+            "not valid JSON",
+        ),
+        (
+            ["close-session", str(TRANSCRIPTS / "chat.txt"), "--extractor", "claude"],
+            "ANTHROPIC_API_KEY",
+        ),
+    ],
+)
+def test_close_session_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    path = tmp_path / "MEMORY.md"
+    result = run(*args, "--file", str(path), env={"ANTHROPIC_API_KEY": ""})
+    assert result.exit_code == 1
+    assert message in result.output and result.output.strip().count("\n") == 0
+    assert not path.exists()
+
+
+def test_close_session_with_claude_against_a_local_api(tmp_path: Path) -> None:
+    from fake_anthropic import answer, fake_anthropic
+
+    path = tmp_path / "MEMORY.md"
+    with fake_anthropic() as fake:
+        fake.replies = [
+            answer(
+                [
+                    {
+                        "content": "The user hates long functions.",
+                        "category": "preference",
+                        "importance": "high",
+                    }
+                ]
+            )
+        ]
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url}
+        result = run("close-session", str(TRANSCRIPTS / "chat.txt"), "-f", str(path), env=env)
+    assert result.exit_code == 0, result.output
+    assert "(claude extractor)" in result.output and fake.calls == 1
+    assert "The user hates long functions." in path.read_text()

@@ -1,0 +1,106 @@
+"""A local stand-in for the Anthropic Messages API, on 127.0.0.1, for tests.
+
+It answers each POST /v1/messages with the next scripted reply and records every request, so
+tests run the real SDK (retries, errors, parsing) without a network.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """One scripted answer: an HTTP status, a JSON body, and an optional delay."""
+
+    status: int = 200
+    body: dict[str, Any] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+def message(text: str, stop_reason: str = "end_turn") -> Reply:
+    """A successful Messages API answer whose only content is ``text``."""
+    return Reply(
+        200,
+        {
+            "id": "msg_test",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 10},
+        },
+    )
+
+
+def answer(memories: list[dict[str, Any]], confirmed_ids: list[str] = ()) -> Reply:  # type: ignore[assignment]
+    """A structured extraction answer."""
+    return message(json.dumps({"memories": memories, "confirmed_ids": list(confirmed_ids)}))
+
+
+def error(status: int, kind: str, text: str = "error") -> Reply:
+    return Reply(status, {"type": "error", "error": {"type": kind, "message": text}})
+
+
+class FakeAnthropic:
+    """The server: ``url`` to point a client at, ``requests`` received, ``replies`` to give."""
+
+    def __init__(self) -> None:
+        self.replies: list[Reply] = []
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fake.requests.append(body)
+                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
+                reply = fake.replies.pop(0) if fake.replies else error(500, "api_error", "none")
+                if reply.delay:
+                    time.sleep(reply.delay)
+                data = json.dumps(reply.body).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.send_header("retry-after-ms", "10")  # keep the SDK's retries quick
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (the timeout test)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+
+@contextmanager
+def fake_anthropic() -> Iterator[FakeAnthropic]:
+    """Run a :class:`FakeAnthropic` for the duration of the block."""
+    fake = FakeAnthropic()
+    fake.thread.start()
+    try:
+        yield fake
+    finally:
+        fake.server.shutdown()
+        fake.server.server_close()
+        fake.thread.join(timeout=5)

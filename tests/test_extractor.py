@@ -1,0 +1,297 @@
+"""Extractors: the offline rules, and the Claude extractor through the real SDK and a fake API."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+from fake_anthropic import FakeAnthropic, answer, error, fake_anthropic, message
+
+from everbot_memory import MemoryManager
+from everbot_memory.errors import ExtractionError
+from everbot_memory.extractor import (
+    COMPRESS_ABOVE_TOKENS,
+    ClaudeExtractor,
+    RuleExtractor,
+    estimate_tokens,
+)
+
+anthropic = pytest.importorskip("anthropic")
+
+SHORT = [
+    {"role": "user", "content": "I prefer pytest over unittest."},
+    {"role": "assistant", "content": "Noted."},
+]
+
+
+def rules(*user_lines: str) -> list[tuple[str, str, str]]:
+    messages = [{"role": "user", "content": line} for line in user_lines]
+    return [(c.content, c.category, c.importance) for c in RuleExtractor().extract(messages)]
+
+
+# -- offline rules ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "said, content, category",
+    [
+        ("I prefer tabs over spaces.", "The user prefers tabs over spaces.", "preference"),
+        ("I hate long meetings", "The user hates long meetings.", "preference"),
+        ("My name is Ada Lovelace.", "The user's name is Ada Lovelace.", "fact"),
+        ("I work at Initech.", "The user works at Initech.", "fact"),
+        ("I live in Porto.", "The user lives in Porto.", "fact"),
+        (
+            "We decided to use Redis instead of Memcached.",
+            "The team decided to use Redis instead of Memcached.",
+            "decision",
+        ),
+        (
+            "Every morning I read the incident report.",
+            "Every morning the user reads the incident report.",
+            "workflow",
+        ),
+        (
+            "I need to renew the TLS certificate next Friday.",
+            "The user needs to renew the TLS certificate next Friday.",
+            "todo",
+        ),
+        (
+            "Remember that the VPN drops at midnight.",
+            "The VPN drops at midnight.",
+            "fact",
+        ),
+        ("我喜欢用 vim。", "用户喜欢用 vim", "preference"),
+        ("我叫李雷。", "用户叫李雷", "fact"),
+        ("我在腾讯工作。", "用户在腾讯工作", "fact"),
+        ("我住在成都。", "用户住在成都", "fact"),
+        ("我们决定使用 Go 而不是 Java。", "团队决定使用 Go而不是Java", "decision"),
+        ("我每天早上跑步。", "用户每天早上跑步", "workflow"),
+        ("下周三我要交周报。", "用户下周三要交周报", "todo"),
+        ("记住：测试环境周五只读。", "测试环境周五只读", "fact"),
+    ],
+)
+def test_rules_read_explicit_statements(said: str, content: str, category: str) -> None:
+    [(got, got_category, _)] = rules(said)
+    assert got_category == category
+    assert got.replace(" ", "") == content.replace(" ", "")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "What's the capital of France?",
+        "If I moved to Rust, would it be faster?",
+        "I like that idea.",
+        "I love it!",
+        "I'd like a summary, please.",
+        "I need to go now.",
+        "我喜欢这个方案！",
+        "你觉得我应该学 Kotlin 吗？",
+        "如果我换成 Rust 会更快吗？",
+        "Thanks, that fixed it.",
+    ],
+)
+def test_rules_leave_questions_reactions_and_requests_alone(said: str) -> None:
+    assert rules(said) == []
+
+
+def test_rules_read_only_the_users_lines() -> None:
+    messages = [
+        {"role": "assistant", "content": "I prefer tabs. My name is Claude."},
+        {"role": "system", "content": "I live in the cloud."},
+        {"role": "user", "content": "Thanks!"},
+    ]
+    assert RuleExtractor().extract(messages) == []
+
+
+def test_rules_on_the_labeled_set_keep_precision_high() -> None:
+    """The evaluation script's figure, held as a floor so a rule change cannot lower it unseen."""
+    path = Path(__file__).resolve().parent / "benchmarks" / "eval_extraction.py"
+    spec = importlib.util.spec_from_file_location("eval_extraction", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["eval_extraction"] = module
+    spec.loader.exec_module(module)
+    scores = module.evaluate(FIXTURES / "extraction" / "labeled.json")
+    cases = (FIXTURES / "extraction" / "labeled.json").read_text(encoding="utf-8")
+    assert cases.count('"id"') >= 40 and cases.count('"lang": "zh"') >= 20
+    assert scores["all"].precision >= 0.9
+    assert scores["all"].recall >= 0.75
+
+
+def test_token_estimate_counts_cjk_characters_one_each() -> None:
+    assert estimate_tokens("用户喜欢简洁的代码风格") == 11
+    assert estimate_tokens("a" * 400) == 100
+
+
+# -- Claude, through the real SDK against a local server ---------------------------------------
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropic]:
+    with fake_anthropic() as server:
+        yield server
+
+
+def claude(fake: FakeAnthropic, **kwargs: object) -> ClaudeExtractor:
+    options = {"max_retries": 2, "timeout": 10.0, **kwargs}
+    client = anthropic.Anthropic(api_key="test-key", base_url=fake.url, **options)
+    return ClaudeExtractor(client, model="claude-test")
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    path = tmp_path / "MEMORY.md"
+    manager = MemoryManager(path)
+    manager.remember("The user drinks green tea.", "preference", "high")
+    for i in range(60):
+        manager.remember(f"Known memory number {i}.", "fact")
+    return path
+
+
+def test_good_answer_gives_memories_and_confirmations(fake: FakeAnthropic, memory: Path) -> None:
+    known = {e.content: e.id for e in MemoryManager(memory).entries()}
+    tea = known["The user drinks green tea."]
+    fake.replies = [
+        answer(
+            [
+                {
+                    "content": "The user prefers pytest.",
+                    "category": "preference",
+                    "importance": "high",
+                },
+                {"content": "用户住在柏林", "category": "fact", "importance": "medium"},
+            ],
+            confirmed_ids=[tea, "zzzzzz"],
+        )
+    ]
+    extractor = claude(fake)
+    stats = MemoryManager(memory, extractor).process_session_end_sync(SHORT, "s1")
+    assert (stats["new"], stats["updated"]) == (2, 1)
+    entries = {e.content: e for e in MemoryManager(memory).entries()}
+    assert entries["The user prefers pytest."].score == 0.8
+    assert entries["用户住在柏林"].score == 0.6
+    assert entries["The user drinks green tea."].activation_count == 2
+    assert any("zzzzzz" in w for w in extractor.warnings)
+    # The request itself: one call, the system prompt cached, at most 50 known memories.
+    assert fake.calls == 1
+    request = fake.requests[0]
+    assert request["model"] == "claude-test"
+    assert request["system"][0]["cache_control"] == {"type": "ephemeral"}
+    user_text = request["messages"][0]["content"]
+    known_lines = user_text.split("<existing_memories>\n")[1].split("\n</existing_memories>")[0]
+    assert len(known_lines.split("\n")) == 50
+    assert "I prefer pytest over unittest." in user_text
+    assert request["output_config"]["format"]["type"] == "json_schema"
+    sent = fake.headers[0]
+    assert "test-key" in sent.get("x-api-key", "") + sent.get("authorization", "")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        message("Sure! Here are the memories: the user likes pytest."),  # not JSON
+        message('{"memories": [{"content": "x", "category": "hobby", "importance": "high"}]}'),
+        message('{"memories": "none"}'),
+    ],
+    ids=["malformed-text", "schema-violation", "wrong-type"],
+)
+def test_bad_answer_is_a_warning_and_no_memories(
+    fake: FakeAnthropic, memory: Path, reply: object
+) -> None:
+    before = memory.read_bytes()
+    fake.replies = [reply]  # type: ignore[list-item]
+    manager = MemoryManager(memory, claude(fake))
+    stats = manager.process_session_end_sync(SHORT, "s1")
+    assert stats["new"] == 0 and stats["updated"] == 0
+    assert manager.warnings and "no memories" in manager.warnings[0]
+    assert memory.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "replies, expected, calls",
+    [
+        ([error(401, "authentication_error")], "API key was rejected", 1),
+        ([error(429, "rate_limit_error")] * 3, "rate limited", 3),
+        ([error(500, "api_error")] * 3, r"API failed \(500\)", 3),
+        ([error(529, "overloaded_error")] * 3, r"API failed \(529\)", 3),
+        ([error(404, "not_found_error")], "was not found", 1),
+    ],
+    ids=["401", "429-persistent", "500-persistent", "529-overloaded", "404-model"],
+)
+def test_api_errors_are_clear_and_leave_the_file_alone(
+    fake: FakeAnthropic, memory: Path, replies: list[object], expected: str, calls: int
+) -> None:
+    before = memory.read_bytes()
+    fake.replies = list(replies)  # type: ignore[arg-type]
+    with pytest.raises(ExtractionError, match=expected):
+        MemoryManager(memory, claude(fake)).process_session_end_sync(SHORT, "s1")
+    assert fake.calls == calls  # the SDK retried what is worth retrying
+    assert memory.read_bytes() == before
+
+
+def test_429_then_success_is_retried_by_the_sdk(fake: FakeAnthropic, memory: Path) -> None:
+    fake.replies = [
+        error(429, "rate_limit_error"),
+        answer(
+            [{"content": "The user likes jazz.", "category": "preference", "importance": "low"}]
+        ),
+    ]
+    stats = MemoryManager(memory, claude(fake)).process_session_end_sync(SHORT, "s1")
+    assert stats["new"] == 1 and fake.calls == 2
+
+
+def test_an_answer_slower_than_the_timeout_is_a_clear_error(
+    fake: FakeAnthropic, memory: Path
+) -> None:
+    before = memory.read_bytes()
+    fake.replies = [answer([])] * 2
+    for reply in fake.replies:
+        reply.delay = 1.5
+    with pytest.raises(ExtractionError, match="did not answer in time"):
+        extractor = claude(fake, timeout=0.3, max_retries=1)
+        MemoryManager(memory, extractor).process_session_end_sync(SHORT, "s1")
+    assert memory.read_bytes() == before
+
+
+def test_a_long_conversation_is_summarized_first(fake: FakeAnthropic, tmp_path: Path) -> None:
+    long_talk = [
+        {"role": "user", "content": f"Line {i}: " + "we talked about the data pipeline " * 8}
+        for i in range(300)
+    ]
+    assert estimate_tokens(" ".join(m["content"] for m in long_talk)) > COMPRESS_ABOVE_TOKENS
+    fake.replies = [
+        message("The user said they prefer DuckDB for analytics."),
+        answer(
+            [
+                {
+                    "content": "The user prefers DuckDB.",
+                    "category": "preference",
+                    "importance": "medium",
+                }
+            ]
+        ),
+    ]
+    extractor = claude(fake)
+    stats = MemoryManager(tmp_path / "MEMORY.md", extractor).process_session_end_sync(
+        long_talk, "s"
+    )
+    assert stats["new"] == 1 and fake.calls == 2 and extractor.calls == 2
+    assert "output_config" not in fake.requests[0]  # the summary call is plain text
+    assert "prefer DuckDB for analytics" in fake.requests[1]["messages"][0]["content"]
+
+
+def test_without_a_key_claude_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ExtractionError, match="ANTHROPIC_API_KEY is not set"):
+        ClaudeExtractor().extract(SHORT)
+
+
+def test_model_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVERBOT_MEMORY_MODEL", "claude-from-env")
+    assert ClaudeExtractor().model == "claude-from-env"
+    assert ClaudeExtractor(model="explicit").model == "explicit"

@@ -1,0 +1,259 @@
+"""Secrets never reach MEMORY.md or its .bak; ordinary memories are never redacted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from everbot_memory import MemoryManager, MemoryStore
+from everbot_memory.errors import EverbotMemoryError
+from everbot_memory.redact import redact
+
+# Built from parts so that no complete secret-looking string sits in the repository.
+A = "abcdefghijklmnopqrstuvwxyz0123456789"
+SECRETS = {
+    "anthropic-key": "sk-ant-api03-" + A + "ABCDEFGH",
+    "openai-key (project)": "sk-proj-" + A + "QRSTUV",
+    "openai-key (legacy)": "sk-" + "T3BlbkFJ" + A[:30],
+    "openai-key (service account)": "sk-svcacct-" + A,
+    "aws access key": "AKIA" + "IOSFODNN7EXAMPLE",
+    "aws temporary key": "ASIA" + "Y34FZKBOKMUTVV7A",
+    "aws secret": "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "github classic": "ghp_" + A,
+    "github oauth": "gho_" + A,
+    "github app user": "ghu_" + A,
+    "github app server": "ghs_" + A,
+    "github refresh": "ghr_" + A,
+    "github fine-grained": "github_pat_" + "11ABCDEFG0" + A,
+    "gitlab": "glpat-" + "xY9zA1bC2dE3fG4hI5jK",
+    "slack bot": "xoxb-" + "1234567890-0987654321-" + A[:24],
+    "slack user": "xoxp-" + "1234567890-0987654321-" + A[:24],
+    "slack webhook": "https://hooks.slack.com/services/" + "T0000000/B0000000/" + A[:24],
+    "stripe live": "sk_live_" + A[:26],
+    "stripe test": "sk_test_" + A[:26],
+    "stripe restricted": "rk_live_" + A[:26],
+    "google api key": "AIza" + "SyD" + A[:32],
+    "google oauth token": "ya29." + "a0AfH6SM" + A,
+    "npm": "npm_" + A,
+    "huggingface": "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH",
+    "sendgrid": "SG." + A[:22] + "." + A + "ABCDEFG",
+    "twilio": "SK" + "0123456789abcdef0123456789abcdef",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9"
+    + "."
+    + "eyJzdWIiOiIxMjM0NTY3ODkwIn0"
+    + "."
+    + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "bearer": "Authorization: Bearer " + "abcDEF123ghiJKL456mnoPQR789",
+    "rsa private key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA"
+    + A
+    + "\n-----END RSA PRIVATE KEY-----",
+    "openssh private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA"
+    + A
+    + "\n-----END OPENSSH PRIVATE KEY-----",
+    "ec private key": "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI"
+    + A
+    + "\n-----END EC PRIVATE KEY-----",
+    "password colon": "password: " + "Tr0ub4dor&3",
+    "password is": "the wifi password is " + "correcthorse42",
+    "password equals": "DB_PASSWORD=" + "s3cr3t-Value",
+    "chinese password": "我的密码是" + "Passw0rd2024",
+    "api key label": "api_key=" + "a1b2c3d4e5f6g7h8i9",
+    "postgres url": "postgres://admin:" + "hunter2pass" + "@db.example.com:5432/app",
+    "https url": "https://deploy:" + "ghtoken123456" + "@git.example.com/repo.git",
+}
+
+
+def test_the_corpus_has_at_least_30_formats() -> None:
+    assert len(SECRETS) >= 30
+
+
+@pytest.mark.parametrize("name", list(SECRETS))
+def test_each_secret_is_redacted(name: str) -> None:
+    secret = SECRETS[name]
+    result = redact(f"The user deploys with {secret} to the staging cluster")
+    assert result.found, name
+    value = secret.split("=")[-1].split(": ")[-1].split(" is ")[-1].split("是")[-1]
+    value = value.split("://")[-1].split("@")[0].split(":")[-1] if "://" in secret else value
+    for line in value.split("\n"):
+        if len(line) >= 8 and "PRIVATE KEY" not in line:
+            assert line not in result.text, (name, result.text)
+    assert "[redacted:" in result.text
+    assert "staging cluster" in result.text  # the rest of the memory stays
+
+
+def test_no_secret_reaches_the_file_or_its_backup_by_any_path(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    manager = MemoryManager(path)
+    manager.remember("The user works on the billing service.")
+    # 1. remember
+    for name, secret in SECRETS.items():
+        manager.remember(f"For {name} the user uses {secret} in the deploy script")
+    # 2. an extractor's candidates
+    secrets = list(SECRETS.values())
+
+    def leaky_extractor(messages: object, summary: str) -> list[dict[str, str]]:
+        return [{"content": f"The user pasted {s} while debugging the importer"} for s in secrets]
+
+    MemoryManager(path, leaky_extractor).process_session_end_sync([], "s1")
+    # 3. a person typing secrets into the file by hand: redacted at the next save
+    with path.open("a", encoding="utf-8") as handle:
+        for secret in secrets[:5]:
+            handle.write(f"\n### fact | 0.7 | 2026-03-01 | 1\nHand note: token {secret} for CI\n")
+    MemoryManager(path).maintain()
+    manager.remember("One more save so that the .bak is a version written after all that.")
+    for target in (path, path.with_name("MEMORY.md.bak")):
+        text = target.read_text(encoding="utf-8")
+        for name, secret in SECRETS.items():
+            for line in secret.split("\n"):
+                core = line.split("=")[-1].split(": ")[-1].split(" is ")[-1].split("是")[-1]
+                if "://" in line:
+                    core = line.split("://")[1].split("@")[0]
+                if len(core) >= 8 and "PRIVATE KEY" not in core:
+                    assert core not in text, (target.name, name)
+    assert "[redacted:" in path.read_text(encoding="utf-8")
+
+
+def test_a_memory_that_is_only_a_secret_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    manager = MemoryManager(path, lambda m, s: [{"content": "my API key is " + SECRETS["npm"]}])
+    stats = manager.process_session_end_sync([], "s1")
+    assert stats["new"] == 0
+    assert any("only a secret" in w for w in manager.warnings)
+    with pytest.raises(EverbotMemoryError, match="only a secret"):
+        manager.remember(SECRETS["github classic"])
+    assert MemoryStore(path).load() == []
+
+
+def test_a_hand_added_secret_entry_is_dropped_at_save_and_reported(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    path.write_text("### fact | 0.7 | 2026-03-01 | 1\n" + SECRETS["stripe live"] + "\n")
+    manager = MemoryManager(path)
+    manager.maintain()
+    assert manager.entries() == []
+    assert any("only a secret" in w for w in manager.warnings)
+
+
+ORDINARY = [
+    # Chinese
+    "用户喜欢简洁的代码风格，不喜欢过多注释",
+    "用户每天早上 9 点查看 A 股行情，关注新能源板块",
+    "用户的主要开发语言是 Python，常用 FastAPI 框架",
+    "用户提到下周三有产品评审会议",
+    "用户住在杭州，时区是 UTC+8",
+    "用户在字节跳动做推荐系统",
+    "用户偏好用 pytest 而非 unittest",
+    "用户决定使用 PostgreSQL 16 而不是 MySQL 8",
+    "用户的猫叫年糕",
+    "用户每周五下午写周报",
+    "用户讨厌在周末开会",
+    "用户正在学习日语 N2",
+    "用户对花生过敏",
+    "用户常用的快捷键是 Ctrl+Shift+P",
+    "用户的服务器在阿里云华东 1 区",
+    "用户把密码管理交给 1Password",
+    "用户说密钥轮换每 90 天一次",
+    "用户习惯把 token 数量控制在 8000 以内",
+    "用户的博客地址是 https://example.cn/blog",
+    "用户的 Git 提交 3f9a1c2d 修复了登录问题",
+    # hex ids, hashes, versions, numbers
+    "The fix landed in commit 3f9a1c2d4e5b6a7980f1e2d3c4b5a69788776655",
+    "The user pinned numpy to 1.26.4 and pandas to 2.2.2",
+    "The release is v3.12.0-rc.1",
+    "The user's build id is 0x7fffffffffffffff",
+    "Memory id a1b2c3 is the tea preference",
+    "The docker image digest is sha256:4a5b6c7d8e9f0011223344556677"
+    "8899aabbccddeeff00112233445566778899",
+    "The UUID of the tenant is 550e8400-e29b-41d4-a716-446655440000",
+    "The user's phone model is iPhone 15 Pro",
+    "The Postgres port is 5432 and Redis is 6379",
+    "The user runs Ubuntu 24.04 LTS on a ThinkPad X1",
+    "The ticket is JIRA-48213",
+    "The user prefers Python 3.12 over 3.11",
+    "The user's zip code is 10115",
+    "The user's flight is LH 1234 on March 3",
+    "The checksum is d41d8cd98f00b204e9800998ecf8427e",
+    "The user keeps 16 GB of swap",
+    "Base64 of hello is aGVsbG8=",
+    "The user's GPG key id is 0xDEADBEEF",
+    "The user tags builds like build-2026-03-01-1234",
+    "The S3 bucket is named acme-prod-logs-eu-west-1",
+    # URLs without credentials
+    "The user's docs live at https://docs.example.com/guide/install",
+    "The CI runs at https://ci.example.org/job/main/123/console",
+    "The API base is https://api.example.com/v2/",
+    "The repo is git@github.com:acme/widgets.git",
+    "The user reads https://news.ycombinator.com every morning",
+    "The dashboard is at http://localhost:3000/d/abc123/overview",
+    "The user's mirror is https://pypi.example.net/simple",
+    "Slack channel is https://acme.slack.com/archives/C024BE91L",
+    "The Grafana link is https://grafana.example.com/?orgId=1&refresh=5s",
+    "The user mentioned https://example.com/path?token_type=bearer as docs",
+    # words that sound like secrets but are not
+    "The secret is patience",
+    "The user's password policy requires 12 characters",
+    "The user rotates API keys every quarter",
+    "The user stores tokens in the OS keychain",
+    "The user forgot their password last week and reset it",
+    "The user's key insight was to cache the parsed file",
+    "Bearer tokens expire after one hour in their setup",
+    "The user prefers passkeys over passwords",
+    "The private key lives in a hardware token",
+    "The user's favourite key on the keyboard is Escape",
+    "The user likes keyboards with brown switches",
+    "The user's secret sauce is writing tests first",
+    "The user calls the auth service Gatekeeper",
+    "The user asked to never paste an API key into chat",
+    "Token budget for extraction is 8000",
+    "The user says the password is stored in Vault, not in code",
+    "Passing tests are required before merge",
+    "The user sets PYTHONPATH in their shell profile",
+    "The pass rate of the suite is 98 percent",
+    "The user uses keyword arguments everywhere",
+    # ordinary sentences
+    "The user prefers pytest over unittest.",
+    "The user deploys on Fridays only after 2 pm.",
+    "The user's main language is Python; they use FastAPI at work.",
+    "The user checks A-share quotes at 9:00 every morning.",
+    "The team decided to use PostgreSQL instead of MongoDB.",
+    "When Nginx returns 502, the user checks gunicorn first.",
+    "The user often asks for small Python scripts.",
+    "The user needs to send the slides next Wednesday.",
+    "The user lives in Berlin.",
+    "The user's name is Lena.",
+    "The user works at Nordwind Logistics as a data engineer.",
+    "The user hates long functions.",
+    "Every morning the user reviews open pull requests.",
+    "The user's dog is called Biscuit.",
+    "The user is allergic to peanuts.",
+    "The user prefers metric units.",
+    "The user writes commit messages in the imperative mood.",
+    "The user likes dark roast coffee.",
+    "The user reads papers on Sunday evenings.",
+    "The user's laptop is a 2023 MacBook Air.",
+    "The user is learning the cello.",
+    "The user runs 10 km on Saturdays.",
+    "The user's team has 7 engineers.",
+    "The user prefers squash merges.",
+    "The user uses tmux with a Ctrl-a prefix.",
+    "The user's favourite editor theme is Solarized Light.",
+    "The user avoids ORMs for reporting queries.",
+    "The user keeps a changelog in Keep a Changelog format.",
+    "The user's timezone is Europe/Lisbon.",
+    "The user writes SQL in lowercase.",
+    "The user's manager is called Jonas.",
+    "The user hosts a book club every other Thursday.",
+    "The user likes Vim keybindings in every editor.",
+    "The user builds Docker images with BuildKit.",
+    "The user wants answers with code first, then explanation.",
+]
+
+
+def test_the_ordinary_corpus_has_at_least_100_sentences() -> None:
+    assert len(ORDINARY) >= 100
+
+
+@pytest.mark.parametrize("sentence", ORDINARY)
+def test_ordinary_memories_are_not_redacted(sentence: str) -> None:
+    result = redact(sentence)
+    assert result.found == () and result.text == sentence
