@@ -93,6 +93,9 @@ FileOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print nothing on success (errors still show).")
+]
 DEFAULT_FILE = Path("MEMORY.md")
 
 
@@ -148,11 +151,28 @@ def _entry_line(entry: MemoryEntry) -> str:
     )
 
 
+def _say(quiet: bool, text: str) -> None:
+    if not quiet:
+        typer.echo(text)
+
+
+@contextlib.contextmanager
+def _working(message: str, quiet: bool) -> Iterator[None]:
+    """A spinner on stderr while slow work runs, only when a person is watching a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console  # rich honours NO_COLOR
+
+    with Console(stderr=True).status(message):
+        yield
+
+
 def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _print_merge(result: MergeResult, as_json: bool) -> None:
+def _print_merge(result: MergeResult, as_json: bool, quiet: bool = False) -> None:
     stats = result.stats
     if as_json:
         _print_json(
@@ -163,25 +183,26 @@ def _print_merge(result: MergeResult, as_json: bool) -> None:
             }
         )
         return
-    typer.echo(
+    _say(
+        quiet,
         f"new {stats.new}, updated {stats.updated}, archived {stats.archived}, "
-        f"forgotten {stats.forgotten}; {len(result.entries)} memories kept"
+        f"forgotten {stats.forgotten}; {len(result.entries)} memories kept",
     )
     for entry in stats.forgotten_entries:
-        typer.echo(f"forgot [{entry.id}] {entry.score:.3f}  {' '.join(entry.content.split())}")
+        _say(quiet, f"forgot [{entry.id}] {entry.score:.3f}  {' '.join(entry.content.split())}")
 
 
 @app.command()
-def init(file: FileOption = DEFAULT_FILE) -> None:
+def init(file: FileOption = DEFAULT_FILE, quiet: QuietOption = False) -> None:
     """Create an empty MEMORY.md (mode 0600); leave an existing one untouched."""
     with _reporting():
         manager = _manager(file, must_exist=False)
         if manager.store.read_bytes() is not None:
             count = len(manager.entries())
-            typer.echo(f"{file} already exists ({count} memories); left as it is")
+            _say(quiet, f"{file} already exists ({count} memories); left as it is")
             return
         manager.store.save([])
-        typer.echo(f"created {file}")
+        _say(quiet, f"created {file}")
 
 
 @app.command()
@@ -196,6 +217,7 @@ def remember(
     ] = ImportanceChoice.medium,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Add a memory by hand, or reinforce the one that already says the same."""
     if not text.strip():
@@ -208,7 +230,7 @@ def remember(
         _print_json({"entry": _entry_json(entry), **result.stats.as_dict()})
         return
     verb = "remembered" if result.stats.new else "reinforced"
-    typer.echo(f"{verb} [{entry.id}] {entry.category} {entry.score:.2f}: {entry.content}")
+    _say(quiet, f"{verb} [{entry.id}] {entry.category} {entry.score:.2f}: {entry.content}")
 
 
 @app.command("close-session")
@@ -247,6 +269,7 @@ def close_session(
     ] = None,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Extract memories from a finished conversation and merge them into the file."""
     from .extractor import ClaudeExtractor, RuleExtractor
@@ -264,7 +287,8 @@ def close_session(
         manager = _manager(file, must_exist=False)
         manager.extractor = reader
         session = session_id or conversation.session_id or conversation.content_id()
-        stats = manager.process_session_end_sync(conversation.as_dicts(), session)
+        with _working(f"extracting memories ({choice})", quiet):
+            stats = manager.process_session_end_sync(conversation.as_dicts(), session)
     for warning in manager.warnings:
         typer.echo(f"everbot-memory: warning: {warning}", err=True)
     if conversation.skipped:
@@ -275,40 +299,157 @@ def close_session(
     if as_json:
         _print_json({**stats, "session_id": session, "extractor": choice})
         return
-    typer.echo(
+    _say(
+        quiet,
         f"session {session}: new {stats['new']}, updated {stats['updated']}, "
         f"archived {stats['archived']}, forgotten {stats['forgotten']}; "
-        f"{stats['total']} memories ({choice} extractor)"
+        f"{stats['total']} memories ({choice} extractor)",
     )
 
 
 @app.command()
 def forget(
+    entry_id: Annotated[
+        str | None, typer.Argument(metavar="ID", help="The id shown in brackets.")
+    ] = None,
+    match: Annotated[
+        str | None,
+        typer.Option("--match", "-m", help="Forget the memories whose content holds this text."),
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Do not ask before forgetting --match results.")
+    ] = False,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Delete a memory by its id, or the memories matching --match TEXT."""
+    if (entry_id is None) == (match is None):
+        raise typer.BadParameter("give either an ID or --match TEXT")
+    with _reporting():
+        manager = _manager(file)
+        if entry_id is not None:
+            gone = [manager.forget(entry_id.strip("[] "))]
+        else:
+            assert match is not None
+            found = manager.find(match)
+            if not found:
+                raise _fail(f"no memory contains {match!r}")
+            if not yes:
+                for entry in found:
+                    typer.echo(_entry_line(entry), err=True)
+                if not sys.stdin.isatty():
+                    raise _fail(f"{len(found)} memories match; add --yes to forget them")
+                typer.confirm(f"Forget these {len(found)} memories?", abort=True, err=True)
+            gone = manager.forget_many([e.id for e in found])
+    if as_json:
+        _print_json({"forgotten": [_entry_json(e) for e in gone]})
+        return
+    for entry in gone:
+        _say(quiet, f"forgot [{entry.id}] {entry.content}")
+
+
+class SectionChoice(str, Enum):
+    """Which part of the file to list."""
+
+    active = "active"
+    archived = "archived"
+    all = "all"
+
+
+@app.command("list")
+def list_(
+    section: Annotated[
+        SectionChoice, typer.Option("--section", help="active, archived or all.")
+    ] = SectionChoice.all,
+    category: Annotated[
+        CategoryChoice | None, typer.Option("--category", "-c", help="Only this category.")
+    ] = None,
+    min_score: Annotated[
+        float, typer.Option("--min-score", min=0.0, max=1.0, help="Only scores at least this.")
+    ] = 0.0,
+    limit: Annotated[int | None, typer.Option("--limit", min=0, help="At most this many.")] = None,
+    offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many first.")] = 0,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+) -> None:
+    """List memories: id, category, score, last activated, hits, content (strongest first)."""
+    with _reporting():
+        entries = _manager(file).entries()
+    chosen = [
+        e
+        for e in entries
+        if (section == SectionChoice.all or e.is_active == (section == SectionChoice.active))
+        and (category is None or e.category == category.value)
+        and e.score >= min_score
+    ]
+    chosen = chosen[offset:] if limit is None else chosen[offset : offset + limit]
+    if as_json:
+        _print_json([_entry_json(e) for e in chosen])
+        return
+    if not chosen:
+        typer.echo("no memories yet" if not entries else "no memories match")
+    for entry in chosen:
+        typer.echo(_entry_line(entry))
+
+
+@app.command()
+def show(
     entry_id: Annotated[str, typer.Argument(metavar="ID", help="The id shown in brackets.")],
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
 ) -> None:
-    """Delete one memory by its id."""
+    """Show one memory in full, with every field."""
+    from .errors import EntryNotFoundError
+
     with _reporting():
-        entry = _manager(file).forget(entry_id.strip("[] "))
+        wanted = entry_id.strip("[] ")
+        found = [e for e in _manager(file).entries() if e.id == wanted]
+        if not found:
+            raise EntryNotFoundError(wanted)
+    data = _entry_json(found[0])
     if as_json:
-        _print_json({"forgotten": _entry_json(entry)})
-    else:
-        typer.echo(f"forgot [{entry.id}] {entry.content}")
+        _print_json(data)
+        return
+    content = data.pop("content")
+    for key, value in data.items():
+        typer.echo(f"{key:>16}: {value}")
+    typer.echo(f"{'content':>16}:")
+    for line in content.split("\n"):
+        typer.echo(f"    {line}")
 
 
-@app.command("list")
-def list_(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
-    """List every memory: id, category, score, last activated, hits, content."""
+@app.command()
+def stats(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
+    """Totals per section and category, and a histogram of scores."""
+    from .rules import CATEGORIES
+
     with _reporting():
         entries = _manager(file).entries()
-    if as_json:
-        _print_json([_entry_json(e) for e in entries])
-        return
-    if not entries:
-        typer.echo("no memories yet")
+    active = sum(e.is_active for e in entries)
+    bins = [0] * 10
     for entry in entries:
-        typer.echo(_entry_line(entry))
+        bins[min(9, int(entry.score * 10))] += 1
+    categories = {c: sum(e.category == c for e in entries) for c in CATEGORIES}
+    histogram = {f"{i / 10:.1f}-{(i + 1) / 10:.1f}": n for i, n in enumerate(bins)}
+    data = {
+        "total": len(entries),
+        "active": active,
+        "archived": len(entries) - active,
+        "categories": categories,
+        "histogram": histogram,
+    }
+    if as_json:
+        _print_json(data)
+        return
+    typer.echo(f"{data['total']} memories: {active} active, {data['archived']} archived")
+    for name, count in categories.items():
+        if count:
+            typer.echo(f"  {name:<12} {count}")
+    widest = max(bins) or 1
+    typer.echo("score histogram:")
+    for label, count in histogram.items():
+        typer.echo(f"  {label}  {'#' * round(30 * count / widest):<30} {count}")
 
 
 @app.command()
@@ -336,11 +477,13 @@ def prompt(
 
 
 @app.command()
-def maintain(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
+def maintain(
+    file: FileOption = DEFAULT_FILE, as_json: JsonOption = False, quiet: QuietOption = False
+) -> None:
     """Apply decay now: archive weak memories, forget the weakest, and print what changed."""
     with _reporting():
         result = _manager(file).maintain()
-    _print_merge(result, as_json)
+    _print_merge(result, as_json, quiet)
 
 
 @app.command()
@@ -371,6 +514,57 @@ def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None
             typer.echo(f"{file}: {len(doc.entries)} memories, no problems")
     if problems:
         raise typer.Exit(1)
+
+
+@app.command("process-pending")
+def process_pending(
+    file: FileOption = DEFAULT_FILE, as_json: JsonOption = False, quiet: QuietOption = False
+) -> None:
+    """Extract the sessions queued by hooks (what a worker that died left, too)."""
+    from .jobs import JobQueue
+
+    queue = JobQueue(file)
+    with _reporting(), _working("processing queued sessions", quiet):
+        report = queue.work()
+    if report is None:
+        _say(quiet, "another worker is processing the queue")
+        return
+    if as_json:
+        _print_json({**vars(report), "pending": len(queue.pending())})
+    else:
+        for message in report.messages:
+            _say(quiet, message)
+        _say(quiet, f"{report.done} done, {report.failed} failed, {len(queue.pending())} pending")
+    if report.failed:
+        raise typer.Exit(1)
+
+
+hook_app = typer.Typer(help="Hooks for agents (Claude Code): read the hook's JSON on stdin.")
+app.add_typer(hook_app, name="hook")
+
+
+@hook_app.command("claude-code")
+def hook_claude_code(
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            "-f",
+            envvar="EVERBOT_MEMORY_FILE",
+            help="The memory file (default: $EVERBOT_MEMORY_FILE, else MEMORY.md in the "
+            "session's cwd).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Handle a Claude Code hook: SessionStart, SessionEnd or PreCompact. Always exits 0."""
+    from .hooks import handle_claude_code
+
+    result = handle_claude_code(sys.stdin.read(), file)
+    if result.stdout:
+        typer.echo(result.stdout)
+    if result.stderr:
+        typer.echo(result.stderr, err=True)
 
 
 def _version(value: bool) -> None:

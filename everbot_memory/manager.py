@@ -147,6 +147,17 @@ class MemoryManager:
         self, history_messages: Messages, session_id: str
     ) -> dict[str, int]:
         """The same as :meth:`process_session_end`, for scripts without an event loop."""
+        candidates = self.extract_candidates(history_messages)
+        extractor_warnings = self.warnings
+        result = self.merge_candidates(candidates, session_id)
+        self.warnings[:0] = extractor_warnings
+        return self._stats(result)
+
+    def extract_candidates(self, history_messages: Messages) -> list[Candidate]:
+        """Run the extractor (no lock held) and return its candidates, validated.
+
+        Its warnings are in :attr:`warnings` afterwards.
+        """
         extract = self._extract_function()
         raw = extract(history_messages, self._summary())
         if inspect.isawaitable(raw):
@@ -154,10 +165,8 @@ class MemoryManager:
 
             raw = asyncio.run(_await(raw))
         candidates = _as_candidates(raw)
-        extractor_warnings = list(getattr(self.extractor, "warnings", []))
-        result = self.merge_candidates(candidates, session_id)
-        self.warnings[:0] = extractor_warnings
-        return self._stats(result)
+        self.warnings = list(getattr(self.extractor, "warnings", []))
+        return candidates
 
     @staticmethod
     def _stats(result: MergeResult) -> dict[str, int]:
@@ -209,17 +218,27 @@ class MemoryManager:
 
     def forget(self, entry_id: str) -> MemoryEntry:
         """Delete the memory with ``entry_id``; raises :class:`EntryNotFoundError` if none."""
+        return self.forget_many([entry_id])[0]
+
+    def forget_many(self, entry_ids: Sequence[str]) -> list[MemoryEntry]:
+        """Delete these memories (all or none: an unknown id raises EntryNotFoundError)."""
         removed: list[MemoryEntry] = []
+        wanted = set(entry_ids)
 
         def drop(existing: list[MemoryEntry]) -> MergeResult:
-            removed.extend(e for e in existing if e.id == entry_id)
-            if not removed:
-                raise EntryNotFoundError(entry_id)
-            kept = [e for e in existing if e.id != entry_id]
-            return MergeResult(kept, MergeStats())
+            removed.extend(e for e in existing if e.id in wanted)
+            missing = wanted - {e.id for e in removed}
+            if missing:
+                raise EntryNotFoundError(sorted(missing)[0])
+            return MergeResult([e for e in existing if e.id not in wanted], MergeStats())
 
         self._update(drop)
-        return removed[0]
+        return removed
+
+    def find(self, text: str) -> list[MemoryEntry]:
+        """The memories whose content holds ``text`` (case and spacing ignored)."""
+        needle = " ".join(text.split()).casefold()
+        return [e for e in self.entries() if needle in " ".join(e.content.split()).casefold()]
 
     def maintain(self, now: datetime | None = None) -> MergeResult:
         """Apply decay, archiving and forgetting as of ``now`` (the seed's daily job)."""

@@ -96,7 +96,7 @@ def test_remember_rejects_bad_input(tmp_path: Path, args: list[str]) -> None:
 def test_forget_deletes_by_id(memory: Path) -> None:
     result = run("forget", "[d4e5f6]", "--file", str(memory), "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["forgotten"]["id"] == "d4e5f6"
+    assert [e["id"] for e in json.loads(result.output)["forgotten"]] == ["d4e5f6"]
     assert "d4e5f6" not in memory.read_text()
 
 
@@ -408,3 +408,99 @@ def test_close_session_with_claude_against_a_local_api(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "(claude extractor)" in result.output and fake.calls == 1
     assert "The user hates long functions." in path.read_text()
+
+
+# -- list filters, show, stats, forget --match, --quiet ----------------------------------------
+
+
+def test_list_filters_and_pages(memory: Path) -> None:
+    def ids(*args: str) -> list[str]:
+        result = run("list", "--file", str(memory), "--json", *args)
+        assert result.exit_code == 0, result.output
+        return [e["id"] for e in json.loads(result.stdout)]
+
+    assert ids("--section", "archived") == ["x1y2z3"]
+    assert ids("--section", "active") == ["a1b2c3", "d4e5f6", "g7h8i9"]
+    assert ids("--category", "fact") == ["d4e5f6", "x1y2z3"]
+    assert ids("--min-score", "0.5") == ["a1b2c3", "d4e5f6"]
+    assert ids("--limit", "2", "--offset", "1") == ["d4e5f6", "g7h8i9"]
+    assert run("list", "--file", str(memory), "--category", "todo").stdout == "no memories match\n"
+    assert run("list", "--file", str(memory), "--section", "nowhere").exit_code == 2
+
+
+def test_show_prints_every_field(memory: Path) -> None:
+    result = run("show", "g7h8i9", "--file", str(memory))
+    assert result.exit_code == 0
+    assert "base_score: 0.5" in result.stdout and "用户每天早上" in result.stdout
+    data = json.loads(run("show", "[g7h8i9]", "--file", str(memory), "--json").stdout)
+    assert data["activation_count"] == 15 and data["section"] == "active"
+    missing = run("show", "ffffff", "--file", str(memory))
+    assert missing.exit_code == 1 and "ffffff" in missing.output
+
+
+def test_stats_counts_sections_categories_and_scores(memory: Path) -> None:
+    data = json.loads(run("stats", "--file", str(memory), "--json").stdout)
+    assert (data["total"], data["active"], data["archived"]) == (4, 3, 1)
+    assert data["categories"]["fact"] == 2 and data["categories"]["todo"] == 0
+    assert data["histogram"]["0.9-1.0"] == 1 and data["histogram"]["0.1-0.2"] == 1
+    assert sum(data["histogram"].values()) == 4
+    text = run("stats", "--file", str(memory)).stdout
+    assert text.startswith("4 memories: 3 active, 1 archived")
+
+
+def test_forget_by_match_asks_unless_yes(memory: Path) -> None:
+    before = memory.read_bytes()
+    refused = run("forget", "--match", "用户", "--file", str(memory))
+    assert refused.exit_code == 1 and "add --yes" in refused.output
+    assert memory.read_bytes() == before
+    done = run("forget", "--match", "用户", "--yes", "--file", str(memory), "--json")
+    assert done.exit_code == 0
+    assert {e["id"] for e in json.loads(done.stdout)["forgotten"]} == {"a1b2c3", "g7h8i9", "x1y2z3"}
+    assert run("forget", "--match", "nothing like this", "--yes", "-f", str(memory)).exit_code == 1
+    assert run("forget", "--file", str(memory)).exit_code == 2  # neither ID nor --match
+    assert run("forget", "d4e5f6", "--match", "x", "--file", str(memory)).exit_code == 2
+
+
+def test_quiet_prints_nothing_on_success(tmp_path: Path) -> None:
+    path = str(tmp_path / "MEMORY.md")
+    for args in (
+        ["init"],
+        ["remember", "The user likes tea."],
+        ["maintain"],
+        ["close-session", str(TRANSCRIPTS / "chat.txt"), "--extractor", "rules"],
+        ["process-pending"],
+    ):
+        result = run(*args, "--file", path, "--quiet")
+        assert result.exit_code == 0 and result.stdout == "", args
+
+
+def test_process_pending_on_an_empty_queue(tmp_path: Path) -> None:
+    result = run("process-pending", "--file", str(tmp_path / "MEMORY.md"), "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["done"] == 0
+
+
+def test_hook_command_reads_stdin(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    run("remember", "The user likes tea.", "-i", "high", "--file", str(path))
+    event = json.dumps({"hook_event_name": "SessionStart", "cwd": str(tmp_path), "session_id": "s"})
+    result = runner.invoke(
+        app, ["hook", "claude-code"], input=event, env={"EVERBOT_MEMORY_FILE": ""}
+    )
+    assert result.exit_code == 0
+    assert (
+        "The user likes tea."
+        in json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    )
+
+
+def test_no_color_and_pipes_get_plain_errors(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [*installed(), "remember", "x", "--importance", "huge", "--file", str(tmp_path / "M.md")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "\x1b[" not in result.stderr  # no colour codes

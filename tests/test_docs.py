@@ -14,22 +14,40 @@ import everbot_memory
 from everbot_memory.cli import app
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+def _leaves(group: object, prefix: tuple[str, ...] = ()) -> dict[str, object]:
+    """Every runnable command, sub-commands of groups included, by its full name."""
+    found: dict[str, object] = {}
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        path = (*prefix, name)
+        if hasattr(command, "commands"):
+            assert command.help, f"group {name} has no help"
+            found.update(_leaves(command, path))
+        else:
+            found[" ".join(path)] = command
+    return found
+
+
+COMMANDS = _leaves(typer.main.get_command(app))
 
 
 def test_there_are_commands() -> None:
     assert {"init", "remember", "forget", "list", "prompt", "maintain", "doctor"} <= set(COMMANDS)
+    assert {"show", "stats", "close-session", "process-pending", "hook claude-code"} <= set(
+        COMMANDS
+    )
 
 
-@pytest.mark.parametrize("name", COMMANDS)
+@pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_command_has_help_and_is_in_the_readme(name: str) -> None:
-    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
-    assert command.help and command.help.strip()
-    for param in command.params:
+    command = COMMANDS[name]
+    assert command.help and command.help.strip()  # type: ignore[attr-defined]
+    for param in command.params:  # type: ignore[attr-defined]
         if param.param_type_name == "option":
             assert param.help, f"{name} {param.opts} has no help"
     assert re.search(rf"`everbot-memory {name}\b", README), f"{name} is not in the README"
-    result = CliRunner().invoke(app, [name, "--help"])
+    result = CliRunner().invoke(app, [*name.split(), "--help"])
     assert result.exit_code == 0 and "--file" in result.output
 
 

@@ -1,4 +1,4 @@
-"""Benchmark: load, merge and save at 100, 1,000 and 10,000 entries, and `prompt` start-up.
+"""Benchmark: load, merge and save at 100, 1,000 and 10,000 entries; `prompt` and hook start-up.
 
 Run: python tests/benchmarks/bench_store.py [--repeat N]
 
@@ -10,6 +10,7 @@ what the engine adds on top of the Markdown parser), and the `everbot-memory pro
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shutil
 import statistics
@@ -129,6 +130,22 @@ def bench_prompt(repeat: int) -> None:
         print(f"`everbot-memory prompt` on 1,000 entries: {p:.0f} ms (process wall time)")
         print(f"bare `python -c 'import typer, pydantic, markdown_it, filelock'`: {b:.0f} ms")
         print(f"what prompt adds over the imports: {p - b:.0f} ms")
+        event = json.dumps(
+            {
+                "hook_event_name": "SessionStart",
+                "session_id": "bench",
+                "source": "startup",
+                "cwd": tmp,
+                "transcript_path": str(Path(tmp) / "none.jsonl"),
+            }
+        )
+        hook = [*command, "hook", "claude-code", "--file", str(path)]
+
+        def run_hook() -> None:
+            subprocess.run(hook, input=event, text=True, check=True, capture_output=True)
+
+        h = median_ms(run_hook, repeat)
+        print(f"SessionStart hook (`everbot-memory hook claude-code`) on 1,000 entries: {h:.0f} ms")
 
 
 def main() -> None:
