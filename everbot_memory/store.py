@@ -325,19 +325,27 @@ def _looks_like_entry(text: str) -> bool:
 
 _CANONICAL_RE = re.compile(
     r"\[([A-Za-z0-9_-]{1,40})\] (" + "|".join(CATEGORIES) + r") \| ([01]\.\d\d) \| "
-    r"(\d{4})-(\d\d)-(\d\d) \| (0|[1-9]\d*)"
+    r"(\d{4}-\d\d-\d\d) \| (0|[1-9]\d*)"
 )
 
 
-def _parse_heading(text: str) -> _Heading:
-    exact = _CANONICAL_RE.fullmatch(text)
+@functools.lru_cache(maxsize=1024)
+def _day(text: str) -> datetime | None:
+    """A ``YYYY-MM-DD`` date as midnight UTC (memoized: many entries share a date)."""
+    try:
+        return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+
+
+def _parse_heading(text: str, exact: re.Match[str] | None = None) -> _Heading:
+    exact = exact or _CANONICAL_RE.fullmatch(text)
     if exact:
         # The common case, read without the lenient parser below.
-        entry_id, category, score, year, month, day, hits = exact.groups()
-        with contextlib.suppress(ValueError):
-            when = datetime(int(year), int(month), int(day), tzinfo=timezone.utc)
-            if float(score) <= 1.0:
-                return _Heading(entry_id, category, float(score), when, int(hits), [], True)
+        entry_id, category, raw_score, date, hits = exact.groups()
+        when, score = _day(date), float(raw_score)
+        if when is not None and score <= 1.0:
+            return _Heading(entry_id, category, score, when, int(hits), [], True)
     match = _HEADING_RE.match(text)
     assert match is not None
     repairs: list[str] = []
@@ -511,13 +519,19 @@ def _parse(text: str, now: datetime | None, make: Callable[..., Any]) -> Documen
             continue
         if block.kind != "heading_open":
             continue
-        if title_line is None and body_start is None and block.text.casefold() == TITLE.casefold():
+        canonical = _CANONICAL_RE.fullmatch(block.text)  # most headings: skip the checks below
+        if (
+            canonical is None
+            and title_line is None
+            and body_start is None
+            and block.text.casefold() == TITLE.casefold()
+        ):
             title_line = block.start
             if block.level != 1:
                 problems.append(Problem(line_no, f"title heading had {block.level} '#'; now 1"))
             consume(block.start, block.end)
             continue
-        section = _section_of(block.text)
+        section = None if canonical else _section_of(block.text)
         if section is not None:
             body_start = block.start if body_start is None else body_start
             sections.append((block.start, section))
@@ -525,14 +539,14 @@ def _parse(text: str, now: datetime | None, make: Callable[..., Any]) -> Documen
             if block.level != 2:
                 problems.append(Problem(line_no, f"section heading had {block.level} '#'; now 2"))
             continue
-        if not _looks_like_entry(block.text):
+        if canonical is None and not _looks_like_entry(block.text):
             continue
 
         # An entry: heading, optional metadata line, then the content blocks that follow
         # without a blank line between them.
         body_start = block.start if body_start is None else body_start
         try:
-            heading = _parse_heading(block.text)
+            heading = _parse_heading(block.text, canonical)
         except _Unreadable as exc:
             problems.append(
                 Problem(line_no, f"cannot read this entry ({exc}); kept as a note", "warning")
