@@ -420,6 +420,42 @@ def show(
 
 
 @app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="What to look for, in any language.")],
+    k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many memories.")] = 5,
+    peek: Annotated[
+        bool, typer.Option("--peek", help="Do not activate the memories found.")
+    ] = False,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+) -> None:
+    """Search all memories, archived ones too; the ones found are activated unless --peek."""
+    with _reporting():
+        hits = _manager(file).recall(query, k, peek)
+    if as_json:
+        _print_json(
+            [
+                {
+                    "id": h.entry.id,
+                    "content": h.entry.content,
+                    "category": h.entry.category,
+                    "score": round(h.importance, 4),
+                    "rank": round(h.rank, 4),
+                    "relevance": round(h.relevance, 4),
+                    "recency": round(h.recency, 4),
+                }
+                for h in hits
+            ]
+        )
+        return
+    if not hits:
+        typer.echo("no memory matches")
+    for hit in hits:
+        text = " ".join(hit.entry.content.split())
+        typer.echo(f"[{hit.entry.id}] {hit.rank:.3f}  {hit.entry.category:<11} {text}")
+
+
+@app.command()
 def stats(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
     """Totals per section and category, and a histogram of scores."""
     from .rules import CATEGORIES

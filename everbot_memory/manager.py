@@ -11,7 +11,7 @@ import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
 
@@ -21,6 +21,9 @@ from .merger import MemoryMerger, MergeResult, MergeStats, normalize_content
 from .models import Candidate, Category, Importance, MemoryEntry
 from .rules import ACTIVE_THRESHOLD, utcnow
 from .store import DEFAULT_LOCK_TIMEOUT, MemoryStore
+
+if TYPE_CHECKING:
+    from .recall import Hit, RecallIndex
 
 __all__ = ["Extractor", "ExtractorFunction", "MemoryManager", "summarize_existing"]
 
@@ -104,6 +107,7 @@ class MemoryManager:
         self.extractor = extractor
         #: What the last call left for the user to see: extractor problems, redactions.
         self.warnings: list[str] = []
+        self._index: RecallIndex | None = None
 
     # -- session end
 
@@ -243,6 +247,30 @@ class MemoryManager:
     def maintain(self, now: datetime | None = None) -> MergeResult:
         """Apply decay, archiving and forgetting as of ``now`` (the seed's daily job)."""
         return self.merge_candidates([], "", now)
+
+    # -- recall
+
+    def recall(self, query: str, k: int = 5, peek: bool = False) -> list[Hit]:
+        """The ``k`` memories (Active or Archived) that best answer ``query``, best first.
+
+        Unless ``peek``, the memories returned are activated (reinforced, one more hit, last
+        activated now) through the normal locked save.
+        """
+        from .merger import reinforce
+        from .recall import RecallIndex
+
+        self._index = RecallIndex.for_file(self.store.path, self._index)
+        hits = self._index.search(query, k)
+        if hits and not peek:
+            wanted = {hit.entry.id for hit in hits}
+            now = utcnow()
+
+            def activate(existing: list[MemoryEntry]) -> MergeResult:
+                entries = [reinforce(e, now) if e.id in wanted else e for e in existing]
+                return MergeResult(entries, MergeStats(updated=len(wanted)))
+
+            self._update(activate)
+        return hits
 
     # -- reading
 

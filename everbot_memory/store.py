@@ -869,7 +869,8 @@ class MemoryStore:
         except OSError as exc:
             raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}", self.path) from exc
 
-    def _decode(self, data: bytes) -> str:
+    def decode(self, data: bytes) -> str:
+        """The file's bytes as text; :class:`NotTextError` if they are not UTF-8 text."""
         if b"\0" in data:
             raise NotTextError(
                 f"{self.path} is a binary file, not a MEMORY.md; point --file at a text file",
@@ -887,13 +888,13 @@ class MemoryStore:
     def load_document(self, now: datetime | None = None) -> Document:
         """Read the whole file (entries, a person's text, problems). Missing file: empty."""
         data = self.read_bytes()
-        doc = Document() if data is None else parse(self._decode(data), now)
+        doc = Document() if data is None else parse(self.decode(data), now)
         self._loaded = (_digest(data), doc)
         return doc
 
     def _text(self) -> str | None:
         data = self.read_bytes()
-        return None if data is None else self._decode(data)
+        return None if data is None else self.decode(data)
 
     def load_for_prompt(self, now: datetime | None = None) -> list[PromptEntry]:
         """The entries as :class:`PromptEntry` tuples: a fast read for session start."""
@@ -953,7 +954,7 @@ class MemoryStore:
         with self.lock():
             for _ in range(5):
                 data = self.read_bytes()
-                text = "" if data is None else self._decode(data)
+                text = "" if data is None else self.decode(data)
                 loaded = self._loaded
                 if loaded is not None and loaded[0] == _digest(data):
                     doc = loaded[1]

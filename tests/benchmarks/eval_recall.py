@@ -1,0 +1,111 @@
+"""Recall@5 and @10 on the LoCoMo dev set, through the real store and recall path.
+
+Run: python tests/benchmarks/eval_recall.py [--data PATH]
+
+Protocol (../shared/data/README.md): one MEMORY.md per conversation, each dialog turn stored
+as one memory (text prefixed with the session date and speaker, image caption appended); every
+question asked against its own conversation; Recall@k is the fraction of the question's evidence
+turns found in the top k. Turns are activated on their session's date and questions asked the
+day after the last session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from everbot_memory.models import MemoryEntry
+from everbot_memory.recall import RecallIndex
+from everbot_memory.store import MemoryStore
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo10-dev.json"
+NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+def session_date(text: str) -> datetime:
+    """LoCoMo dates look like '1:56 pm on 8 May, 2023'."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+
+
+def turn_id(dia_id: str) -> str:
+    return dia_id.replace(":", "-")
+
+
+def load_conversation(sample: dict, folder: Path) -> tuple[RecallIndex, datetime]:
+    conversation = sample["conversation"]
+    entries, last = [], datetime(2000, 1, 1, tzinfo=timezone.utc)
+    n = 1
+    while f"session_{n}" in conversation:
+        when = session_date(conversation[f"session_{n}_date_time"])
+        last = max(last, when)
+        for turn in conversation[f"session_{n}"]:
+            text = f"{conversation[f'session_{n}_date_time']}: {turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                text += f" (image: {turn['blip_caption']})"
+            entries.append(
+                MemoryEntry(
+                    id=turn_id(turn["dia_id"]),
+                    content=text,
+                    category="fact",
+                    score=0.6,
+                    created_at=when,
+                    last_activated=when,
+                )
+            )
+        n += 1
+    path = folder / f"{sample['sample_id']}.md"
+    MemoryStore(path).save(entries)
+    return RecallIndex.for_file(path), last + timedelta(days=1)
+
+
+def evaluate(data: Path) -> dict[int, list[tuple[float, float]]]:
+    samples = json.loads(data.read_text(encoding="utf-8"))
+    results: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    with tempfile.TemporaryDirectory() as tmp:
+        for sample in samples:
+            index, now = load_conversation(sample, Path(tmp))
+            for qa in sample["qa"]:
+                evidence = {
+                    turn_id(e.strip())
+                    for item in qa.get("evidence", [])
+                    for e in re.split(r"[;,]", item)
+                    if re.fullmatch(r"D\d+:\d+", e.strip())
+                }
+                if not evidence:
+                    continue  # malformed evidence ids ("D"): nothing to find
+                ranked = [h.entry.id for h in index.search(qa["question"], k=10, now=now)]
+                at5 = len(evidence & set(ranked[:5])) / len(evidence)
+                at10 = len(evidence & set(ranked[:10])) / len(evidence)
+                results[qa["category"]].append((at5, at10))
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA, help="locomo10-dev.json")
+    args = parser.parse_args()
+    if not args.data.exists():
+        print(f"LoCoMo data not found at {args.data}; nothing to evaluate.", file=sys.stderr)
+        sys.exit(1)
+    started = time.perf_counter()
+    results = evaluate(args.data)
+    print(f"{'group':<16} {'n':>5} {'R@5':>6} {'R@10':>6}")
+    rows = [(f"{c} {NAMES[c]}", results[c]) for c in sorted(results)]
+    rows.append(("categories 1-4", [r for c in (1, 2, 3, 4) for r in results.get(c, [])]))
+    for name, values in rows:
+        if values:
+            r5 = sum(v[0] for v in values) / len(values)
+            r10 = sum(v[1] for v in values) / len(values)
+            print(f"{name:<16} {len(values):>5} {r5:>6.3f} {r10:>6.3f}")
+    print(f"({time.perf_counter() - started:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

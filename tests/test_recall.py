@@ -1,0 +1,117 @@
+"""Recall: Chinese-aware search over all memories, activation, and the index cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import T0, days, make_entry
+from freezegun import freeze_time
+
+from everbot_memory import MemoryManager, MemoryStore
+from everbot_memory.recall import RecallIndex, tokenize
+
+CHINESE = [
+    ("c00001", "用户喜欢简洁的代码风格，不喜欢过多注释"),
+    ("c00002", "用户每天早上 9 点查看 A 股行情，关注新能源板块"),
+    ("c00003", "用户的主要开发语言是 Python，常用 FastAPI 框架"),
+    ("c00004", "用户对花生过敏"),
+    ("c00005", "用户曾尝试用 Vue 写前端，但后来放弃了"),
+    ("c00006", "ユーザーは毎朝コーヒーを飲む"),
+]
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    path = tmp_path / "MEMORY.md"
+    entries = [make_entry(i, text, 0.6, category="fact") for i, text in CHINESE]
+    entries.append(make_entry("e00001", "The user deploys the billing service on Fridays.", 0.6))
+    entries.append(make_entry("e00002", "The user paints watercolours on weekends.", 0.1))
+    with freeze_time(T0):
+        MemoryStore(path).save(entries)
+    return path
+
+
+def test_whitespace_splitting_would_find_nothing_in_chinese() -> None:
+    assert ["用户喜欢简洁的代码风格"] == ["用户喜欢简洁的代码风格"]  # one "word"
+    tokens = tokenize("用户喜欢简洁的代码风格")
+    assert "代码" in tokens and "风格" in tokens and "码" in tokens
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("用户喜欢什么样的代码风格？", "c00001"),
+        ("股票行情几点看？", "c00002"),
+        ("他用什么框架？", "c00003"),
+        ("有什么食物过敏吗", "c00004"),
+        ("前端用过 Vue 吗", "c00005"),
+        ("コーヒー", "c00006"),
+        ("When does the user deploy billing?", "e00001"),
+        ("painting hobby", "e00002"),  # stemmed: painting ~ paints; an Archived memory
+    ],
+)
+def test_questions_find_their_memory(memory: Path, question: str, expected: str) -> None:
+    with freeze_time(T0 + days(1)):
+        hits = MemoryManager(memory).recall(question, k=3, peek=True)
+    assert hits and hits[0].entry.id == expected
+
+
+def test_recall_activates_what_it_returns_unless_peek(memory: Path) -> None:
+    before = memory.read_bytes()
+    with freeze_time(T0 + days(10)):
+        MemoryManager(memory).recall("花生过敏", k=1, peek=True)
+    assert memory.read_bytes() == before
+    with freeze_time(T0 + days(10)):
+        [hit] = MemoryManager(memory).recall("花生过敏", k=1)
+    entry = next(e for e in MemoryStore(memory).load() if e.id == hit.entry.id)
+    assert entry.activation_count == 2
+    assert entry.last_activated == T0 + days(10)
+    decayed = 0.6 * 0.99**3  # 10 days: 3 past the grace period
+    assert entry.score == pytest.approx(decayed + (1 - decayed) * 0.2)
+
+
+def test_nothing_in_common_finds_nothing(memory: Path) -> None:
+    assert MemoryManager(memory).recall("quantum chromodynamics", peek=True) == []
+    assert MemoryManager(memory.parent / "none.md").recall("anything") == []
+
+
+def test_ranking_prefers_stronger_and_fresher_memories_on_a_tie(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    with freeze_time(T0):
+        MemoryStore(path).save(
+            [
+                make_entry("a00001", "The user likes tea.", 0.3, at=T0 - days(90)),
+                make_entry("a00002", "The user likes tea a lot.", 0.9, at=T0),
+            ]
+        )
+        hits = MemoryManager(path).recall("tea", k=2, peek=True)
+    assert [h.entry.id for h in hits] == ["a00002", "a00001"]
+
+
+def test_the_index_cache_is_rebuilt_when_the_file_changes(memory: Path) -> None:
+    cache = memory.with_name("MEMORY.md.index")
+    RecallIndex.for_file(memory)
+    first = json.loads(cache.read_text())
+    assert len(first["documents"]) == 8
+    MemoryManager(memory).remember("用户养了一只猫叫年糕")
+    index = RecallIndex.for_file(memory)
+    assert json.loads(cache.read_text())["sha256"] != first["sha256"]
+    assert index.search("猫", k=1)[0].entry.content == "用户养了一只猫叫年糕"
+    cache.unlink()  # deleting the cache loses nothing
+    assert RecallIndex.for_file(memory).search("猫", k=1)[0].entry.content.endswith("年糕")
+    cache.write_text("{damaged")  # nor does damaging it
+    assert RecallIndex.for_file(memory).search("猫", k=1)
+
+
+def test_recall_from_the_cli(memory: Path) -> None:
+    from typer.testing import CliRunner
+
+    from everbot_memory.cli import app
+
+    result = CliRunner().invoke(app, ["recall", "代码风格", "--file", str(memory), "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)[0]["id"] == "c00001"
+    empty = CliRunner().invoke(app, ["recall", "zzzz", "--file", str(memory), "--peek"])
+    assert empty.stdout == "no memory matches\n"
