@@ -575,6 +575,18 @@ def process_pending(
         raise typer.Exit(1)
 
 
+@app.command()
+def mcp(file: FileOption = DEFAULT_FILE) -> None:
+    """Run an MCP server on stdio with tools recall_memory, remember, forget, list_memories."""
+    try:
+        from .mcp_server import serve
+    except ModuleNotFoundError as exc:
+        raise _fail(
+            f"the MCP server needs the '{exc.name}' package: pip install 'everbot-memory[mcp]'"
+        ) from None
+    serve(file)
+
+
 hook_app = typer.Typer(help="Hooks for agents (Claude Code): read the hook's JSON on stdin.")
 app.add_typer(hook_app, name="hook")
 

@@ -1,0 +1,98 @@
+"""An MCP server over stdio, so Claude Code, Claude Desktop and other MCP clients can use memory.
+
+Tools: ``recall_memory``, ``remember``, ``forget`` and ``list_memories``, each one call into
+:class:`~everbot_memory.manager.MemoryManager`. Needs the ``mcp`` package
+(``pip install 'everbot-memory[mcp]'``). Errors the engine reports are returned to the client
+as tool errors with the same one-line message the CLI prints.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+from .errors import EverbotMemoryError
+from .manager import MemoryManager
+
+__all__ = ["build_server", "serve"]
+
+Category = Literal[
+    "preference", "fact", "experience", "workflow", "decision", "skill_usage", "todo"
+]
+
+
+def build_server(memory_path: str | os.PathLike[str]) -> Any:
+    """The MCP server for one memory file (an ``mcp`` ``MCPServer``)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    manager = MemoryManager(memory_path)
+    server = MCPServer(
+        "everbot-memory",
+        instructions=(
+            "Long-term memory about the user, kept in MEMORY.md. Use recall_memory to look up "
+            "what earlier sessions learned; remember to keep a new fact; forget to delete one."
+        ),
+    )
+
+    def call(function: Any, *args: Any) -> Any:
+        try:
+            return function(*args)
+        except EverbotMemoryError as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool()
+    def recall_memory(query: str, k: int = 5, peek: bool = False) -> list[dict[str, Any]]:
+        """Search every memory (archived ones too) for what answers the query; English,
+        Chinese or Japanese. The memories found are reinforced unless peek is true."""
+        hits = call(manager.recall, query, k, peek)
+        return [
+            {
+                "id": h.entry.id,
+                "content": h.entry.content,
+                "category": h.entry.category,
+                "score": round(h.importance, 4),
+                "rank": round(h.rank, 4),
+            }
+            for h in hits
+        ]
+
+    @server.tool()
+    def remember(
+        content: str,
+        category: Category = "fact",
+        importance: Literal["high", "medium", "low"] = "medium",
+    ) -> dict[str, Any]:
+        """Keep a memory about the user (one sentence), or reinforce the one that says it."""
+        entry, result = call(manager.remember, content, category, importance, "mcp")
+        return {
+            "id": entry.id,
+            "content": entry.content,
+            "score": round(entry.score, 4),
+            "new": bool(result.stats.new),
+        }
+
+    @server.tool()
+    def forget(id: str) -> dict[str, Any]:
+        """Delete the memory with this id (ids come from recall_memory or list_memories)."""
+        entry = call(manager.forget, id.strip("[] "))
+        return {"id": entry.id, "content": entry.content, "forgotten": True}
+
+    @server.tool()
+    def list_memories(
+        section: Literal["active", "archived", "all"] = "active", limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """The memories in the file, strongest first."""
+        entries = call(manager.entries)
+        chosen = [e for e in entries if section == "all" or e.is_active == (section == "active")]
+        return [
+            {"id": e.id, "content": e.content, "category": e.category, "score": round(e.score, 4)}
+            for e in chosen[: max(0, limit)]
+        ]
+
+    return server
+
+
+def serve(memory_path: str | os.PathLike[str]) -> None:
+    """Run the server on stdin/stdout until the client closes it."""
+    build_server(memory_path).run("stdio")
