@@ -19,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from typing import Any
 import filelock
 
 from .errors import EverbotMemoryError, TranscriptError
+from .store import write_atomically
 
 __all__ = ["Job", "JobQueue", "WorkReport", "start_worker"]
 
@@ -85,7 +85,7 @@ class JobQueue:
         """Record a job durably (temp file, fsync, rename) and return its file."""
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.json"
-        _write_atomic(self.folder / name, json.dumps(job.to_json()).encode())
+        write_atomically(self.folder / name, json.dumps(job.to_json()).encode())
         return self.folder / name
 
     def pending(self) -> list[Job]:
@@ -128,7 +128,7 @@ class JobQueue:
     def _set_cursor(self, session_id: str, count: int) -> None:
         cursors = self.cursors()
         cursors[session_id] = count
-        _write_atomic(self.cursors_path, json.dumps(cursors, indent=0).encode())
+        write_atomically(self.cursors_path, json.dumps(cursors, indent=0).encode())
 
     # -- the log
 
@@ -209,7 +209,7 @@ class JobQueue:
                 self.log(f"{message}; will retry ({job.attempts}/{MAX_ATTEMPTS})")
                 data = {**job.to_json(), "attempts": job.attempts}
                 with contextlib.suppress(OSError):
-                    _write_atomic(job.path, json.dumps(data).encode())
+                    write_atomically(job.path, json.dumps(data).encode())
                 # Try again on the next worker run, not in a tight loop now.
                 raise _StopRun() from exc
 
@@ -227,20 +227,6 @@ def _default_extractor() -> Any:
     from .extractor import ClaudeExtractor, RuleExtractor
 
     return ClaudeExtractor() if os.environ.get("ANTHROPIC_API_KEY") else RuleExtractor()
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def start_worker(memory_path: str | os.PathLike[str]) -> int:

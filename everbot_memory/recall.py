@@ -26,7 +26,6 @@ import json
 import math
 import os
 import re
-import tempfile
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -39,7 +38,7 @@ import snowballstemmer
 
 from .errors import EverbotMemoryError
 from .rules import decayed_score, utcnow
-from .store import MemoryStore, PromptEntry, parse_for_prompt
+from .store import MemoryStore, PromptEntry, parse_for_prompt, write_atomically
 
 __all__ = [
     "SEMANTIC_SHARE",
@@ -217,7 +216,9 @@ def load_embedder() -> Embedder:
 
     class _Model:
         def encode(self, texts: list[str]) -> Any:
-            return model.encode(texts, normalize_embeddings=True, batch_size=64)
+            return model.encode(
+                texts, normalize_embeddings=True, batch_size=64, show_progress_bar=False
+            )
 
     return _Model()
 
@@ -378,14 +379,6 @@ def _write_cache(path: Path, digest: str, documents: list[list[str]]) -> None:
         ensure_ascii=False,
         separators=(",", ":"),
     ).encode("utf-8")
-    tmp = None
     # The cache only saves time: a folder it cannot be written to costs a rebuild next time.
     with contextlib.suppress(OSError):
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-        os.replace(tmp, path)
-        tmp = None
-    if tmp is not None:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        write_atomically(path, payload)

@@ -60,6 +60,7 @@ __all__ = [
     "parse_for_prompt",
     "render",
     "render_content",
+    "write_atomically",
 ]
 
 DEFAULT_LOCK_TIMEOUT = 10.0
@@ -811,6 +812,24 @@ def render(doc: Document, last_updated: str | None = None) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # The file on disk
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write a small side file (queue, cursors, index) whole or not at all: temp, fsync, rename.
+
+    Raises OSError; the caller decides whether a failure matters.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _digest(data: bytes | None) -> str | None:
