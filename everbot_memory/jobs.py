@@ -6,10 +6,9 @@ worker. A worker takes ``worker.lock`` (one worker at a time), processes the job
 and deletes each when its memories are saved. A job whose worker died stays in the folder and is
 done by the next worker (started by the next hook call, or by ``everbot-memory process-pending``).
 
-Per session, ``cursors.json`` records how many messages of the transcript are already merged, so
-a session seen at PreCompact and again at SessionEnd only has its new messages extracted. The
-cursor is written under the MEMORY.md lock right after the save. Deleting the folder loses only
-jobs not yet done and the cursors (a session then closed again would be counted again).
+A session seen at PreCompact and again at SessionEnd only has its new messages extracted: the
+manager's session ledger (:mod:`everbot_memory.sessions`) remembers what was merged. Deleting
+the folder loses only the jobs not yet done.
 """
 
 from __future__ import annotations
@@ -76,7 +75,6 @@ class JobQueue:
         real = Path(os.path.realpath(self.memory_path))
         self.folder = real.with_name(real.name + ".jobs")
         self.failed_folder = self.folder / "failed"
-        self.cursors_path = self.folder / "cursors.json"
         self.log_path = real.with_name(real.name + ".log")
 
     # -- queueing
@@ -94,8 +92,6 @@ class JobQueue:
             return []
         jobs = []
         for path in sorted(self.folder.glob("*.json")):
-            if path.name == self.cursors_path.name:
-                continue
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
                 job = Job(
@@ -112,23 +108,6 @@ class JobQueue:
                 continue
             jobs.append(job)
         return jobs
-
-    # -- cursors
-
-    def cursors(self) -> dict[str, int]:
-        try:
-            data = json.loads(self.cursors_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            self.log(f"cursors.json unreadable ({exc}); sessions start from their beginning")
-            return {}
-        return {str(k): int(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-    def _set_cursor(self, session_id: str, count: int) -> None:
-        cursors = self.cursors()
-        cursors[session_id] = count
-        write_atomically(self.cursors_path, json.dumps(cursors, indent=0).encode())
 
     # -- the log
 
@@ -170,31 +149,19 @@ class JobQueue:
         assert job.path is not None
         try:
             transcript = read_transcript(job.transcript_path)
-            messages = transcript.as_dicts()
-            start = self.cursors().get(job.session_id, 0)
-            if start > len(messages):
-                start = 0  # a different or rewritten transcript: read it all again
-            new = messages[start:]
             manager = MemoryManager(self.memory_path)
-            candidates = []
-            if any(m["role"] == "user" for m in new):
-                manager.extractor = make_extractor() if make_extractor else _default_extractor()
-                candidates = manager.extract_candidates(new)  # the slow part, outside the lock
-                for warning in manager.warnings:
-                    self.log(f"session {job.session_id}: {warning}")
-            with manager.store.lock():
-                if candidates:
-                    result = manager.merge_candidates(candidates, job.session_id)
-                    report.new += result.stats.new
-                    report.updated += result.stats.updated
-                    for warning in manager.warnings:
-                        self.log(f"session {job.session_id}: {warning}")
-                self._set_cursor(job.session_id, len(messages))
+            manager.extractor = make_extractor() if make_extractor else _default_extractor()
+            # Only messages not merged before are extracted (the manager's session ledger).
+            stats = manager.process_session_end_sync(transcript.as_dicts(), job.session_id)
+            for warning in manager.warnings:
+                self.log(f"session {job.session_id}: {warning}")
             job.path.unlink(missing_ok=True)
             report.done += 1
+            report.new += stats["new"]
+            report.updated += stats["updated"]
             report.messages.append(
-                f"session {job.session_id} ({job.event}): {len(new)} new message(s), "
-                f"{len(candidates)} candidate(s)"
+                f"session {job.session_id} ({job.event}): {stats['messages']} new message(s), "
+                f"{stats['new']} new and {stats['updated']} updated memories"
             )
             self.log(report.messages[-1])
         except (EverbotMemoryError, TranscriptError, OSError) as exc:

@@ -20,6 +20,7 @@ from .errors import EntryNotFoundError, EverbotMemoryError, ExtractionError
 from .merger import MemoryMerger, MergeResult, MergeStats, normalize_content
 from .models import Candidate, Category, Importance, MemoryEntry
 from .rules import ACTIVE_THRESHOLD, utcnow
+from .sessions import SessionLedger
 from .store import DEFAULT_LOCK_TIMEOUT, MemoryStore
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ class MemoryManager:
         #: What the last call left for the user to see: extractor problems, redactions.
         self.warnings: list[str] = []
         self._index: RecallIndex | None = None
+        self.ledger = SessionLedger(memory_path)
         #: The sentence embedder for semantic recall (loaded on first use).
         self.embedder: Embedder | None = None
 
@@ -130,34 +132,64 @@ class MemoryManager:
     ) -> dict[str, int]:
         """Extract memories from a finished session and merge them into the file.
 
-        Returns ``{"new", "updated", "archived", "forgotten", "total"}``. The extractor runs
-        outside the lock (a synchronous one in a worker thread, so the event loop stays free).
+        Returns ``{"new", "updated", "archived", "forgotten", "total", "messages"}``, where
+        ``messages`` counts the messages read: only those not merged before (see
+        :mod:`everbot_memory.sessions`), so closing a session again with nothing new changes
+        nothing. The extractor runs outside the lock (a synchronous one in a worker thread).
         """
         import asyncio  # here, not at the top: reading prompts at session start never needs it
 
+        new = self.ledger.unseen(session_id, history_messages)
+        if not new and self.ledger.seen(session_id):
+            return self._unchanged(session_id)
         extract = self._extract_function()
         summary = await asyncio.to_thread(self._summary)
         if _is_async(extract):
-            raw = await extract(history_messages, summary)  # type: ignore[misc]
+            raw = await extract(new, summary)  # type: ignore[misc]
         else:
-            raw = await asyncio.to_thread(extract, history_messages, summary)
+            raw = await asyncio.to_thread(extract, new, summary)
             if inspect.isawaitable(raw):
                 raw = await raw
         candidates = _as_candidates(raw)
         extractor_warnings = list(getattr(self.extractor, "warnings", []))
-        result = await asyncio.to_thread(self.merge_candidates, candidates, session_id)
+        result = await asyncio.to_thread(
+            self._commit_session, candidates, session_id, history_messages
+        )
         self.warnings[:0] = extractor_warnings
-        return self._stats(result)
+        return {**self._stats(result), "messages": len(new)}
 
     def process_session_end_sync(
         self, history_messages: Messages, session_id: str
     ) -> dict[str, int]:
         """The same as :meth:`process_session_end`, for scripts without an event loop."""
-        candidates = self.extract_candidates(history_messages)
+        new = self.ledger.unseen(session_id, history_messages)
+        if not new and self.ledger.seen(session_id):
+            return self._unchanged(session_id)
+        candidates = self.extract_candidates(new)
         extractor_warnings = self.warnings
-        result = self.merge_candidates(candidates, session_id)
+        result = self._commit_session(candidates, session_id, history_messages)
         self.warnings[:0] = extractor_warnings
-        return self._stats(result)
+        return {**self._stats(result), "messages": len(new)}
+
+    def _commit_session(
+        self, candidates: Sequence[Candidate], session_id: str, messages: Messages
+    ) -> MergeResult:
+        with self.store.lock():
+            result = self.merge_candidates(candidates, session_id)
+            self.ledger.record(session_id, messages)
+        return result
+
+    def _unchanged(self, session_id: str) -> dict[str, int]:
+        self.warnings = [f"session {session_id} has nothing new since it was last closed"]
+        total = len(self.store.load())
+        return {
+            "new": 0,
+            "updated": 0,
+            "archived": 0,
+            "forgotten": 0,
+            "total": total,
+            "messages": 0,
+        }
 
     def extract_candidates(self, history_messages: Messages) -> list[Candidate]:
         """Run the extractor (no lock held) and return its candidates, validated.

@@ -359,10 +359,15 @@ def test_close_session_auto_uses_rules_without_a_key_and_reads_stdin(tmp_path: P
     data = json.loads(result.stdout)
     assert data["extractor"] == "rules" and data["new"] == 1
     assert data["session_id"].startswith("sha-")
+    before = path.read_bytes()
     again = runner.invoke(
         app, ["close-session", "-", "-f", str(path), "--json"], input=text, env=env
     )
-    assert json.loads(again.stdout)["updated"] == 1  # same session again: reinforced, not added
+    # The same session again, with nothing new: nothing changes, and it says so.
+    data = json.loads(again.stdout)
+    assert (data["new"], data["updated"], data["messages"]) == (0, 0, 0)
+    assert "nothing new" in again.stderr
+    assert path.read_bytes() == before
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,14 @@ def test_first_session_creates_a_parseable_file(memory_path: Path) -> None:
         stats = asyncio.run(
             MemoryManager(memory_path, extractor).process_session_end(CONVERSATION, "s1")
         )
-    assert stats == {"new": 2, "updated": 0, "archived": 0, "forgotten": 0, "total": 2}
+    assert stats == {
+        "new": 2,
+        "updated": 0,
+        "archived": 0,
+        "forgotten": 0,
+        "total": 2,
+        "messages": 2,
+    }
     doc = parse(memory_path.read_text(encoding="utf-8"))
     assert doc.problems == []
     assert sorted(e.score for e in doc.entries) == [0.6, 0.8]
@@ -210,3 +217,35 @@ def test_remember_forget_and_maintain(memory_path: Path) -> None:
     assert [e.id for e in manager.entries()] == [entry.id]
     with pytest.raises(EntryNotFoundError):
         manager.forget("ffffff")
+
+
+@pytest.mark.parametrize("entry_point", ["sync", "async"])
+def test_closing_a_session_again_reads_only_what_is_new(
+    memory_path: Path, entry_point: str
+) -> None:
+    calls: list[list[str]] = []
+
+    def extract(messages: Sequence[Mapping[str, Any]], summary: str) -> list[dict[str, str]]:
+        calls.append([str(m["content"]) for m in messages])
+        return [{"content": str(m["content"])} for m in messages if m["role"] == "user"]
+
+    manager = MemoryManager(memory_path, extract)
+
+    def close(messages: list[dict[str, str]]) -> dict[str, int]:
+        if entry_point == "sync":
+            return manager.process_session_end_sync(messages, "s1")
+        return asyncio.run(manager.process_session_end(messages, "s1"))
+
+    first = [{"role": "user", "content": "The user likes tea."}]
+    assert close(first)["new"] == 1
+    before = memory_path.read_bytes()
+    again = close(first)
+    assert (again["new"], again["updated"], again["messages"]) == (0, 0, 0)
+    assert memory_path.read_bytes() == before  # nothing new: nothing written
+    assert any("nothing new" in w for w in manager.warnings)
+    longer = [*first, {"role": "user", "content": "The user lives in Lyon."}]
+    stats = close(longer)
+    assert (stats["new"], stats["updated"], stats["messages"]) == (1, 0, 1)
+    assert calls == [["The user likes tea."], ["The user lives in Lyon."]]
+    tea = next(e for e in MemoryStore(memory_path).load() if "tea" in e.content)
+    assert tea.activation_count == 1  # counted once

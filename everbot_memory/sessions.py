@@ -1,0 +1,72 @@
+"""The session ledger: which messages of each session are already merged into MEMORY.md.
+
+``MEMORY.md.sessions.json`` maps a session id to how many of its messages were merged and a
+digest of those messages. Closing a session again (a PreCompact, then the SessionEnd; or a
+close-session run twice) extracts only what came after; with nothing new, nothing changes.
+If the start of the conversation differs from what was recorded (a rewritten transcript), the
+whole conversation is read again. Deleting the file loses only this: a session closed again
+would then be counted again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .store import write_atomically
+
+__all__ = ["SessionLedger"]
+
+
+def _digest(messages: Sequence[Mapping[str, Any]]) -> str:
+    digest = hashlib.sha256()
+    for message in messages:
+        digest.update(json.dumps([message.get("role"), message.get("content")]).encode())
+    return digest.hexdigest()
+
+
+class SessionLedger:
+    """The ledger beside one memory file."""
+
+    def __init__(self, memory_path: str | os.PathLike[str]) -> None:
+        real = Path(os.path.realpath(memory_path))
+        self.path = real.with_name(real.name + ".sessions.json")
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # no ledger yet, or a damaged one: sessions are read from the start
+        return data if isinstance(data, dict) else {}
+
+    def seen(self, session_id: str) -> bool:
+        """True when this session was merged before."""
+        return session_id in self._read()
+
+    def unseen(
+        self, session_id: str, messages: Sequence[Mapping[str, Any]]
+    ) -> list[Mapping[str, Any]]:
+        """The messages of this session not merged yet."""
+        record = self._read().get(session_id)
+        if isinstance(record, dict):
+            count = record.get("count")
+            if (
+                isinstance(count, int)
+                and 0 <= count <= len(messages)
+                and _digest(messages[:count]) == record.get("digest")
+            ):
+                return list(messages[count:])
+        return list(messages)
+
+    def record(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> None:
+        """Mark all these messages as merged (call under the MEMORY.md lock, after the save)."""
+        data = self._read()
+        data[session_id] = {"count": len(messages), "digest": _digest(messages)}
+        # A ledger that cannot be written costs only a recount if the session comes again.
+        with contextlib.suppress(OSError):
+            write_atomically(self.path, json.dumps(data, indent=0).encode())
