@@ -532,10 +532,23 @@ def maintain(
 @app.command()
 def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
     """List problems in the file and the repairs the next save makes; exit 1 if any."""
+    from .dedupe import find_duplicates
+    from .store import Problem
+
     with _reporting():
         manager = _manager(file)
         doc = manager.store.load_document()
-    problems = doc.problems
+    problems = list(doc.problems)
+    for a, b, score in find_duplicates(doc.entries):
+        problems.append(
+            Problem(
+                doc.lines.get(a.id, 0),
+                f"[{a.id}] and [{b.id}] (line {doc.lines.get(b.id, 0)}) look like duplicates "
+                f"(similarity {score:.2f}); `everbot-memory dedupe` merges them",
+                "warning",
+            )
+        )
+    problems.sort(key=lambda p: p.line)
     if as_json:
         _print_json(
             {
@@ -557,6 +570,38 @@ def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None
             typer.echo(f"{file}: {len(doc.entries)} memories, no problems")
     if problems:
         raise typer.Exit(1)
+
+
+@app.command()
+def dedupe(
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Merge without asking.")] = False,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Merge memories that say the same thing: the strongest stays, hits add up."""
+    from .dedupe import merge_duplicates
+
+    with _reporting():
+        manager = _manager(file)
+        _, groups = merge_duplicates(manager.entries())
+        if groups and not yes:
+            for kept, others in groups:
+                typer.echo(f"keep {_entry_line(kept)}", err=True)
+                for other in others:
+                    typer.echo(f"  merge {_entry_line(other)}", err=True)
+            if not sys.stdin.isatty():
+                raise _fail(f"{len(groups)} group(s) of duplicates; add --yes to merge them")
+            typer.confirm(f"Merge these {len(groups)} group(s)?", abort=True, err=True)
+        merged = manager.dedupe() if groups else []
+    if as_json:
+        _print_json(
+            [{"kept": _entry_json(k), "merged": [o.id for o in others]} for k, others in merged]
+        )
+        return
+    for kept, others in merged:
+        _say(quiet, f"merged {', '.join(f'[{o.id}]' for o in others)} into [{kept.id}]")
+    _say(quiet, f"{len(merged)} group(s) merged" if merged else "no duplicates found")
 
 
 @app.command("process-pending")

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from . import prompt
 from .errors import EntryNotFoundError, EverbotMemoryError, ExtractionError
-from .merger import MemoryMerger, MergeResult, MergeStats, normalize_content
+from .merger import MemoryMerger, MergeResult, MergeStats
 from .models import Candidate, Category, Importance, MemoryEntry
 from .rules import ACTIVE_THRESHOLD, utcnow
 from .sessions import SessionLedger
@@ -250,8 +250,7 @@ class MemoryManager:
                 f"nothing remembered: the text is only a secret ({', '.join(redacted.found)})"
             )
         result = self.merge_candidates([candidate], session_id)
-        key = normalize_content(redacted.text)
-        entry = next(e for e in result.entries if normalize_content(e.content) == key)
+        entry = next(e for e in result.entries if e.id == result.placed[0])
         return entry, result
 
     def forget(self, entry_id: str) -> MemoryEntry:
@@ -272,6 +271,23 @@ class MemoryManager:
 
         self._update(drop)
         return removed
+
+    def dedupe(self) -> list[tuple[MemoryEntry, list[MemoryEntry]]]:
+        """Fold each group of likely duplicates into its strongest memory (see ``dedupe``).
+
+        Returns, per group, the memory kept and the ones folded into it.
+        """
+        from .dedupe import merge_duplicates
+
+        groups: list[tuple[MemoryEntry, list[MemoryEntry]]] = []
+
+        def fold(existing: list[MemoryEntry]) -> MergeResult:
+            entries, merged = merge_duplicates(existing)
+            groups.extend(merged)
+            return MergeResult(entries, MergeStats(updated=len(merged)))
+
+        self._update(fold)
+        return groups
 
     def find(self, text: str) -> list[MemoryEntry]:
         """The memories whose content holds ``text`` (case and spacing ignored)."""

@@ -96,6 +96,8 @@ class MergeResult:
 
     entries: list[MemoryEntry]
     stats: MergeStats
+    #: For each candidate, the id of the memory it added or reinforced.
+    placed: list[str] = field(default_factory=list)
 
 
 class MemoryMerger:
@@ -110,8 +112,9 @@ class MemoryMerger:
     ) -> MergeResult:
         """Apply one session's candidates to ``existing`` at ``now`` (default: the clock).
 
-        A candidate reinforces the entry it ``confirms`` or whose normalized content it repeats;
-        otherwise it becomes a new entry. An entry is reinforced at most once per merge.
+        A candidate reinforces the entry it ``confirms``, whose normalized content it repeats, or
+        that says the same in other words (:mod:`everbot_memory.dedupe`); otherwise it becomes a
+        new entry. An entry is reinforced at most once per merge.
         """
         now = (now or utcnow()).replace(microsecond=0)
         stats = MergeStats()
@@ -121,16 +124,25 @@ class MemoryMerger:
         added: list[MemoryEntry] = []
         added_by_content: dict[str, MemoryEntry] = {}
 
+        placed: list[str] = []
         for candidate in candidates:
             key = normalize_content(candidate.content)
             target = candidate.confirms if candidate.confirms in by_id else by_content.get(key)
+            if target is None and by_id:
+                # Said in other words: reinforce the memory that says it (seed Phase 1.5).
+                from .dedupe import most_similar
+
+                near = most_similar(candidate.content, list(by_id.values()))
+                target = near.id if near is not None else None
             if target is not None:
+                placed.append(target)
                 if target not in reinforced:
                     reinforced.add(target)
                     by_id[target] = reinforce(by_id[target], now)
                     stats.updated += 1
                 continue
             if key in added_by_content:
+                placed.append(added_by_content[key].id)
                 continue  # said twice in one session: one memory
             score = INITIAL_SCORES[candidate.importance]
             entry = MemoryEntry(
@@ -145,6 +157,7 @@ class MemoryMerger:
             )
             added.append(entry)
             added_by_content[key] = entry
+            placed.append(entry.id)
             stats.new += 1
 
         kept: list[MemoryEntry] = []
@@ -158,7 +171,7 @@ class MemoryMerger:
             if was_active and entry.score < ACTIVE_THRESHOLD:
                 stats.archived += 1
             kept.append(entry)
-        return MergeResult(entries=sort_entries(kept), stats=stats)
+        return MergeResult(entries=sort_entries(kept), stats=stats, placed=placed)
 
 
 # Fields that change together when an entry is scored; a three-way merge treats them as one.
@@ -169,6 +182,7 @@ _FIELD_GROUPS: tuple[tuple[str, ...], ...] = (
     _SCORE_FIELDS,
     ("created_at",),
     ("source_session",),
+    ("merged_ids",),
 )
 
 

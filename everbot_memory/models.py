@@ -56,6 +56,7 @@ class MemoryEntry(BaseModel):
     source_session: str = ""
     base_score: float | None = Field(default=None, ge=0.0, le=1.0)
     base_at: AwareDatetime | None = None
+    merged_ids: tuple[str, ...] = ()  # ids of duplicates folded into this one by dedupe
 
     @field_validator("content")
     @classmethod

@@ -104,6 +104,7 @@ class Document:
     notes: list[str] = field(default_factory=list)
     last_updated: str | None = None
     problems: list[Problem] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)  # entry id -> its heading's line
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,6 +458,7 @@ class PromptEntry(NamedTuple):
     source_session: str
     base_score: float
     base_at: datetime
+    merged_ids: tuple[str, ...] = ()
 
     @property
     def anchor(self) -> tuple[float, datetime]:
@@ -606,6 +608,7 @@ def _parse(text: str, now: datetime | None, make: Callable[..., Any]) -> Documen
         taken_ids.add(entry.id)
         consume(block.start, end)
         doc.entries.append(entry)
+        doc.lines[entry.id] = line_no
 
     # Every line not consumed is a person's text, kept: before the first section or entry as
     # the preamble, after it as notes.
@@ -669,7 +672,11 @@ def _entry_fields(
     base_at: datetime = now
     created = activated
     session = ""
+    merged: tuple[str, ...] = ()
     if meta is not None:
+        raw_merged = meta.get("merged", [])
+        if isinstance(raw_merged, list):
+            merged = tuple(str(i) for i in raw_merged)
         try:
             exact = float(meta["score"])  # type: ignore[arg-type]
             meta_activated = _meta_time(meta, "activated")
@@ -700,6 +707,7 @@ def _entry_fields(
         "source_session": session,
         "base_score": base_score,
         "base_at": base_at,
+        "merged_ids": merged,
     }
 
 
@@ -766,6 +774,8 @@ def _render_meta(entry: MemoryEntry) -> str:
     meta["created"] = _iso(entry.created_at)
     if entry.source_session:
         meta["session"] = entry.source_session
+    if entry.merged_ids:
+        meta["merged"] = list(entry.merged_ids)
     text = json.dumps(meta, ensure_ascii=False, separators=(", ", ": "))
     # "-->" inside a value would end the comment early; JSON reads the escapes back.
     text = text.replace("<", "\\u003c").replace(">", "\\u003e")
