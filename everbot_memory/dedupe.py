@@ -18,6 +18,7 @@ from .recall import tokenize
 
 __all__ = [
     "DUPLICATE_THRESHOLD",
+    "FORGET_THRESHOLD",
     "find_duplicates",
     "merge_duplicates",
     "most_similar",
@@ -25,6 +26,8 @@ __all__ = [
 ]
 
 DUPLICATE_THRESHOLD = 0.8
+#: "Forget that ..." names a memory loosely; this much likeness is enough to find it.
+FORGET_THRESHOLD = 0.5
 _COMMON = 200  # a token in more memories than this is too common to pair memories by
 
 
@@ -56,10 +59,11 @@ def similarity(a: str, b: str) -> float:
 
 
 def most_similar(
-    content: str, entries: Sequence[MemoryEntry], threshold: float = DUPLICATE_THRESHOLD
+    content: str, entries: Sequence[MemoryEntry], threshold: float | None = None
 ) -> MemoryEntry | None:
-    """The entry that says most nearly what ``content`` says, if it is a likely duplicate."""
-    best, best_score = None, threshold
+    """The entry that says most nearly what ``content`` says, if at least ``threshold`` alike
+    (default: a likely duplicate)."""
+    best, best_score = None, DUPLICATE_THRESHOLD if threshold is None else threshold
     for entry in entries:
         score = similarity(content, entry.content)
         if score >= best_score:

@@ -12,15 +12,18 @@ user in ``.warnings`` (reset at each call).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from .errors import ExtractionError
 from .models import Candidate, Category, Importance
+from .rules import utcnow
 
 if TYPE_CHECKING:
     import anthropic
@@ -31,6 +34,7 @@ __all__ = [
     "RuleExtractor",
     "conversation_text",
     "estimate_tokens",
+    "resolve_date",
 ]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -432,6 +436,12 @@ _EN_RULES = _en_rules()
 _ZH_RULES = _zh_rules()
 
 # Words that make a sentence a question or a hypothetical: not a statement about the user.
+_FORGET_EN = re.compile(
+    r"^(?:please )?(?:forget|stop remembering|don't remember|do not remember)"
+    r"(?: (?:that|about|the fact that))? (.{3,})$",
+    re.I,
+)
+_FORGET_ZH = re.compile(r"^(?:请)?(?:忘掉|忘记|别记|不要记|不用记)(?:住)?(?:了)?[：:，, ]*(.{2,})$")
 _NOT_A_STATEMENT = re.compile(
     r"\?$|？$|^(?:if|when|what|how|why|do|does|can|could|would|should|is|are)\b|^(?:如果|假如|要是)|吗$",
     re.I,
@@ -458,6 +468,80 @@ def _classify(content: str) -> Category:
     return "fact"
 
 
+_WEEKDAY_EN = {d: i for i, d in enumerate(_WEEKDAYS.split("|"))}
+_WEEKDAY_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
+#: A todo whose date the rules cannot pin down expires after this many days.
+TODO_DEFAULT_DAYS = 14
+
+
+def resolve_date(text: str, today: date) -> date | None:
+    """The day a todo names ("tomorrow", "next Wednesday", "下周三", "3月5日"), from ``today``."""
+    lowered = text.lower()
+
+    def upcoming(weekday: int, next_week: bool) -> date:
+        if next_week:
+            return today - timedelta(days=today.weekday()) + timedelta(days=7 + weekday)
+        return today + timedelta(days=(weekday - today.weekday()) % 7)
+
+    checks: list[tuple[str, Any]] = [
+        (r"\bday after tomorrow\b|后天", lambda m: today + timedelta(days=2)),
+        (r"\btomorrow\b|明天", lambda m: today + timedelta(days=1)),
+        (r"\btonight\b|\btoday\b|今天|今晚", lambda m: today),
+        (rf"\bnext ({_WEEKDAYS})\b", lambda m: upcoming(_WEEKDAY_EN[m.group(1)], True)),
+        (
+            rf"\b(?:this|on|by|before) ({_WEEKDAYS})\b",
+            lambda m: upcoming(_WEEKDAY_EN[m.group(1)], False),
+        ),
+        (
+            r"下(?:周|星期|个星期)([一二三四五六日天])",
+            lambda m: upcoming(_WEEKDAY_ZH[m.group(1)], True),
+        ),
+        (
+            r"(?:这|本)?(?:周|星期)([一二三四五六日天])",
+            lambda m: upcoming(_WEEKDAY_ZH[m.group(1)], False),
+        ),
+        (
+            r"\bin (\d+) days?\b|(\d+)\s*天后",
+            lambda m: today + timedelta(days=int(m.group(1) or m.group(2))),
+        ),
+        (r"\bin (\d+) weeks?\b", lambda m: today + timedelta(weeks=int(m.group(1)))),
+        (r"\bnext week\b|下(?:周|星期|个星期)", lambda m: upcoming(6, True)),
+        (
+            r"\bnext month\b|下个?月",
+            lambda m: (
+                (today.replace(day=28) + timedelta(days=35)).replace(day=1) - timedelta(days=1)
+            ),
+        ),
+        (
+            r"(\d{1,2})月(\d{1,2})[日号]",
+            lambda m: _month_day(today, int(m.group(1)), int(m.group(2))),
+        ),
+    ]
+    for pattern, build in checks:
+        match = re.search(pattern, lowered)
+        if match:
+            result: date | None = build(match)
+            return result
+    return None
+
+
+def _month_day(today: date, month: int, day: int) -> date | None:
+    try:
+        when = date(today.year, month, day)
+    except ValueError:
+        return None
+    return when if when >= today else when.replace(year=today.year + 1)
+
+
+def _session_day(messages: Sequence[Mapping[str, Any]]) -> date:
+    for message in messages:
+        stamp = message.get("timestamp")
+        if isinstance(stamp, str):
+            with contextlib.suppress(ValueError):
+                return datetime.fromisoformat(stamp.replace("Z", "+00:00")).date()
+    return utcnow().date()
+
+
 class RuleExtractor:
     """The offline extractor: explicit statements by the user, in English and Chinese."""
 
@@ -471,6 +555,7 @@ class RuleExtractor:
         self.warnings = []
         found: list[Candidate] = []
         seen: set[str] = set()
+        today = _session_day(messages)
         for message in messages:
             if message.get("role") != "user":
                 continue
@@ -480,14 +565,14 @@ class RuleExtractor:
                 for clause in _CLAUSE_END.split(sentence)
             )
             for clause in clauses:
-                candidate = self._match(clause.strip())
+                candidate = self._match(clause.strip(), today)
                 if candidate is not None and candidate.content.lower() not in seen:
                     seen.add(candidate.content.lower())
                     found.append(candidate)
         return found
 
     @staticmethod
-    def _match(sentence: str) -> Candidate | None:
+    def _match(sentence: str, today: date) -> Candidate | None:
         sentence = sentence.strip(" \t\"'“”「」")
         sentence = re.sub(
             r"^(?:also|and|so|oh|btw|by the way|actually|well|ok|okay)[, ]+",
@@ -498,6 +583,13 @@ class RuleExtractor:
         sentence = re.sub(r"^(?:另外|还有|对了|其实|嗯)[，, ]*", "", sentence)
         if len(sentence) < 4 or _NOT_A_STATEMENT.search(sentence.rstrip(".。!！")):
             return None
+        forget = _FORGET_EN.match(sentence.rstrip(".。!！")) or _FORGET_ZH.match(
+            sentence.rstrip(".。!！")
+        )
+        if forget:
+            said = forget.group(1)
+            content = _zh(said) if _CJK_RE.search(said[:4]) else _sentence(_third_person_en(said))
+            return Candidate(content=content, forget=True)
         rules = _ZH_RULES if _CJK_RE.search(sentence[:4]) else _EN_RULES
         for pattern, category, importance, build in rules:
             match = pattern.match(sentence.rstrip(".。!！"))
@@ -508,7 +600,14 @@ class RuleExtractor:
                 return None
             if category == "explicit":
                 category = _classify(content)
-            return Candidate(content=content, category=category, importance=importance)
+            expires = None
+            if category == "todo":
+                day = resolve_date(sentence, today) or today + timedelta(days=TODO_DEFAULT_DAYS)
+                # A todo lapses the day after its date (UTC midnight).
+                expires = datetime.combine(day + timedelta(days=1), time(), timezone.utc)
+            return Candidate(
+                content=content, category=category, importance=importance, expires_at=expires
+            )
         return None
 
 
@@ -531,7 +630,10 @@ Rules:
   decisions; medium for ordinary preferences and habits; low for passing details.
 - category: preference, fact, experience, workflow, decision, skill_usage or todo.
 - Existing memories are listed as "[id] content". Do not repeat them as new memories: if the
-  conversation mentions or confirms one, put its id in confirmed_ids instead.
+  conversation mentions or confirms one, put its id in confirmed_ids instead. If the user
+  asks to forget one ("forget that ...", "忘掉……"), put its id in forget_ids.
+- For a todo or anything that only holds until a date, set expires_on to its last day,
+  resolving "tomorrow", "next Wednesday", "下周三" against the date of the conversation.
 - If nothing is worth remembering, return empty lists."""
 
 SUMMARY_PROMPT = """Summarize this part of a conversation between a user and an AI assistant
@@ -546,6 +648,10 @@ class ExtractedMemory(BaseModel):
     content: str = Field(description="One sentence about the user, in the language they used.")
     category: Category
     importance: Importance
+    expires_on: date | None = Field(
+        default=None,
+        description="For todos and other time-limited memories: the last day it holds.",
+    )
 
 
 class ExtractionAnswer(BaseModel):
@@ -554,6 +660,10 @@ class ExtractionAnswer(BaseModel):
     memories: list[ExtractedMemory] = Field(default_factory=list)
     confirmed_ids: list[str] = Field(
         default_factory=list, description="Ids of existing memories the conversation confirms."
+    )
+    forget_ids: list[str] = Field(
+        default_factory=list,
+        description="Ids of existing memories the user explicitly asked to forget.",
     )
 
 
@@ -615,7 +725,8 @@ class ClaudeExtractor:
             conversation = self._compress(conversation)
         existing_lines = [line for line in existing_summary.split("\n") if line.strip()][:50]
         user_text = (
-            f"<conversation>\n{conversation}\n</conversation>\n\n"
+            f'<conversation date="{_session_day(messages).isoformat()}">\n'
+            f"{conversation}\n</conversation>\n\n"
             "<existing_memories>\n"
             + ("\n".join(existing_lines) or "(none)")
             + "\n</existing_memories>"
@@ -641,15 +752,28 @@ class ClaudeExtractor:
         candidates = []
         for memory in answer.memories:
             try:
+                expires = (
+                    datetime.combine(memory.expires_on + timedelta(days=1), time(), timezone.utc)
+                    if memory.expires_on
+                    else None
+                )
                 candidates.append(
                     Candidate(
                         content=memory.content,
                         category=memory.category,
                         importance=memory.importance,
+                        expires_at=expires,
                     )
                 )
             except ValidationError:
                 self.warnings.append("skipped an empty memory in the model's answer")
+        for entry_id in dict.fromkeys(answer.forget_ids):
+            if entry_id in known:
+                candidates.append(
+                    Candidate(content=known[entry_id], confirms=entry_id, forget=True)
+                )
+            else:
+                self.warnings.append(f"the model asked to forget unknown memory id {entry_id!r}")
         for entry_id in dict.fromkeys(answer.confirmed_ids):
             if entry_id in known:
                 candidates.append(Candidate(content=known[entry_id], confirms=entry_id))

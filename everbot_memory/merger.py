@@ -28,6 +28,7 @@ __all__ = [
     "MergeStats",
     "current_score",
     "decay",
+    "expire",
     "normalize_content",
     "rebase",
     "reinforce",
@@ -47,6 +48,20 @@ def decay(entry: MemoryEntry, now: datetime) -> MemoryEntry:
     if score == entry.score:
         return entry
     return entry.model_copy(update={"score": score})
+
+
+#: An expired memory is archived at this score, then decays like any other.
+EXPIRED_SCORE = 0.19
+
+
+def expire(entry: MemoryEntry, now: datetime) -> MemoryEntry:
+    """A memory whose time has passed (a todo done or missed): moved to Archived, not deleted."""
+    if entry.score <= EXPIRED_SCORE:
+        return entry
+    when = now.replace(microsecond=0)
+    return entry.model_copy(
+        update={"score": EXPIRED_SCORE, "base_score": EXPIRED_SCORE, "base_at": when}
+    )
 
 
 def reinforce(entry: MemoryEntry, now: datetime) -> MemoryEntry:
@@ -130,10 +145,20 @@ class MemoryMerger:
             target = candidate.confirms if candidate.confirms in by_id else by_content.get(key)
             if target is None and by_id:
                 # Said in other words: reinforce the memory that says it (seed Phase 1.5).
+                from .dedupe import FORGET_THRESHOLD as NEAR_ENOUGH_TO_FORGET
                 from .dedupe import most_similar
 
-                near = most_similar(candidate.content, list(by_id.values()))
+                threshold = NEAR_ENOUGH_TO_FORGET if candidate.forget else None
+                near = most_similar(candidate.content, list(by_id.values()), threshold)
                 target = near.id if near is not None else None
+            if candidate.forget:
+                # "Forget that ...": the memory it names goes; nothing is added.
+                if target is not None and target in by_id:
+                    gone = by_id.pop(target)
+                    stats.forgotten += 1
+                    stats.forgotten_entries.append(gone)
+                    placed.append(target)
+                continue
             if target is not None:
                 placed.append(target)
                 if target not in reinforced:
@@ -154,6 +179,7 @@ class MemoryMerger:
                 last_activated=now,
                 activation_count=1,
                 source_session=session_id,
+                expires_at=candidate.expires_at,
             )
             added.append(entry)
             added_by_content[key] = entry
@@ -164,6 +190,8 @@ class MemoryMerger:
         for entry in [*by_id.values(), *added]:
             was_active = entry.score >= ACTIVE_THRESHOLD
             entry = decay(entry, now)
+            if entry.expires_at is not None and entry.expires_at <= now:
+                entry = expire(entry, now)
             if entry.score < FORGET_THRESHOLD:
                 stats.forgotten += 1
                 stats.forgotten_entries.append(entry)
@@ -183,6 +211,7 @@ _FIELD_GROUPS: tuple[tuple[str, ...], ...] = (
     ("created_at",),
     ("source_session",),
     ("merged_ids",),
+    ("expires_at",),
 )
 
 

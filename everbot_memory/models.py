@@ -57,6 +57,7 @@ class MemoryEntry(BaseModel):
     base_score: float | None = Field(default=None, ge=0.0, le=1.0)
     base_at: AwareDatetime | None = None
     merged_ids: tuple[str, ...] = ()  # ids of duplicates folded into this one by dedupe
+    expires_at: AwareDatetime | None = None  # a todo or dated memory: archived once it passes
 
     @field_validator("content")
     @classmethod
@@ -69,7 +70,7 @@ class MemoryEntry(BaseModel):
         value.encode("utf-8")  # a lone surrogate cannot be written to the file
         return value
 
-    @field_validator("created_at", "last_activated", "base_at")
+    @field_validator("created_at", "last_activated", "base_at", "expires_at")
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
         return None if value is None else _normalize_time(value)
@@ -108,6 +109,9 @@ class Candidate(BaseModel):
     category: Category = "fact"
     importance: Importance = "medium"
     confirms: str | None = None
+    expires_at: AwareDatetime | None = None
+    #: The user asked to forget this: the memory that says it is deleted, nothing is added.
+    forget: bool = False
 
     @field_validator("content")
     @classmethod

@@ -75,6 +75,9 @@ def select(
     now = now or utcnow()
     scored = []
     for entry in entries:
+        expires = getattr(entry, "expires_at", None)
+        if expires is not None and expires <= now:
+            continue  # a todo whose time has passed is never injected
         score = decayed_score(*entry.anchor, entry.last_activated, now)
         if score >= min_score:
             scored.append((score, entry))

@@ -459,6 +459,7 @@ class PromptEntry(NamedTuple):
     base_score: float
     base_at: datetime
     merged_ids: tuple[str, ...] = ()
+    expires_at: datetime | None = None
 
     @property
     def anchor(self) -> tuple[float, datetime]:
@@ -673,7 +674,10 @@ def _entry_fields(
     created = activated
     session = ""
     merged: tuple[str, ...] = ()
+    expires: datetime | None = None
     if meta is not None:
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            expires = _meta_time(meta, "expires")
         raw_merged = meta.get("merged", [])
         if isinstance(raw_merged, list):
             merged = tuple(str(i) for i in raw_merged)
@@ -708,6 +712,7 @@ def _entry_fields(
         "base_score": base_score,
         "base_at": base_at,
         "merged_ids": merged,
+        "expires_at": expires,
     }
 
 
@@ -776,6 +781,8 @@ def _render_meta(entry: MemoryEntry) -> str:
         meta["session"] = entry.source_session
     if entry.merged_ids:
         meta["merged"] = list(entry.merged_ids)
+    if entry.expires_at is not None:
+        meta["expires"] = _iso(entry.expires_at)
     text = json.dumps(meta, ensure_ascii=False, separators=(", ", ": "))
     # "-->" inside a value would end the comment early; JSON reads the escapes back.
     text = text.replace("<", "\\u003c").replace(">", "\\u003e")

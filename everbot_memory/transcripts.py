@@ -51,8 +51,13 @@ class Transcript:
     skipped: int = 0  # lines or items that could not be read
 
     def as_dicts(self) -> list[dict[str, str]]:
-        """The messages as ``{"role", "content"}`` dicts, as extractors take them."""
-        return [{"role": m.role, "content": m.text} for m in self.messages]
+        """The messages as ``{"role", "content"}`` dicts (plus ``timestamp`` when known), as
+        extractors take them."""
+        return [
+            {"role": m.role, "content": m.text}
+            | ({"timestamp": m.timestamp.isoformat()} if m.timestamp else {})
+            for m in self.messages
+        ]
 
     def content_id(self) -> str:
         """A stable id for the conversation: a hash of its messages."""

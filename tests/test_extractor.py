@@ -295,3 +295,23 @@ def test_model_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("EVERBOT_MEMORY_MODEL", "claude-from-env")
     assert ClaudeExtractor().model == "claude-from-env"
     assert ClaudeExtractor(model="explicit").model == "explicit"
+
+
+def test_claude_can_forget_and_set_an_expiry(fake: FakeAnthropic, memory: Path) -> None:
+    known = {e.content: e.id for e in MemoryManager(memory).entries()}
+    tea = known["The user drinks green tea."]
+    fake.replies = [
+        message(
+            '{"memories": [{"content": "The user must file taxes.", "category": "todo", '
+            '"importance": "high", "expires_on": "2026-04-15"}], '
+            f'"confirmed_ids": [], "forget_ids": ["{tea}"]}}'
+        )
+    ]
+    stats = MemoryManager(memory, claude(fake)).process_session_end_sync(SHORT, "s1")
+    assert stats["forgotten"] == 1 and stats["new"] == 1
+    entries = {e.content: e for e in MemoryManager(memory).entries()}
+    assert "The user drinks green tea." not in entries
+    assert (
+        entries["The user must file taxes."].expires_at.isoformat() == "2026-04-16T00:00:00+00:00"
+    )
+    assert 'date="' in fake.requests[0]["messages"][0]["content"]

@@ -1,0 +1,97 @@
+"""Memory hygiene: expiry of todos, "forget that ..." in conversation (English and Chinese)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+
+from everbot_memory import MemoryManager, MemoryStore
+from everbot_memory.extractor import RuleExtractor, resolve_date
+
+WEDNESDAY = date(2026, 3, 4)
+
+
+@pytest.mark.parametrize(
+    "phrase, day",
+    [
+        ("tomorrow", date(2026, 3, 5)),
+        ("the day after tomorrow", date(2026, 3, 6)),
+        ("next Wednesday", date(2026, 3, 11)),
+        ("next Monday", date(2026, 3, 9)),
+        ("on Friday", date(2026, 3, 6)),
+        ("in 3 days", date(2026, 3, 7)),
+        ("明天", date(2026, 3, 5)),
+        ("后天", date(2026, 3, 6)),
+        ("下周三", date(2026, 3, 11)),
+        ("周五", date(2026, 3, 6)),
+        ("3月20日", date(2026, 3, 20)),
+        ("1月2号", date(2027, 1, 2)),
+    ],
+)
+def test_relative_dates_resolve_against_the_session_day(phrase: str, day: date) -> None:
+    assert resolve_date(phrase, WEDNESDAY) == day
+
+
+def session(*lines: str) -> list[dict[str, str]]:
+    return [
+        {"role": "user", "content": line, "timestamp": "2026-03-04T10:00:00+00:00"}
+        for line in lines
+    ]
+
+
+@pytest.mark.parametrize(
+    "said, lapses",
+    [
+        ("I need to send the slides next Wednesday.", "2026-03-12"),
+        ("下周三我要交周报。", "2026-03-12"),
+        ("明天我得给客户发报价单。", "2026-03-06"),
+    ],
+)
+def test_a_todo_expires_and_is_archived_not_deleted(tmp_path: Path, said: str, lapses: str) -> None:
+    path = tmp_path / "MEMORY.md"
+    with freeze_time("2026-03-04 10:00:00"):
+        MemoryManager(path, RuleExtractor()).process_session_end_sync(session(said), "s1")
+        [todo] = MemoryStore(path).load()
+        assert todo.category == "todo" and todo.is_active
+        assert todo.expires_at == datetime.fromisoformat(lapses).replace(tzinfo=timezone.utc)
+        assert MemoryManager(path).get_prompt_memories() != ""
+    expired_day = f"{lapses} 08:00:00"
+    with freeze_time(expired_day):
+        assert MemoryManager(path).get_prompt_memories() == ""  # never injected once passed
+        result = MemoryManager(path).maintain()
+    assert result.stats.archived == 1 and result.stats.forgotten == 0
+    [after] = MemoryStore(path).load()
+    assert not after.is_active and after.content == todo.content
+
+
+@pytest.mark.parametrize(
+    "known, said",
+    [
+        ("I live in Porto.", "Forget that I live in Porto."),
+        ("我住在柏林。", "忘掉我住在柏林这件事"),
+        ("我喜欢喝绿茶。", "别记我喜欢喝绿茶"),
+    ],
+)
+def test_forget_that_in_conversation_forgets_the_memory(
+    tmp_path: Path, known: str, said: str
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    manager = MemoryManager(path, RuleExtractor())
+    with freeze_time("2026-03-04 10:00:00"):
+        manager.process_session_end_sync(session(known, "I prefer tabs over spaces."), "s1")
+        assert len(MemoryStore(path).load()) == 2
+        stats = manager.process_session_end_sync(session(said), "s2")
+    assert stats["forgotten"] == 1 and stats["new"] == 0
+    assert [e.content for e in MemoryStore(path).load()] == ["The user prefers tabs over spaces."]
+
+
+def test_forget_that_with_nothing_matching_changes_no_memory(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    manager = MemoryManager(path, RuleExtractor())
+    with freeze_time("2026-03-04 10:00:00"):
+        manager.process_session_end_sync(session("I prefer tabs over spaces."), "s1")
+        stats = manager.process_session_end_sync(session("Forget that I own a boat."), "s2")
+    assert stats["forgotten"] == 0 and len(MemoryStore(path).load()) == 1
