@@ -542,6 +542,79 @@ def _session_day(messages: Sequence[Mapping[str, Any]]) -> date:
     return utcnow().date()
 
 
+# A statement that a value changed: (pattern, builds the memory, which group is the old value).
+_CHANGES: list[tuple[re.Pattern[str], Any, int]] = [
+    (
+        re.compile(
+            r"^I(?:'ve| have)? (?:just |recently )?moved from (.{2,40}?) to (.{2,40})$", re.I
+        ),
+        lambda m: _sentence(f"The user lives in {m.group(2)}"),
+        1,
+    ),
+    (
+        re.compile(r"^我(?:已经|刚|最近)?从(.{1,20}?)搬(?:到|去)了?(.{1,20})$"),
+        lambda m: f"用户住在{_zh(m.group(2))}",
+        1,
+    ),
+    (
+        re.compile(
+            r"^I (?:no longer|don't|do not) (use|like|live in|work at|work for|eat|drink|play) (.{2,60}?)(?: any ?more)?$",
+            re.I,
+        ),
+        lambda m: (
+            None
+            if not re.search(r"no longer|any ?more", m.string, re.I)
+            else _sentence(f"The user no longer {_verb_phrase(m.group(1))} {m.group(2)}")
+        ),
+        2,
+    ),
+    (
+        re.compile(
+            r"^我(?:已经)?不再(用|使用|喜欢|住在|在)(.{1,20}?)了?(?:[，,]\s*(改用|换成|现在用|改成)(.{1,20}))?$"
+        ),
+        lambda m: (
+            f"用户不再{m.group(1)}{m.group(2)}"
+            + (f"，{m.group(3)}{_zh(m.group(4))}" if m.group(4) else "")
+        ),
+        2,
+    ),
+]
+# Facts with one value at a time: a new one contradicts the known one with another value.
+_SINGLE_VALUED = [
+    re.compile(r"^The user (?:lives|is based) in (.+?)\.?$|^用户住在(.+)$"),
+    re.compile(r"^The user works (?:at|for) (.+?)(?: as .*)?\.?$|^用户在(.+?)工作"),
+]
+
+
+def _known(summary: str) -> list[tuple[str, str]]:
+    """The ``[id] content`` lines of the existing-memory summary."""
+    return [
+        (match.group(1), match.group(2))
+        for line in summary.split("\n")
+        if (match := _SUMMARY_LINE.match(line.strip()))
+    ]
+
+
+def _contradicted(
+    candidate: Candidate, old_value: str | None, known: list[tuple[str, str]]
+) -> tuple[str, ...]:
+    """Ids of known memories the candidate replaces."""
+    ids = []
+    if old_value:
+        needle = old_value.strip().casefold()
+        ids += [i for i, content in known if needle in content.casefold()]
+    for pattern in _SINGLE_VALUED:
+        new = pattern.match(candidate.content)
+        if not new:
+            continue
+        value = (new.group(1) or new.group(2)).strip().casefold()
+        for entry_id, content in known:
+            old = pattern.match(content)
+            if old and (old.group(1) or old.group(2)).strip().casefold() != value:
+                ids.append(entry_id)
+    return tuple(dict.fromkeys(ids))
+
+
 class RuleExtractor:
     """The offline extractor: explicit statements by the user, in English and Chinese."""
 
@@ -556,6 +629,7 @@ class RuleExtractor:
         found: list[Candidate] = []
         seen: set[str] = set()
         today = _session_day(messages)
+        known = _known(existing_summary)
         for message in messages:
             if message.get("role") != "user":
                 continue
@@ -565,11 +639,31 @@ class RuleExtractor:
                 for clause in _CLAUSE_END.split(sentence)
             )
             for clause in clauses:
-                candidate = self._match(clause.strip(), today)
+                candidate, old_value = self._change(clause.strip())
+                if candidate is None:
+                    candidate = self._match(clause.strip(), today)
+                if candidate is not None and known and not candidate.forget:
+                    contradicts = _contradicted(candidate, old_value, known)
+                    if contradicts:
+                        candidate = candidate.model_copy(update={"contradicts": contradicts})
                 if candidate is not None and candidate.content.lower() not in seen:
                     seen.add(candidate.content.lower())
                     found.append(candidate)
         return found
+
+    @staticmethod
+    def _change(sentence: str) -> tuple[Candidate | None, str | None]:
+        """A memory that a value changed ("I moved from X to Y"), with the old value."""
+        sentence = sentence.strip(" \t\"'“”「」").rstrip(".。!！")
+        for pattern, build, old_group in _CHANGES:
+            match = pattern.match(sentence)
+            if match:
+                content = build(match)
+                if content:
+                    return Candidate(
+                        content=content, category="fact", importance="high"
+                    ), match.group(old_group)
+        return None, None
 
     @staticmethod
     def _match(sentence: str, today: date) -> Candidate | None:
@@ -631,7 +725,9 @@ Rules:
 - category: preference, fact, experience, workflow, decision, skill_usage or todo.
 - Existing memories are listed as "[id] content". Do not repeat them as new memories: if the
   conversation mentions or confirms one, put its id in confirmed_ids instead. If the user
-  asks to forget one ("forget that ...", "忘掉……"), put its id in forget_ids.
+  asks to forget one ("forget that ...", "忘掉……"), put its id in forget_ids. If a new
+  memory replaces an existing one (the user moved, changed a tool or a preference), list the
+  old id in that memory's contradicts.
 - For a todo or anything that only holds until a date, set expires_on to its last day,
   resolving "tomorrow", "next Wednesday", "下周三" against the date of the conversation.
 - If nothing is worth remembering, return empty lists."""
@@ -651,6 +747,10 @@ class ExtractedMemory(BaseModel):
     expires_on: date | None = Field(
         default=None,
         description="For todos and other time-limited memories: the last day it holds.",
+    )
+    contradicts: list[str] = Field(
+        default_factory=list,
+        description="Ids of existing memories this one replaces (a changed fact or preference).",
     )
 
 
@@ -744,11 +844,7 @@ class ClaudeExtractor:
         answer = self._answer(response)
         if answer is None:
             return []
-        known = {}
-        for line in existing_lines:
-            match = _SUMMARY_LINE.match(line)
-            if match:
-                known[match.group(1)] = match.group(2)
+        known = dict(_known("\n".join(existing_lines)))
         candidates = []
         for memory in answer.memories:
             try:
@@ -763,6 +859,7 @@ class ClaudeExtractor:
                         category=memory.category,
                         importance=memory.importance,
                         expires_at=expires,
+                        contradicts=tuple(i for i in memory.contradicts if i in known),
                     )
                 )
             except ValidationError:

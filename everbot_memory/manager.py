@@ -181,15 +181,10 @@ class MemoryManager:
 
     def _unchanged(self, session_id: str) -> dict[str, int]:
         self.warnings = [f"session {session_id} has nothing new since it was last closed"]
+        from .merger import MergeStats
+
         total = len(self.store.load())
-        return {
-            "new": 0,
-            "updated": 0,
-            "archived": 0,
-            "forgotten": 0,
-            "total": total,
-            "messages": 0,
-        }
+        return {**MergeStats().as_dict(), "total": total, "messages": 0}
 
     def extract_candidates(self, history_messages: Messages) -> list[Candidate]:
         """Run the extractor (no lock held) and return its candidates, validated.

@@ -26,6 +26,7 @@ __all__ = [
     "MemoryMerger",
     "MergeResult",
     "MergeStats",
+    "contradict",
     "current_score",
     "decay",
     "expire",
@@ -64,6 +65,14 @@ def expire(entry: MemoryEntry, now: datetime) -> MemoryEntry:
     )
 
 
+def contradict(entry: MemoryEntry, now: datetime) -> MemoryEntry:
+    """A memory a newer one contradicts: its score halved (seed Phase 1.5), and at most the
+    Archived score, so two Active memories never say opposite things."""
+    score = min(current_score(entry, now) * 0.5, EXPIRED_SCORE)
+    when = now.replace(microsecond=0)
+    return entry.model_copy(update={"score": score, "base_score": score, "base_at": when})
+
+
 def reinforce(entry: MemoryEntry, now: datetime) -> MemoryEntry:
     """The entry confirmed again at ``now``: ``s + (1 - s) * 0.2``, one more hit, a new anchor."""
     score = reinforced_score(current_score(entry, now))
@@ -96,10 +105,11 @@ class MergeStats:
     updated: int = 0
     archived: int = 0
     forgotten: int = 0
+    contradicted: int = 0
     forgotten_entries: list[MemoryEntry] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, int]:
-        """The counts as a plain dict: ``{"new", "updated", "archived", "forgotten"}``."""
+        """The counts: ``{"new", "updated", "archived", "forgotten", "contradicted"}``."""
         counts = asdict(self)
         del counts["forgotten_entries"]
         return counts
@@ -180,15 +190,20 @@ class MemoryMerger:
                 activation_count=1,
                 source_session=session_id,
                 expires_at=candidate.expires_at,
+                replaces=tuple(i for i in candidate.contradicts if i in by_id),
             )
+            for old_id in entry.replaces:
+                by_id[old_id] = contradict(by_id[old_id], now)
+                stats.contradicted += 1
             added.append(entry)
             added_by_content[key] = entry
             placed.append(entry.id)
             stats.new += 1
 
         kept: list[MemoryEntry] = []
+        active_before = {e.id for e in existing if e.score >= ACTIVE_THRESHOLD}
         for entry in [*by_id.values(), *added]:
-            was_active = entry.score >= ACTIVE_THRESHOLD
+            was_active = entry.id in active_before or entry in added
             entry = decay(entry, now)
             if entry.expires_at is not None and entry.expires_at <= now:
                 entry = expire(entry, now)
@@ -212,6 +227,7 @@ _FIELD_GROUPS: tuple[tuple[str, ...], ...] = (
     ("source_session",),
     ("merged_ids",),
     ("expires_at",),
+    ("replaces",),
 )
 
 

@@ -58,6 +58,7 @@ class MemoryEntry(BaseModel):
     base_at: AwareDatetime | None = None
     merged_ids: tuple[str, ...] = ()  # ids of duplicates folded into this one by dedupe
     expires_at: AwareDatetime | None = None  # a todo or dated memory: archived once it passes
+    replaces: tuple[str, ...] = ()  # ids of memories this one contradicted when it came
 
     @field_validator("content")
     @classmethod
@@ -110,6 +111,8 @@ class Candidate(BaseModel):
     importance: Importance = "medium"
     confirms: str | None = None
     expires_at: AwareDatetime | None = None
+    #: Ids of known memories this one contradicts ("I moved from Beijing to Shanghai").
+    contradicts: tuple[str, ...] = ()
     #: The user asked to forget this: the memory that says it is deleted, nothing is added.
     forget: bool = False
 

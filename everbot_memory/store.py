@@ -460,6 +460,7 @@ class PromptEntry(NamedTuple):
     base_at: datetime
     merged_ids: tuple[str, ...] = ()
     expires_at: datetime | None = None
+    replaces: tuple[str, ...] = ()
 
     @property
     def anchor(self) -> tuple[float, datetime]:
@@ -674,6 +675,7 @@ def _entry_fields(
     created = activated
     session = ""
     merged: tuple[str, ...] = ()
+    replaces: tuple[str, ...] = ()
     expires: datetime | None = None
     if meta is not None:
         with contextlib.suppress(KeyError, TypeError, ValueError):
@@ -681,6 +683,9 @@ def _entry_fields(
         raw_merged = meta.get("merged", [])
         if isinstance(raw_merged, list):
             merged = tuple(str(i) for i in raw_merged)
+        raw_replaces = meta.get("replaces", [])
+        if isinstance(raw_replaces, list):
+            replaces = tuple(str(i) for i in raw_replaces)
         try:
             exact = float(meta["score"])  # type: ignore[arg-type]
             meta_activated = _meta_time(meta, "activated")
@@ -713,6 +718,7 @@ def _entry_fields(
         "base_at": base_at,
         "merged_ids": merged,
         "expires_at": expires,
+        "replaces": replaces,
     }
 
 
@@ -783,6 +789,8 @@ def _render_meta(entry: MemoryEntry) -> str:
         meta["merged"] = list(entry.merged_ids)
     if entry.expires_at is not None:
         meta["expires"] = _iso(entry.expires_at)
+    if entry.replaces:
+        meta["replaces"] = list(entry.replaces)
     text = json.dumps(meta, ensure_ascii=False, separators=(", ", ": "))
     # "-->" inside a value would end the comment early; JSON reads the escapes back.
     text = text.replace("<", "\\u003c").replace(">", "\\u003e")

@@ -47,7 +47,13 @@ def test_a_rewording_reinforces_instead_of_adding(known: str, said: str) -> None
     entry = make_entry(content=known, score=0.6)
     with freeze_time(T0 + days(2)):
         result = MemoryMerger().merge([entry], [Candidate(content=said)], "s2")
-    assert result.stats.as_dict() == {"new": 0, "updated": 1, "archived": 0, "forgotten": 0}
+    assert result.stats.as_dict() == {
+        "new": 0,
+        "updated": 1,
+        "archived": 0,
+        "forgotten": 0,
+        "contradicted": 0,
+    }
     [after] = result.entries
     assert (after.content, after.activation_count) == (known, 2)
     assert result.placed == [entry.id]

@@ -315,3 +315,25 @@ def test_claude_can_forget_and_set_an_expiry(fake: FakeAnthropic, memory: Path) 
         entries["The user must file taxes."].expires_at.isoformat() == "2026-04-16T00:00:00+00:00"
     )
     assert 'date="' in fake.requests[0]["messages"][0]["content"]
+
+
+def test_claude_contradictions_archive_the_old_memory(fake: FakeAnthropic, memory: Path) -> None:
+    tea = {e.content: e.id for e in MemoryManager(memory).entries()}["The user drinks green tea."]
+    fake.replies = [
+        answer(
+            [
+                {
+                    "content": "The user switched from tea to coffee.",
+                    "category": "preference",
+                    "importance": "high",
+                    "contradicts": [tea, "zzzzzz"],
+                }
+            ]
+        )
+    ]
+    stats = MemoryManager(memory, claude(fake)).process_session_end_sync(SHORT, "s1")
+    assert stats["contradicted"] == 1
+    entries = {e.id: e for e in MemoryManager(memory).entries()}
+    assert not entries[tea].is_active
+    new = next(e for e in entries.values() if e.content == "The user switched from tea to coffee.")
+    assert new.replaces == (tea,)

@@ -95,3 +95,42 @@ def test_forget_that_with_nothing_matching_changes_no_memory(tmp_path: Path) -> 
         manager.process_session_end_sync(session("I prefer tabs over spaces."), "s1")
         stats = manager.process_session_end_sync(session("Forget that I own a boat."), "s2")
     assert stats["forgotten"] == 0 and len(MemoryStore(path).load()) == 1
+
+
+@pytest.mark.parametrize(
+    "first, then, new_content",
+    [
+        ("I live in Beijing.", "I moved from Beijing to Shanghai.", "The user lives in Shanghai."),
+        ("我住在北京。", "我从北京搬到了上海。", "用户住在上海"),
+        ("I live in Lyon.", "I live in Porto.", "The user lives in Porto."),
+        ("I like Vue.", "I no longer use Vue.", "The user no longer uses Vue."),
+        ("我喜欢用 Vue 写前端。", "我不再用 Vue 了，改用 React", "用户不再用 Vue，改用React"),
+        ("I work at Initech.", "I work at Globex.", "The user works at Globex."),
+    ],
+)
+def test_a_contradicted_memory_leaves_the_active_section(
+    tmp_path: Path, first: str, then: str, new_content: str
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    manager = MemoryManager(path, RuleExtractor())
+    with freeze_time("2026-03-04 10:00:00"):
+        manager.process_session_end_sync(session(first), "s1")
+        [old] = MemoryStore(path).load()
+        stats = manager.process_session_end_sync(session(then), "s2")
+    assert stats["contradicted"] == 1 and stats["new"] == 1
+    entries = {e.id: e for e in MemoryStore(path).load()}
+    new = next(e for e in entries.values() if e.id != old.id)
+    assert new.content.replace(" ", "") == new_content.replace(" ", "")
+    assert new.replaces == (old.id,)  # kept in the hidden metadata
+    assert entries[old.id].score == pytest.approx(min(old.score * 0.5, 0.19))
+    assert [e.id for e in MemoryStore(path).load() if e.is_active] == [new.id]
+
+
+def test_a_new_value_does_not_contradict_an_unrelated_memory(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    manager = MemoryManager(path, RuleExtractor())
+    with freeze_time("2026-03-04 10:00:00"):
+        manager.process_session_end_sync(session("I prefer tabs over spaces."), "s1")
+        stats = manager.process_session_end_sync(session("I live in Porto."), "s2")
+    assert stats["contradicted"] == 0
+    assert all(e.is_active for e in MemoryStore(path).load())

@@ -51,6 +51,7 @@ def test_first_session_creates_a_parseable_file(memory_path: Path) -> None:
         "updated": 0,
         "archived": 0,
         "forgotten": 0,
+        "contradicted": 0,
         "total": 2,
         "messages": 2,
     }

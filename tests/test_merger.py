@@ -37,7 +37,13 @@ def test_new_memory_starts_from_its_importance(importance: str, score: float) ->
     assert (entry.activation_count, entry.last_activated, entry.created_at) == (1, T0, T0)
     assert entry.source_session == "s-1"
     assert len(entry.id) == 6 and int(entry.id, 16) >= 0
-    assert result.stats.as_dict() == {"new": 1, "updated": 0, "archived": 0, "forgotten": 0}
+    assert result.stats.as_dict() == {
+        "new": 1,
+        "updated": 0,
+        "archived": 0,
+        "forgotten": 0,
+        "contradicted": 0,
+    }
 
 
 def test_reinforcement_follows_the_formula_and_counts_the_hit() -> None:
@@ -117,7 +123,13 @@ def test_mixed_new_reinforced_decayed_forgotten() -> None:
     assert by_content["The user moved to Berlin."].score == 0.7
     assert by_content["The user writes Go at work."].score == 0.8
     assert "The user had a cold." not in by_content
-    assert result.stats.as_dict() == {"new": 1, "updated": 1, "archived": 1, "forgotten": 1}
+    assert result.stats.as_dict() == {
+        "new": 1,
+        "updated": 1,
+        "archived": 1,
+        "forgotten": 1,
+        "contradicted": 0,
+    }
     assert [e.score for e in result.entries] == sorted(
         (e.score for e in result.entries), reverse=True
     )
