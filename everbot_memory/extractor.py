@@ -572,10 +572,8 @@ _CHANGES: list[tuple[re.Pattern[str], Any, int]] = [
         re.compile(
             r"^我(?:已经)?不再(用|使用|喜欢|住在|在)(.{1,20}?)了?(?:[，,]\s*(改用|换成|现在用|改成)(.{1,20}))?$"
         ),
-        lambda m: (
-            f"用户不再{m.group(1)}{m.group(2)}"
-            + (f"，{m.group(3)}{_zh(m.group(4))}" if m.group(4) else "")
-        ),
+        # The user's own words, about the user: "我不再用 Vue 了，改用 React" -> "用户不再用 Vue，改用 React".
+        lambda m: "用户" + re.sub(r"\s*了?\s*([，,])\s*", "，", m.string[1:]).rstrip("了 "),
         2,
     ),
 ]
@@ -613,6 +611,20 @@ def _contradicted(
             if old and (old.group(1) or old.group(2)).strip().casefold() != value:
                 ids.append(entry_id)
     return tuple(dict.fromkeys(ids))
+
+
+_LEAD_IN_EN = re.compile(
+    r"^(?:(?:also|and|so|oh|btw|by the way|actually|well|ok|okay|hi|hello|hey|big news"
+    r"|quick one|fyi)[,:! ]+)+",
+    re.I,
+)
+_LEAD_IN_ZH = re.compile(r"^(?:另外|还有|对了|其实|嗯|你好)[，, ]*")
+
+
+def _clean(sentence: str) -> str:
+    """The sentence without quotes and lead-ins ("Hi, ...", "By the way, ...", "另外，...")."""
+    sentence = sentence.strip(" \t\"'“”「」")
+    return _LEAD_IN_ZH.sub("", _LEAD_IN_EN.sub("", sentence))
 
 
 class RuleExtractor:
@@ -654,7 +666,7 @@ class RuleExtractor:
     @staticmethod
     def _change(sentence: str) -> tuple[Candidate | None, str | None]:
         """A memory that a value changed ("I moved from X to Y"), with the old value."""
-        sentence = sentence.strip(" \t\"'“”「」").rstrip(".。!！")
+        sentence = _clean(sentence).rstrip(".。!！")
         for pattern, build, old_group in _CHANGES:
             match = pattern.match(sentence)
             if match:
@@ -667,14 +679,7 @@ class RuleExtractor:
 
     @staticmethod
     def _match(sentence: str, today: date) -> Candidate | None:
-        sentence = sentence.strip(" \t\"'“”「」")
-        sentence = re.sub(
-            r"^(?:also|and|so|oh|btw|by the way|actually|well|ok|okay)[, ]+",
-            "",
-            sentence,
-            flags=re.I,
-        )
-        sentence = re.sub(r"^(?:另外|还有|对了|其实|嗯)[，, ]*", "", sentence)
+        sentence = _clean(sentence)
         if len(sentence) < 4 or _NOT_A_STATEMENT.search(sentence.rstrip(".。!！")):
             return None
         forget = _FORGET_EN.match(sentence.rstrip(".。!！")) or _FORGET_ZH.match(

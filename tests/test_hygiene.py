@@ -104,7 +104,7 @@ def test_forget_that_with_nothing_matching_changes_no_memory(tmp_path: Path) -> 
         ("我住在北京。", "我从北京搬到了上海。", "用户住在上海"),
         ("I live in Lyon.", "I live in Porto.", "The user lives in Porto."),
         ("I like Vue.", "I no longer use Vue.", "The user no longer uses Vue."),
-        ("我喜欢用 Vue 写前端。", "我不再用 Vue 了，改用 React", "用户不再用 Vue，改用React"),
+        ("我喜欢用 Vue 写前端。", "我不再用 Vue 了，改用 React", "用户不再用 Vue，改用 React"),
         ("I work at Initech.", "I work at Globex.", "The user works at Globex."),
     ],
 )
