@@ -222,7 +222,17 @@ def snapshot(path: Path) -> bytes | str | None:
     return path.read_bytes() if path.exists() else None
 
 
-COMMANDS = [["list"], ["maintain"], ["doctor"], ["forget", "a1b2c3"], ["remember", "x"]]
+COMMANDS = [
+    ["list"],
+    ["maintain"],
+    ["doctor"],
+    ["forget", "a1b2c3"],
+    ["remember", "x"],
+    ["show", "a1b2c3"],
+    ["stats"],
+    ["recall", "tea"],
+    ["dedupe", "--yes"],
+]
 
 
 @pytest.mark.parametrize(
