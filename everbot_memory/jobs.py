@@ -27,7 +27,7 @@ from typing import Any
 
 import filelock
 
-from .errors import EverbotMemoryError, TranscriptError
+from .errors import EverbotMemoryError
 from .store import write_atomically
 
 __all__ = ["Job", "JobQueue", "WorkReport", "start_worker"]
@@ -169,7 +169,7 @@ class JobQueue:
                 f"{stats['new']} new and {stats['updated']} updated memories"
             )
             self.log(report.messages[-1])
-        except (EverbotMemoryError, TranscriptError, OSError) as exc:
+        except (EverbotMemoryError, OSError) as exc:  # TranscriptError is one of the former
             job.attempts += 1
             report.failed += 1
             message = f"session {job.session_id} ({job.event}) failed: {exc}"

@@ -13,12 +13,9 @@ from typing import Any, Literal
 
 from .errors import EverbotMemoryError
 from .manager import MemoryManager
+from .models import Category, Importance
 
 __all__ = ["build_server", "serve"]
-
-Category = Literal[
-    "preference", "fact", "experience", "workflow", "decision", "skill_usage", "todo"
-]
 
 
 def build_server(memory_path: str | os.PathLike[str]) -> Any:
@@ -61,7 +58,7 @@ def build_server(memory_path: str | os.PathLike[str]) -> Any:
     def remember(
         content: str,
         category: Category = "fact",
-        importance: Literal["high", "medium", "low"] = "medium",
+        importance: Importance = "medium",
     ) -> dict[str, Any]:
         """Keep a memory about the user (one sentence), or reinforce the one that says it."""
         entry, result = call(manager.remember, content, category, importance, "mcp")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal, Protocol, TypeVar
 
-from .rules import decayed_score, file_order, utcnow
+from .rules import Ranked, decayed_score, file_order, utcnow
 from .store import MemoryStore
 
 __all__ = [
@@ -33,17 +33,11 @@ _MAX_LINE = 500  # one memory never crowds out the others
 PromptLanguage = Literal["en", "zh"]
 
 
-class _Memory(Protocol):
+class _Memory(Ranked, Protocol):
     """What the prompt needs of an entry (a MemoryEntry or a PromptEntry)."""
 
     @property
-    def id(self) -> str: ...
-    @property
     def content(self) -> str: ...
-    @property
-    def score(self) -> float: ...
-    @property
-    def created_at(self) -> datetime: ...
     @property
     def last_activated(self) -> datetime: ...
     @property
