@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -509,13 +510,27 @@ def test_hook_command_reads_stdin(tmp_path: Path) -> None:
     )
 
 
+def _colour_codes(text: str) -> int:
+    """How many SGR escape sequences set a foreground or background colour."""
+    count = 0
+    for params in re.findall(r"\x1b\[([0-9;]*)m", text):
+        codes = [int(p) for p in params.split(";") if p]
+        count += any(30 <= c <= 38 or 40 <= c <= 48 or 90 <= c <= 107 for c in codes)
+    return count
+
+
 def test_no_color_and_pipes_get_plain_errors(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [*installed(), "remember", "x", "--importance", "huge", "--file", str(tmp_path / "M.md")],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        timeout=60,
-    )
-    assert result.returncode == 2
-    assert "\x1b[" not in result.stderr  # no colour codes
+    def usage_error(**env: str) -> str:
+        result = subprocess.run(
+            [*installed(), "remember", "x", "--importance", "huge", "-f", str(tmp_path / "M.md")],
+            capture_output=True,
+            text=True,
+            env={k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | env,
+            timeout=60,
+        )
+        assert result.returncode == 2
+        return result.stderr
+
+    assert "\x1b[" not in usage_error()  # piped: plain text
+    assert _colour_codes(usage_error(FORCE_COLOR="1")) > 0  # a terminal gets colours ...
+    assert _colour_codes(usage_error(FORCE_COLOR="1", NO_COLOR="1")) == 0  # ... unless NO_COLOR

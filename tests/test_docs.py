@@ -90,7 +90,7 @@ def test_session_start_path_imports_neither_pydantic_nor_the_sdk() -> None:
     import sys
 
     code = (
-        "import sys, everbot_memory.cli, everbot_memory.prompt\n"
+        "import sys, everbot_memory.cli, everbot_memory.prompt, everbot_memory.hooks\n"
         "heavy = [m for m in ('pydantic.main', 'anthropic', 'asyncio') if m in sys.modules]\n"
         "assert not heavy, heavy"
     )
