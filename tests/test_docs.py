@@ -95,3 +95,11 @@ def test_session_start_path_imports_neither_pydantic_nor_the_sdk() -> None:
         "assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_cli_choices_match_the_engines_lists() -> None:
+    from everbot_memory.cli import CategoryChoice, ImportanceChoice
+    from everbot_memory.rules import CATEGORIES, IMPORTANCES
+
+    assert tuple(c.value for c in CategoryChoice) == CATEGORIES
+    assert tuple(i.value for i in ImportanceChoice) == IMPORTANCES
