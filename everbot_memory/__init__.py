@@ -1,10 +1,13 @@
 """everbot-memory: long-term memory for LLM agents, kept in one human-readable MEMORY.md.
 
-The public API: :class:`MemoryManager` (the one entry point), :class:`MemoryStore` (the file),
-:class:`MemoryMerger` (scoring), the models, and the error tree in :mod:`everbot_memory.errors`.
+The public API is what :data:`__all__` lists: the facade :class:`Memory` (also under the seed's
+name, :class:`MemoryManager`), the file (:class:`MemoryStore`, :class:`Document`,
+:class:`Problem`), the merger (:class:`MemoryMerger`), the models, the extractors, the
+transcript reader, the recall hit, and the errors. Everything else is internal; see
+ARCHITECTURE.md for the layers.
 
 Names are imported on first use, so that ``everbot-memory prompt``, which runs at every session
-start, does not pay for pydantic or the LLM SDK.
+start, does not pay for pydantic or an LLM SDK.
 """
 
 from __future__ import annotations
@@ -12,46 +15,64 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _WHERE = {
-    "Candidate": "models",
-    "Document": "store",
+    "Candidate": "core.candidate",
+    "ClaudeExtractor": "extract.claude",
+    "Document": "document.model",
     "EntryNotFoundError": "errors",
     "EverbotMemoryError": "errors",
     "ExtractionError": "errors",
-    "Extractor": "manager",
+    "Extractor": "extract.base",
+    "Hit": "recall.index",
     "LockTimeoutError": "errors",
-    "MemoryEntry": "models",
-    "MemoryManager": "manager",
-    "MemoryMerger": "merger",
-    "MemoryStore": "store",
-    "MergeResult": "merger",
-    "MergeStats": "merger",
+    "Memory": "facade.memory",
+    "MemoryEntry": "core.entry",
+    "MemoryManager": "facade.memory",
+    "MemoryMerger": "core.merge",
+    "MemoryStore": "storage.store",
+    "MergeResult": "core.merge",
+    "MergeStats": "core.merge",
+    "Message": "extract.transcripts",
     "NotTextError": "errors",
-    "Problem": "store",
+    "Problem": "document.model",
+    "RuleExtractor": "extract.rules",
     "StoreError": "errors",
-    "summarize_existing": "manager",
+    "Transcript": "extract.transcripts",
+    "TranscriptError": "errors",
+    "parse_transcript": "extract.transcripts",
+    "read_transcript": "extract.transcripts",
+    "summarize_existing": "extract.summary",
 }
 
 __all__ = [
     "Candidate",
+    "ClaudeExtractor",
     "Document",
     "EntryNotFoundError",
     "EverbotMemoryError",
     "ExtractionError",
     "Extractor",
+    "Hit",
     "LockTimeoutError",
+    "Memory",
     "MemoryEntry",
     "MemoryManager",
     "MemoryMerger",
     "MemoryStore",
     "MergeResult",
     "MergeStats",
+    "Message",
     "NotTextError",
     "Problem",
+    "RuleExtractor",
     "StoreError",
+    "Transcript",
+    "TranscriptError",
     "__version__",
+    "parse_transcript",
+    "read_transcript",
     "summarize_existing",
 ]
 
@@ -70,6 +91,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .core.candidate import Candidate
+    from .core.entry import MemoryEntry
+    from .core.merge import MemoryMerger, MergeResult, MergeStats
+    from .document.model import Document, Problem
     from .errors import (
         EntryNotFoundError,
         EverbotMemoryError,
@@ -77,8 +102,12 @@ if TYPE_CHECKING:
         LockTimeoutError,
         NotTextError,
         StoreError,
+        TranscriptError,
     )
-    from .manager import Extractor, MemoryManager, summarize_existing
-    from .merger import MemoryMerger, MergeResult, MergeStats
-    from .models import Candidate, MemoryEntry
-    from .store import Document, MemoryStore, Problem
+    from .extract.base import Extractor
+    from .extract.claude import ClaudeExtractor
+    from .extract.rules import RuleExtractor
+    from .extract.summary import summarize_existing
+    from .extract.transcripts import Message, Transcript, parse_transcript, read_transcript
+    from .facade.memory import Memory, MemoryManager
+    from .recall.index import Hit

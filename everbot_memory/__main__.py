@@ -1,5 +1,5 @@
 """``python -m everbot_memory``: the same as the ``everbot-memory`` command."""
 
-from .cli import main
+from .faces.cli import main
 
 main()

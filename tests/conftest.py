@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
-from everbot_memory.models import MemoryEntry
+import everbot_memory.core.candidate
+import everbot_memory.extract.contract  # noqa: F401
+from everbot_memory.core.entry import MemoryEntry
+
+# The pydantic models are built here, before any test freezes the clock: under freezegun a
+# model first built inside ``freeze_time`` sees its fake date class and cannot make a schema.
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)

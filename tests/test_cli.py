@@ -19,7 +19,7 @@ from conftest import FIXTURES
 from freezegun import freeze_time
 from typer.testing import CliRunner
 
-from everbot_memory.cli import app
+from everbot_memory.faces.cli import app
 
 runner = CliRunner()
 CANONICAL = FIXTURES / "memory" / "canonical.md"
@@ -331,7 +331,8 @@ def test_installed_command_runs_end_to_end(tmp_path: Path, launcher: str) -> Non
 
 def test_prompt_does_not_import_the_llm_sdk(tmp_path: Path) -> None:
     code = (
-        "import sys; from everbot_memory.cli import main; sys.argv=['everbot-memory','prompt',"
+        "import sys; from everbot_memory.faces.cli import main\n"
+        "sys.argv=['everbot-memory','prompt',"
         f"'--file',{str(tmp_path / 'MEMORY.md')!r}]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "assert 'anthropic' not in sys.modules, 'prompt imported anthropic'"

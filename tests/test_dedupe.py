@@ -11,9 +11,10 @@ from freezegun import freeze_time
 from typer.testing import CliRunner
 
 from everbot_memory import MemoryManager, MemoryMerger, MemoryStore
-from everbot_memory.cli import app
-from everbot_memory.dedupe import find_duplicates, similarity
-from everbot_memory.models import Candidate
+from everbot_memory.core.candidate import Candidate
+from everbot_memory.core.duplicates import find_duplicates
+from everbot_memory.core.text import similarity
+from everbot_memory.faces.cli import app
 
 DUPLICATES = FIXTURES / "memory" / "duplicates.md"
 runner = CliRunner()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import re
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import typer.main
 from typer.testing import CliRunner
 
 import everbot_memory
-from everbot_memory.cli import app
+from everbot_memory.faces.cli import app
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -51,12 +52,16 @@ def test_every_command_has_help_and_is_in_the_readme(name: str) -> None:
     assert result.exit_code == 0 and "--file" in result.output
 
 
-@pytest.mark.parametrize(
-    "module",
-    ["errors", "models", "rules", "merger", "store", "manager", "prompt"],
+MODULES = sorted(
+    name
+    for _, name, is_package in pkgutil.walk_packages(everbot_memory.__path__, "everbot_memory.")
+    if not is_package and not name.endswith("__main__") and not name.endswith(".mcp")
 )
+
+
+@pytest.mark.parametrize("module", MODULES)
 def test_all_lists_exactly_the_public_names(module: str) -> None:
-    mod = importlib.import_module(f"everbot_memory.{module}")
+    mod = importlib.import_module(module)
     defined = {
         name
         for name, value in vars(mod).items()
@@ -90,7 +95,7 @@ def test_session_start_path_imports_neither_pydantic_nor_the_sdk() -> None:
     import sys
 
     code = (
-        "import sys, everbot_memory.cli, everbot_memory.prompt, everbot_memory.hooks\n"
+        "import sys, everbot_memory.faces.cli, everbot_memory.faces.hooks\n"
         "heavy = [m for m in ('pydantic.main', 'anthropic', 'asyncio') if m in sys.modules]\n"
         "assert not heavy, heavy"
     )
@@ -98,8 +103,12 @@ def test_session_start_path_imports_neither_pydantic_nor_the_sdk() -> None:
 
 
 def test_cli_choices_match_the_engines_lists() -> None:
-    from everbot_memory.cli import CategoryChoice, ImportanceChoice
-    from everbot_memory.rules import CATEGORIES, IMPORTANCES
+    from everbot_memory.core.rules import CATEGORIES, IMPORTANCES
 
-    assert tuple(c.value for c in CategoryChoice) == CATEGORIES
-    assert tuple(i.value for i in ImportanceChoice) == IMPORTANCES
+    def choices(command: str, option: str) -> tuple[str, ...]:
+        param = next(p for p in COMMANDS[command].params if option in p.opts)  # type: ignore[attr-defined]
+        return tuple(param.metavar.split("|"))
+
+    assert choices("remember", "--category") == CATEGORIES
+    assert choices("list", "--category") == CATEGORIES
+    assert choices("remember", "--importance") == IMPORTANCES

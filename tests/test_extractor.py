@@ -12,13 +12,11 @@ from conftest import FIXTURES
 from fake_anthropic import FakeAnthropic, answer, error, fake_anthropic, message
 
 from everbot_memory import MemoryManager
+from everbot_memory.core.text import estimate_tokens
 from everbot_memory.errors import ExtractionError
-from everbot_memory.extractor import (
-    COMPRESS_ABOVE_TOKENS,
-    ClaudeExtractor,
-    RuleExtractor,
-    estimate_tokens,
-)
+from everbot_memory.extract.claude import ClaudeExtractor
+from everbot_memory.extract.contract import COMPRESS_ABOVE_TOKENS
+from everbot_memory.extract.rules import RuleExtractor
 
 anthropic = pytest.importorskip("anthropic")
 

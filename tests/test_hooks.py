@@ -14,10 +14,10 @@ import pytest
 from conftest import FIXTURES
 from fake_anthropic import answer, fake_anthropic
 
-from everbot_memory import MemoryManager, MemoryStore
-from everbot_memory import hooks as hooks_module
-from everbot_memory.hooks import handle_claude_code
-from everbot_memory.jobs import JobQueue
+from everbot_memory import Memory, MemoryManager, MemoryStore
+from everbot_memory.faces import hooks as hooks_module
+from everbot_memory.faces.hooks import handle_claude_code
+from everbot_memory.storage.queue import Job, JobQueue
 
 SESSION = "4f0c8a2e-1111-4222-8333-444455556666"
 
@@ -125,11 +125,11 @@ def test_pre_compact_then_session_end_counts_each_mention_once(
     transcript = tmp_path / "session.jsonl"
     transcript.write_text(user_line("I prefer pytest over unittest.", 1))
     assert handle_claude_code(hook_input("PreCompact", tmp_path, transcript, trigger="auto"))
-    JobQueue(tmp_path / "MEMORY.md").work()
+    Memory(tmp_path / "MEMORY.md").process_pending()
     with transcript.open("a") as handle:
         handle.write(user_line("I live in Porto.", 2))
     handle_claude_code(hook_input("SessionEnd", tmp_path, transcript, reason="exit"))
-    report = JobQueue(tmp_path / "MEMORY.md").work()
+    report = Memory(tmp_path / "MEMORY.md").process_pending()
     assert report is not None and report.done == 1
     entries = {e.content: e for e in MemoryStore(tmp_path / "MEMORY.md").load()}
     assert entries["The user prefers pytest over unittest."].activation_count == 1
@@ -141,8 +141,7 @@ def test_a_job_whose_worker_was_killed_is_finished_by_the_next_run(tmp_path: Pat
     transcript = tmp_path / "session.jsonl"
     transcript.write_text(user_line("I prefer pytest over unittest.", 1))
     memory = tmp_path / "MEMORY.md"
-    handle = hooks_module.JobQueue(memory)
-    from everbot_memory.jobs import Job
+    handle = JobQueue(memory)
 
     handle.add(Job(session_id=SESSION, transcript_path=str(transcript), event="SessionEnd"))
     with fake_anthropic() as fake:
@@ -220,11 +219,10 @@ def test_other_events_do_nothing(tmp_path: Path, no_worker: list[Path]) -> None:
 def test_a_job_that_keeps_failing_is_set_aside(tmp_path: Path) -> None:
     memory = tmp_path / "MEMORY.md"
     queue = JobQueue(memory)
-    from everbot_memory.jobs import Job
 
     queue.add(Job(session_id="s", transcript_path=str(tmp_path / "gone.jsonl"), event="SessionEnd"))
     for _ in range(3):
-        report = queue.work()
+        report = Memory(memory).process_pending()
         assert report is not None and report.failed == 1
     assert queue.pending() == []
     assert len(list((queue.folder / "failed").glob("*.json"))) == 1
@@ -234,7 +232,7 @@ def test_a_job_that_keeps_failing_is_set_aside(tmp_path: Path) -> None:
 def test_fixture_transcript_goes_through_the_queue(tmp_path: Path, no_worker: list[Path]) -> None:
     transcript = FIXTURES / "transcripts" / "claude_code_session.jsonl"
     handle_claude_code(hook_input("SessionEnd", tmp_path, transcript))
-    report = JobQueue(tmp_path / "MEMORY.md").work()
+    report = Memory(tmp_path / "MEMORY.md").process_pending()
     assert report is not None and report.done == 1 and report.new == 3
 
 

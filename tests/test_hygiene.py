@@ -9,7 +9,8 @@ import pytest
 from freezegun import freeze_time
 
 from everbot_memory import MemoryManager, MemoryStore
-from everbot_memory.extractor import RuleExtractor, resolve_date
+from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules.dates import resolve_date
 
 WEDNESDAY = date(2026, 3, 4)
 

@@ -13,9 +13,9 @@ from conftest import make_entry
 from freezegun import freeze_time
 
 from everbot_memory import MemoryManager, MemoryStore
+from everbot_memory.core.candidate import Candidate
+from everbot_memory.document import parse
 from everbot_memory.errors import EntryNotFoundError, ExtractionError, LockTimeoutError
-from everbot_memory.models import Candidate
-from everbot_memory.store import parse
 
 CONVERSATION = [
     {"role": "user", "content": "I prefer pytest over unittest."},

@@ -11,9 +11,10 @@ from freezegun import freeze_time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from everbot_memory.merger import MemoryMerger, current_score, rebase
-from everbot_memory.models import Candidate
-from everbot_memory.store import Document, parse, render
+from everbot_memory.core.candidate import Candidate
+from everbot_memory.core.merge import MemoryMerger, rebase
+from everbot_memory.core.scoring import score_at as current_score
+from everbot_memory.document import Document, parse, render
 
 merger = MemoryMerger()
 
@@ -258,8 +259,8 @@ def test_current_score_never_rises_when_the_clock_goes_back() -> None:
 
 def test_rebase_keeps_both_sides_changes() -> None:
     a, b, c = (make_entry(f"0000a{i}", f"m{i}", 0.5) for i in range(3))
-    ours = [a.model_copy(update={"score": 0.9, "base_score": 0.9}), b, c, make_entry("0000b1")]
-    theirs = [a, b.model_copy(update={"content": "edited"})]  # c deleted by the person
+    ours = [a.replace(score=0.9, base_score=0.9), b, c, make_entry("0000b1")]
+    theirs = [a, b.replace(content="edited")]  # c deleted by the person
     merged = {e.id: e for e in rebase([a, b, c], ours, theirs)}
     assert merged["0000a0"].score == 0.9
     assert merged["0000a1"].content == "edited"
@@ -269,8 +270,8 @@ def test_rebase_keeps_both_sides_changes() -> None:
 
 def test_rebase_lets_the_person_win_a_conflict() -> None:
     a = make_entry("0000a0", "original", 0.5)
-    ours = [a.model_copy(update={"content": "engine wording"})]
-    theirs = [a.model_copy(update={"content": "person wording"})]
+    ours = [a.replace(content="engine wording")]
+    theirs = [a.replace(content="person wording")]
     assert rebase([a], ours, theirs)[0].content == "person wording"
     # We deleted it (say, forgotten) while the person edited it: the edit is kept.
     assert rebase([a], [], theirs)[0].content == "person wording"

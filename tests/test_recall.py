@@ -10,7 +10,8 @@ from conftest import T0, days, make_entry
 from freezegun import freeze_time
 
 from everbot_memory import MemoryManager, MemoryStore
-from everbot_memory.recall import RecallIndex, tokenize
+from everbot_memory.core.text import tokenize
+from everbot_memory.recall.index import RecallIndex
 
 CHINESE = [
     ("c00001", "用户喜欢简洁的代码风格，不喜欢过多注释"),
@@ -108,7 +109,7 @@ def test_the_index_cache_is_rebuilt_when_the_file_changes(memory: Path) -> None:
 def test_recall_from_the_cli(memory: Path) -> None:
     from typer.testing import CliRunner
 
-    from everbot_memory.cli import app
+    from everbot_memory.faces.cli import app
 
     result = CliRunner().invoke(app, ["recall", "代码风格", "--file", str(memory), "--json"])
     assert result.exit_code == 0

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from everbot_memory import MemoryManager, MemoryStore
+from everbot_memory.core.redaction import redact
 from everbot_memory.errors import EverbotMemoryError
-from everbot_memory.redact import redact
 
 # Built from parts so that no complete secret-looking string sits in the repository.
 A = "abcdefghijklmnopqrstuvwxyz0123456789"

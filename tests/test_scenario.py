@@ -18,9 +18,9 @@ from conftest import FIXTURES
 from freezegun import freeze_time
 
 from everbot_memory import MemoryManager, MemoryStore
-from everbot_memory import rules as rules_module
-from everbot_memory.extractor import RuleExtractor
-from everbot_memory.transcripts import read_transcript
+from everbot_memory.core import clock as rules_module
+from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.transcripts import read_transcript
 
 SCENARIO = FIXTURES / "scenario"
 GOLDEN = SCENARIO / "golden.MEMORY.md"

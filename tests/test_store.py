@@ -13,10 +13,11 @@ from freezegun import freeze_time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.core.rules import CATEGORIES
+from everbot_memory.document import Document, parse, render
 from everbot_memory.errors import LockTimeoutError, NotTextError, StoreError
-from everbot_memory.models import MemoryEntry
-from everbot_memory.rules import CATEGORIES
-from everbot_memory.store import Document, MemoryStore, parse, render
+from everbot_memory.storage.store import MemoryStore
 
 CANONICAL = FIXTURES / "memory" / "canonical.md"
 HAND_EDITED = FIXTURES / "memory" / "hand_edited.md"
@@ -382,9 +383,7 @@ def test_outside_edit_between_load_and_save_is_merged_not_overwritten(memory_pat
     store = MemoryStore(memory_path)
     entries = store.load()
     # The engine reinforces one memory and adds another ...
-    changed = [
-        e.model_copy(update={"activation_count": 13}) if e.id == "a1b2c3" else e for e in entries
-    ]
+    changed = [e.replace(activation_count=13) if e.id == "a1b2c3" else e for e in entries]
     changed.append(make_entry("e00001", "The engine learned this."))
     # ... while a person, in an editor (no lock), fixes a memory, deletes one and adds a note.
     text = memory_path.read_text()
@@ -496,6 +495,6 @@ _LINES = st.sampled_from(
 @given(st.lists(_LINES, max_size=40))
 @settings(max_examples=1500, deadline=None)
 def test_property_fast_path_reads_like_markdown_it(lines: list[str]) -> None:
-    from everbot_memory.store import _blocks, _markdown_blocks
+    from everbot_memory.document.blocks import markdown_blocks, read_blocks
 
-    assert _blocks(lines) == _markdown_blocks(lines)
+    assert read_blocks(lines) == markdown_blocks(lines)

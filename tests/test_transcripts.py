@@ -8,7 +8,7 @@ import pytest
 from conftest import FIXTURES
 
 from everbot_memory.errors import TranscriptError
-from everbot_memory.transcripts import parse_transcript, read_transcript
+from everbot_memory.extract.transcripts import parse_transcript, read_transcript
 
 TRANSCRIPTS = FIXTURES / "transcripts"
 

@@ -20,9 +20,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from everbot_memory import MemoryManager, MemoryStore
-from everbot_memory import store as store_module
-from everbot_memory.models import MemoryEntry
-from everbot_memory.store import parse
+from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.document import parse
+from everbot_memory.storage import backend as backend_module
+from everbot_memory.storage import store as store_module
 
 
 def remember(path: str, worker: str, count: int, unsafe: bool) -> None:
@@ -30,12 +31,12 @@ def remember(path: str, worker: str, count: int, unsafe: bool) -> None:
         # A writer with no protection: no lock, no re-read before replacing the file.
         store_module.MemoryStore.lock = lambda self: contextlib.nullcontext()  # type: ignore[assignment,method-assign,misc,return-value]
         store_module.rebase = lambda base, ours, theirs: list(ours)  # type: ignore[assignment]
-        original = store_module.MemoryStore._replace
+        original = backend_module.LocalFile._replace
 
         def replace_blindly(self, path, data, mode, ready=None):  # type: ignore[no-untyped-def]
             return original(self, path, data, mode, None)
 
-        store_module.MemoryStore._replace = replace_blindly  # type: ignore[method-assign]
+        backend_module.LocalFile._replace = replace_blindly  # type: ignore[method-assign]
     manager = MemoryManager(path, lock_timeout=60)
     for i in range(count):
         manager.remember(f"Worker {worker} memory number {i}.", "fact", "medium")

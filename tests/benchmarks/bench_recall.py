@@ -18,7 +18,7 @@ from pathlib import Path
 from bench_store import make_entries
 
 from everbot_memory import MemoryManager, MemoryStore
-from everbot_memory.recall import RecallIndex
+from everbot_memory.recall.index import RecallIndex
 
 QUERIES = [
     "What does the user prefer for tests?",

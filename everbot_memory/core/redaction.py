@@ -1,18 +1,21 @@
 """Secret redaction: API keys, tokens, passwords and private keys never reach MEMORY.md.
 
-Every path into the file goes through :func:`redact`: both extractors' candidates, `remember`,
-and entries a person added by hand (at the next save). A secret is replaced by a placeholder
-such as ``[redacted:aws-key]``; a memory that was nothing but a secret is dropped (the caller
-reports it). Patterns are anchored on the fixed prefixes and shapes the providers publish, so
-ordinary text (hex ids, version numbers, URLs without credentials) is left alone.
+:func:`redact` replaces each secret in a text with a placeholder such as
+``[redacted:aws-key]``; :func:`scrub` applies the engine's one policy to a list of memories
+(entries or candidates): secrets replaced, a memory that was nothing but a secret dropped, and a
+warning for each. Every path into the file goes through :func:`scrub`. Patterns are anchored on
+the fixed prefixes and shapes the providers publish, so ordinary text (hex ids, version numbers,
+URLs without credentials) is left alone.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
-__all__ = ["Redaction", "redact"]
+__all__ = ["Redactable", "Redaction", "redact", "scrub"]
 
 # (name, pattern). Order matters where one format contains another (sk-ant- before sk-).
 _PATTERNS: list[tuple[str, str]] = [
@@ -117,3 +120,38 @@ def redact(text: str) -> Redaction:
     rest = _FILLER.sub(" ", _PLACEHOLDER_RE.sub(" ", text).replace("_", " "))
     meaningful = re.findall(r"[^\W_]{2,}|[\u3400-\u9fff]", rest)
     return Redaction(text, tuple(dict.fromkeys(found)), only_secret=len(meaningful) < 2)
+
+
+class Redactable(Protocol):
+    """A memory whose content may hold a secret (an entry or a candidate)."""
+
+    @property
+    def content(self) -> str: ...
+
+
+R = TypeVar("R", bound=Redactable)
+
+
+def scrub(
+    items: Sequence[R],
+    rewrite: Callable[[R, str], R],
+    name: Callable[[R], str] = lambda item: "a new memory",
+) -> tuple[list[R], list[str]]:
+    """The policy every writer applies: secrets in ``items`` replaced by placeholders (through
+    ``rewrite(item, text)``), items that were nothing but a secret dropped.
+
+    Returns the items kept and one warning per change, naming each item with ``name(item)``.
+    """
+    kept: list[R] = []
+    warnings: list[str] = []
+    for item in items:
+        result = redact(item.content)
+        kinds = ", ".join(result.found)
+        if not result.found:
+            kept.append(item)
+        elif result.only_secret:
+            warnings.append(f"dropped {name(item)}: it held only a secret ({kinds})")
+        else:
+            warnings.append(f"redacted {kinds} in {name(item)}")
+            kept.append(rewrite(item, result.text))
+    return kept, warnings

@@ -4,7 +4,7 @@ Claude Code sends one JSON object on stdin (``session_id``, ``transcript_path``,
 ``hook_event_name``, and ``source`` / ``reason`` / ``trigger``). A hook must never break the
 agent: every problem is logged to ``MEMORY.md.log``, reported in one line on stderr, and the
 hook still exits 0. SessionEnd hooks are killed after 1.5 s, so they only queue a job (see
-:mod:`everbot_memory.jobs`) and start a detached worker.
+:mod:`everbot_memory.facade.jobs`) and start a detached worker.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .jobs import Job, JobQueue, start_worker
-from .prompt import block_for_file
+from ..facade.memory import Memory
+from .worker import start_worker
 
 __all__ = ["MAX_CONTEXT_CHARS", "HookResult", "handle_claude_code", "memory_path_for"]
 
@@ -53,20 +53,20 @@ def handle_claude_code(stdin: str, file: str | os.PathLike[str] | None = None) -
         return _dispatch(data, memory_path_for(data, file))
     except Exception as exc:  # a hook must never break the agent, whatever went wrong
         # Logged beside the memory file and reported in one line; the hook still succeeds.
-        queue = JobQueue(memory_path_for(data, file))
+        memory = Memory(memory_path_for(data, file))
         event = data.get("hook_event_name", "unknown event")
         message = f"hook {event} failed: {type(exc).__name__}: {exc}"
-        queue.log(message)
-        return HookResult(stderr=f"everbot-memory: {message} (see {queue.log_path})")
+        memory.log(message)
+        return HookResult(stderr=f"everbot-memory: {message} (see {memory.log_path})")
 
 
-def _dispatch(data: dict[str, Any], memory: Path) -> HookResult:
+def _dispatch(data: dict[str, Any], path: Path) -> HookResult:
     event = data.get("hook_event_name")
-    queue = JobQueue(memory)
+    memory = Memory(path)
     if event == "SessionStart":
-        block = block_for_file(memory, max_chars=MAX_CONTEXT_CHARS)
-        if queue.pending():
-            start_worker(memory)  # jobs left by a worker that died, or never started
+        block = memory.prompt_block(max_chars=MAX_CONTEXT_CHARS)
+        if memory.pending_jobs():
+            start_worker(path)  # jobs left by a worker that died, or never started
         if not block:
             return HookResult()
         output = {
@@ -77,8 +77,8 @@ def _dispatch(data: dict[str, Any], memory: Path) -> HookResult:
         session_id, transcript = data.get("session_id"), data.get("transcript_path")
         if not isinstance(session_id, str) or not isinstance(transcript, str):
             raise ValueError(f"{event} input lacks session_id or transcript_path")
-        queue.add(Job(session_id=session_id, transcript_path=transcript, event=event))
-        start_worker(memory)
-        queue.log(f"queued {event} of session {session_id}")
+        memory.queue_session(session_id, transcript, event)
+        start_worker(path)
+        memory.log(f"queued {event} of session {session_id}")
         return HookResult()
     return HookResult()  # other events: nothing to do

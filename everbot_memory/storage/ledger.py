@@ -15,10 +15,10 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from .store import write_atomically
+from .atomic import write_atomically
+from .paths import SideFiles
 
 __all__ = ["SessionLedger"]
 
@@ -34,8 +34,7 @@ class SessionLedger:
     """The ledger beside one memory file."""
 
     def __init__(self, memory_path: str | os.PathLike[str]) -> None:
-        real = Path(os.path.realpath(memory_path))
-        self.path = real.with_name(real.name + ".sessions.json")
+        self.path = SideFiles.of(memory_path).sessions
 
     def _read(self) -> dict[str, Any]:
         try:

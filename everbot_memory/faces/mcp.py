@@ -1,7 +1,7 @@
 """An MCP server over stdio, so Claude Code, Claude Desktop and other MCP clients can use memory.
 
 Tools: ``recall_memory``, ``remember``, ``forget`` and ``list_memories``, each one call into
-:class:`~everbot_memory.manager.MemoryManager`. Needs the ``mcp`` package
+:class:`~everbot_memory.facade.memory.Memory`. Needs the ``mcp`` package
 (``pip install 'everbot-memory[mcp]'``). Errors the engine reports are returned to the client
 as tool errors with the same one-line message the CLI prints.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from typing import Any, Literal
 
-from .errors import EverbotMemoryError
-from .manager import MemoryManager
-from .models import Category, Importance
+from ..core.entry import Category, Importance
+from ..errors import EverbotMemoryError
+from ..facade.memory import Memory
 
 __all__ = ["build_server", "serve"]
 
@@ -23,7 +23,7 @@ def build_server(memory_path: str | os.PathLike[str]) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    manager = MemoryManager(memory_path)
+    memory = Memory(memory_path)
     server = MCPServer(
         "everbot-memory",
         instructions=(
@@ -42,13 +42,13 @@ def build_server(memory_path: str | os.PathLike[str]) -> Any:
     def recall_memory(query: str, k: int = 5, peek: bool = False) -> list[dict[str, Any]]:
         """Search every memory (archived ones too) for what answers the query; English,
         Chinese or Japanese. The memories found are reinforced unless peek is true."""
-        hits = call(manager.recall, query, k, peek)
+        hits = call(memory.recall, query, k, peek)
         return [
             {
                 "id": h.entry.id,
                 "content": h.entry.content,
                 "category": h.entry.category,
-                "score": round(h.importance, 4),
+                "score": round(h.score, 4),
                 "rank": round(h.rank, 4),
             }
             for h in hits
@@ -61,7 +61,7 @@ def build_server(memory_path: str | os.PathLike[str]) -> Any:
         importance: Importance = "medium",
     ) -> dict[str, Any]:
         """Keep a memory about the user (one sentence), or reinforce the one that says it."""
-        entry, result = call(manager.remember, content, category, importance, "mcp")
+        entry, result = call(memory.remember, content, category, importance, "mcp")
         return {
             "id": entry.id,
             "content": entry.content,
@@ -72,7 +72,7 @@ def build_server(memory_path: str | os.PathLike[str]) -> Any:
     @server.tool()
     def forget(id: str) -> dict[str, Any]:
         """Delete the memory with this id (ids come from recall_memory or list_memories)."""
-        entry = call(manager.forget, id.strip("[] "))
+        entry = call(memory.forget, id.strip("[] "))
         return {"id": entry.id, "content": entry.content, "forgotten": True}
 
     @server.tool()
@@ -80,11 +80,10 @@ def build_server(memory_path: str | os.PathLike[str]) -> Any:
         section: Literal["active", "archived", "all"] = "active", limit: int = 50
     ) -> list[dict[str, Any]]:
         """The memories in the file, strongest first."""
-        entries = call(manager.entries)
-        chosen = [e for e in entries if section == "all" or e.is_active == (section == "active")]
+        chosen = call(memory.list_entries, section, None, 0.0, max(0, limit))
         return [
             {"id": e.id, "content": e.content, "category": e.category, "score": round(e.score, 4)}
-            for e in chosen[: max(0, limit)]
+            for e in chosen
         ]
 
     return server

@@ -1,100 +1,28 @@
-"""Merging: the pure core of the engine (no I/O; ``now`` comes from the caller or the clock).
+"""Merging: reinforce what a session confirms, add what is new, then decay, archive, forget.
 
-The scoring formulas themselves are in :mod:`everbot_memory.rules`; this module applies them to
-entries: reinforce what a session confirms, add what is new, decay, archive and forget.
+Everything here is a function of its inputs and ``now``: no file, no clock read when ``now`` is
+given. The formulas are in :mod:`everbot_memory.core.scoring`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from .models import Candidate, MemoryEntry
-from .rules import (
-    ACTIVE_THRESHOLD,
-    FORGET_THRESHOLD,
-    INITIAL_SCORES,
-    decayed_score,
-    file_order,
-    new_id,
-    reinforced_score,
-    utcnow,
-)
+from .clock import new_id, utcnow
+from .duplicates import most_similar
+from .entry import MemoryEntry
+from .rules import ACTIVE_MIN_SCORE, FORGET_REQUEST_MIN_SIMILARITY, KEEP_MIN_SCORE
+from .scoring import contradict, decay, expire, initial_score, is_expired, reinforce, sort_entries
+from .text import normalize_content
 
-__all__ = [
-    "MemoryMerger",
-    "MergeResult",
-    "MergeStats",
-    "contradict",
-    "current_score",
-    "decay",
-    "expire",
-    "normalize_content",
-    "rebase",
-    "reinforce",
-    "sort_entries",
-]
+if TYPE_CHECKING:
+    from .candidate import Candidate
 
-
-def current_score(entry: MemoryEntry, now: datetime) -> float:
-    """The entry's score at ``now``: its anchor score decayed by the days since the anchor."""
-    base_score, base_at = entry.anchor
-    return decayed_score(base_score, base_at, entry.last_activated, now)
-
-
-def decay(entry: MemoryEntry, now: datetime) -> MemoryEntry:
-    """The entry with its score brought up to ``now`` (the anchor does not move)."""
-    score = current_score(entry, now)
-    if score == entry.score:
-        return entry
-    return entry.model_copy(update={"score": score})
-
-
-#: An expired memory is archived at this score, then decays like any other.
-EXPIRED_SCORE = 0.19
-
-
-def expire(entry: MemoryEntry, now: datetime) -> MemoryEntry:
-    """A memory whose time has passed (a todo done or missed): moved to Archived, not deleted."""
-    if entry.score <= EXPIRED_SCORE:
-        return entry
-    when = now.replace(microsecond=0)
-    return entry.model_copy(
-        update={"score": EXPIRED_SCORE, "base_score": EXPIRED_SCORE, "base_at": when}
-    )
-
-
-def contradict(entry: MemoryEntry, now: datetime) -> MemoryEntry:
-    """A memory a newer one contradicts: its score halved (seed Phase 1.5), and at most the
-    Archived score, so two Active memories never say opposite things."""
-    score = min(current_score(entry, now) * 0.5, EXPIRED_SCORE)
-    when = now.replace(microsecond=0)
-    return entry.model_copy(update={"score": score, "base_score": score, "base_at": when})
-
-
-def reinforce(entry: MemoryEntry, now: datetime) -> MemoryEntry:
-    """The entry confirmed again at ``now``: ``s + (1 - s) * 0.2``, one more hit, a new anchor."""
-    score = reinforced_score(current_score(entry, now))
-    return entry.model_copy(
-        update={
-            "score": score,
-            "base_score": score,
-            "base_at": now.replace(microsecond=0),
-            "last_activated": now.replace(microsecond=0),
-            "activation_count": entry.activation_count + 1,
-        }
-    )
-
-
-def normalize_content(content: str) -> str:
-    """The form two contents are compared in: lower-cased, trimmed, final "。" or "." dropped."""
-    return content.strip().lower().rstrip("。.").strip()
-
-
-def sort_entries(entries: Iterable[MemoryEntry]) -> list[MemoryEntry]:
-    """Entries in file order: score descending; ties broken by age, then id, so order is stable."""
-    return sorted(entries, key=file_order)
+__all__ = ["MemoryMerger", "MergeResult", "MergeStats", "rebase", "settle"]
 
 
 @dataclass
@@ -125,6 +53,26 @@ class MergeResult:
     placed: list[str] = field(default_factory=list)
 
 
+def settle(
+    entries: Sequence[MemoryEntry], now: datetime, stats: MergeStats, was_active: set[str]
+) -> list[MemoryEntry]:
+    """Bring every entry to ``now``: decay, expire what has lapsed, forget what fell below
+    0.05; count in ``stats`` the entries of ``was_active`` that fell to Archived."""
+    kept: list[MemoryEntry] = []
+    for entry in entries:
+        entry = decay(entry, now)
+        if is_expired(entry, now):
+            entry = expire(entry, now)
+        if entry.score < KEEP_MIN_SCORE:
+            stats.forgotten += 1
+            stats.forgotten_entries.append(entry)
+            continue
+        if entry.id in was_active and entry.score < ACTIVE_MIN_SCORE:
+            stats.archived += 1
+        kept.append(entry)
+    return sort_entries(kept)
+
+
 class MemoryMerger:
     """Merges candidate memories into existing ones, then decays, archives and forgets."""
 
@@ -138,28 +86,28 @@ class MemoryMerger:
         """Apply one session's candidates to ``existing`` at ``now`` (default: the clock).
 
         A candidate reinforces the entry it ``confirms``, whose normalized content it repeats, or
-        that says the same in other words (:mod:`everbot_memory.dedupe`); otherwise it becomes a
-        new entry. An entry is reinforced at most once per merge.
+        that says the same in other words (:mod:`everbot_memory.core.duplicates`); otherwise it
+        becomes a new entry. An entry is reinforced at most once per merge.
         """
         now = (now or utcnow()).replace(microsecond=0)
         stats = MergeStats()
         by_id = {entry.id: entry for entry in existing}
         by_content = {normalize_content(entry.content): entry.id for entry in existing}
         reinforced: set[str] = set()
-        added: list[MemoryEntry] = []
-        added_by_content: dict[str, MemoryEntry] = {}
-
+        added: dict[str, MemoryEntry] = {}  # normalized content -> the new entry
         placed: list[str] = []
         for candidate in candidates:
             key = normalize_content(candidate.content)
             target = candidate.confirms if candidate.confirms in by_id else by_content.get(key)
             if target is None and by_id:
                 # Said in other words: reinforce the memory that says it (seed Phase 1.5).
-                from .dedupe import FORGET_THRESHOLD as NEAR_ENOUGH_TO_FORGET
-                from .dedupe import most_similar
-
-                threshold = NEAR_ENOUGH_TO_FORGET if candidate.forget else None
-                near = most_similar(candidate.content, list(by_id.values()), threshold)
+                near = (
+                    most_similar(candidate.content, list(by_id.values()))
+                    if not candidate.forget
+                    else most_similar(
+                        candidate.content, list(by_id.values()), FORGET_REQUEST_MIN_SIMILARITY
+                    )
+                )
                 target = near.id if near is not None else None
             if candidate.forget:
                 # "Forget that ...": the memory it names goes; nothing is added.
@@ -176,15 +124,14 @@ class MemoryMerger:
                     by_id[target] = reinforce(by_id[target], now)
                     stats.updated += 1
                 continue
-            if key in added_by_content:
-                placed.append(added_by_content[key].id)
+            if key in added:
+                placed.append(added[key].id)
                 continue  # said twice in one session: one memory
-            score = INITIAL_SCORES[candidate.importance]
             entry = MemoryEntry(
-                id=new_id(set(by_id) | {e.id for e in added}),
+                id=new_id(set(by_id) | {e.id for e in added.values()}),
                 content=candidate.content,
                 category=candidate.category,
-                score=score,
+                score=initial_score(candidate.importance),
                 created_at=now,
                 last_activated=now,
                 activation_count=1,
@@ -195,39 +142,25 @@ class MemoryMerger:
             for old_id in entry.replaces:
                 by_id[old_id] = contradict(by_id[old_id], now)
                 stats.contradicted += 1
-            added.append(entry)
-            added_by_content[key] = entry
+            added[key] = entry
             placed.append(entry.id)
             stats.new += 1
 
-        kept: list[MemoryEntry] = []
-        active_before = {e.id for e in existing if e.score >= ACTIVE_THRESHOLD}
-        for entry in [*by_id.values(), *added]:
-            was_active = entry.id in active_before or entry in added
-            entry = decay(entry, now)
-            if entry.expires_at is not None and entry.expires_at <= now:
-                entry = expire(entry, now)
-            if entry.score < FORGET_THRESHOLD:
-                stats.forgotten += 1
-                stats.forgotten_entries.append(entry)
-                continue
-            if was_active and entry.score < ACTIVE_THRESHOLD:
-                stats.archived += 1
-            kept.append(entry)
-        return MergeResult(entries=sort_entries(kept), stats=stats, placed=placed)
+        was_active = {e.id for e in existing if e.score >= ACTIVE_MIN_SCORE}
+        was_active.update(e.id for e in added.values())
+        kept = settle([*by_id.values(), *added.values()], now, stats, was_active)
+        return MergeResult(entries=kept, stats=stats, placed=placed)
 
 
 # Fields that change together when an entry is scored; a three-way merge treats them as one.
-_SCORE_FIELDS = ("score", "base_score", "base_at", "last_activated", "activation_count")
+SCORE_FIELDS = ("score", "base_score", "base_at", "last_activated", "activation_count")
 _FIELD_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("content",),
-    ("category",),
-    _SCORE_FIELDS,
-    ("created_at",),
-    ("source_session",),
-    ("merged_ids",),
-    ("expires_at",),
-    ("replaces",),
+    SCORE_FIELDS,
+    *(
+        (f.name,)
+        for f in dataclasses.fields(MemoryEntry)
+        if f.name != "id" and f.name not in SCORE_FIELDS
+    ),
 )
 
 
@@ -240,7 +173,7 @@ def _merge_fields(base: MemoryEntry, ours: MemoryEntry, theirs: MemoryEntry) -> 
         # Take our change only where the other writer left the field as it was.
         if mine != original and other == original:
             update.update(zip(group, mine, strict=True))
-    return theirs.model_copy(update=update) if update else theirs
+    return theirs.replace(**update) if update else theirs
 
 
 def rebase(
@@ -274,7 +207,7 @@ def rebase(
         if entry.id in base_by:
             continue  # ours already handled above, or deleted by them: their delete wins
         if entry.id in theirs_ids:
-            entry = entry.model_copy(update={"id": new_id(taken)})
+            entry = entry.replace(id=new_id(taken))
         taken.add(entry.id)
         result.append(entry)
     return sort_entries(result)

@@ -1,69 +1,32 @@
 """Near-duplicates: memories that say the same thing in other words.
 
-Two memories are likely duplicates when the Jaccard similarity of their search tokens (stemmed
-English words without stop words; Chinese and Japanese characters and character pairs, so it
-works without spaces between words) is at least :data:`DUPLICATE_THRESHOLD`. The merger uses
-this to reinforce instead of adding; ``doctor`` reports pairs already in the file; ``dedupe``
-folds each group into its strongest memory.
+Two memories are likely duplicates when the Jaccard similarity of their search tokens
+(:func:`everbot_memory.core.text.similarity`) reaches ``DUPLICATE_MIN_SIMILARITY``. The merger
+uses this to reinforce instead of adding; ``doctor`` reports pairs already in the file;
+``dedupe`` folds each group into its strongest memory.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from functools import lru_cache
 
-from .models import MemoryEntry
-from .recall import tokenize
+from .entry import MemoryEntry
+from .rules import DUPLICATE_MIN_SIMILARITY
+from .text import similarity, token_set
 
-__all__ = [
-    "DUPLICATE_THRESHOLD",
-    "FORGET_THRESHOLD",
-    "find_duplicates",
-    "merge_duplicates",
-    "most_similar",
-    "similarity",
-]
+__all__ = ["find_duplicates", "merge_duplicates", "most_similar"]
 
-DUPLICATE_THRESHOLD = 0.8
-#: "Forget that ..." names a memory loosely; this much likeness is enough to find it.
-FORGET_THRESHOLD = 0.5
 _COMMON = 200  # a token in more memories than this is too common to pair memories by
 
 
-@lru_cache(maxsize=65_536)
-def _tokens(content: str) -> frozenset[str]:
-    return frozenset(tokenize(content))
-
-
-_NUMBER_RE = re.compile(r"\d+(?:[.:]\d+)*")
-
-
-@lru_cache(maxsize=65_536)
-def _numbers(content: str) -> tuple[str, ...]:
-    return tuple(_NUMBER_RE.findall(content))
-
-
-def similarity(a: str, b: str) -> float:
-    """Jaccard similarity of the two texts' token sets (1.0: the same words).
-
-    Texts whose numbers differ ("at 9" and "at 10", "version 2" and "version 3") state
-    different things, however alike the rest: their similarity is 0.
-    """
-    ta, tb = _tokens(a), _tokens(b)
-    if not ta or not tb:
-        return 1.0 if a.strip().casefold() == b.strip().casefold() else 0.0
-    if _numbers(a) != _numbers(b):
-        return 0.0
-    return len(ta & tb) / len(ta | tb)
-
-
 def most_similar(
-    content: str, entries: Sequence[MemoryEntry], threshold: float | None = None
+    content: str,
+    entries: Sequence[MemoryEntry],
+    min_similarity: float = DUPLICATE_MIN_SIMILARITY,
 ) -> MemoryEntry | None:
-    """The entry that says most nearly what ``content`` says, if at least ``threshold`` alike
-    (default: a likely duplicate)."""
-    best, best_score = None, DUPLICATE_THRESHOLD if threshold is None else threshold
+    """The entry that says most nearly what ``content`` says, if at least ``min_similarity``
+    alike."""
+    best, best_score = None, min_similarity
     for entry in entries:
         score = similarity(content, entry.content)
         if score >= best_score:
@@ -72,12 +35,12 @@ def most_similar(
 
 
 def find_duplicates(
-    entries: Sequence[MemoryEntry], threshold: float = DUPLICATE_THRESHOLD
+    entries: Sequence[MemoryEntry], min_similarity: float = DUPLICATE_MIN_SIMILARITY
 ) -> list[tuple[MemoryEntry, MemoryEntry, float]]:
     """Pairs of likely duplicates, most similar first."""
     postings: dict[str, list[int]] = {}
     for number, entry in enumerate(entries):
-        for token in _tokens(entry.content):
+        for token in token_set(entry.content):
             postings.setdefault(token, []).append(number)
     pairs: set[tuple[int, int]] = set()
     for numbers in postings.values():
@@ -86,14 +49,14 @@ def find_duplicates(
     found = []
     for a, b in pairs:
         score = similarity(entries[a].content, entries[b].content)
-        if score >= threshold:
+        if score >= min_similarity:
             found.append((entries[a], entries[b], score))
     found.sort(key=lambda t: (-t[2], t[0].id, t[1].id))
     return found
 
 
 def merge_duplicates(
-    entries: Sequence[MemoryEntry], threshold: float = DUPLICATE_THRESHOLD
+    entries: Sequence[MemoryEntry], min_similarity: float = DUPLICATE_MIN_SIMILARITY
 ) -> tuple[list[MemoryEntry], list[tuple[MemoryEntry, list[MemoryEntry]]]]:
     """Fold each group of duplicates into its strongest memory.
 
@@ -109,7 +72,7 @@ def merge_duplicates(
             entry_id = parent[entry_id]
         return entry_id
 
-    for a, b, _ in find_duplicates(entries, threshold):
+    for a, b, _ in find_duplicates(entries, min_similarity):
         parent[root(a.id)] = root(b.id)
     groups: dict[str, list[MemoryEntry]] = {}
     for entry in entries:
@@ -125,12 +88,10 @@ def merge_duplicates(
         absorbed = [*keep.merged_ids]
         for other in others:
             absorbed += [other.id, *other.merged_ids]
-        kept = keep.model_copy(
-            update={
-                "activation_count": sum(e.activation_count for e in group),
-                "created_at": min(e.created_at for e in group),
-                "merged_ids": tuple(dict.fromkeys(absorbed)),
-            }
+        kept = keep.replace(
+            activation_count=sum(e.activation_count for e in group),
+            created_at=min(e.created_at for e in group),
+            merged_ids=tuple(dict.fromkeys(absorbed)),
         )
         result.append(kept)
         merged.append((kept, others))

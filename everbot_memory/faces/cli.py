@@ -1,4 +1,4 @@
-"""The ``everbot-memory`` command: a thin layer over :class:`MemoryManager`.
+"""The ``everbot-memory`` command: a thin layer over :class:`~everbot_memory.facade.memory.Memory`.
 
 Each command parses its arguments, makes one library call and prints the result. Errors the
 library reports become one line on stderr and exit status 1; bad usage exits with 2.
@@ -11,23 +11,53 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .errors import EverbotMemoryError
-from .prompt import DEFAULT_MAX_CHARS, DEFAULT_MIN_SCORE, DEFAULT_TOP_K, block_for_file
-from .store import DEFAULT_LOCK_TIMEOUT
+from ..errors import EverbotMemoryError
+from ..facade.memory import (
+    CATEGORIES,
+    DEFAULT_LOCK_TIMEOUT,
+    EXTRACTORS,
+    IMPORTANCES,
+    PROMPT_LANGUAGES,
+    PROMPT_MAX_CHARS,
+    PROMPT_MIN_SCORE,
+    PROMPT_TOP_K,
+    SECTIONS,
+    TRANSCRIPT_FORMATS,
+    Memory,
+)
+
+__all__ = [
+    "app",
+    "close_session",
+    "dedupe",
+    "doctor",
+    "forget",
+    "hook_app",
+    "hook_claude_code",
+    "init",
+    "list_",
+    "main",
+    "maintain",
+    "mcp",
+    "process_pending",
+    "prompt",
+    "recall",
+    "remember",
+    "show",
+    "stats",
+]
 
 if TYPE_CHECKING:
-    from .manager import MemoryManager
-    from .merger import MergeResult
-    from .models import MemoryEntry
+    from ..core.entry import MemoryEntry
+    from ..core.merge import MergeResult
 
-# `prompt` runs at every session start, so this module imports only what it needs; the
-# commands that change the file import the manager (and so pydantic) when they run.
+# `prompt` runs at every session start, so this module imports only what it needs: the facade
+# loads pydantic and the LLM SDKs only in the commands that change the file.
 
 app = typer.Typer(
     name="everbot-memory",
@@ -36,50 +66,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-
-class CategoryChoice(str, Enum):
-    """The memory categories, as command-line choices."""
-
-    preference = "preference"
-    fact = "fact"
-    experience = "experience"
-    workflow = "workflow"
-    decision = "decision"
-    skill_usage = "skill_usage"
-    todo = "todo"
-
-
-class ImportanceChoice(str, Enum):
-    """How important a new memory is; it sets the starting score (0.8, 0.6, 0.4)."""
-
-    high = "high"
-    medium = "medium"
-    low = "low"
-
-
-class FormatChoice(str, Enum):
-    """Transcript formats; ``auto`` detects the format."""
-
-    auto = "auto"
-    claude_code = "claude-code"
-    messages = "messages"
-    text = "text"
-
-
-class ExtractorChoice(str, Enum):
-    """Which extractor reads the conversation."""
-
-    auto = "auto"
-    claude = "claude"
-    rules = "rules"
-
-
-class LangChoice(str, Enum):
-    """The language of the prompt block's heading and framing line."""
-
-    en = "en"
-    zh = "zh"
 
 
 FileOption = Annotated[
@@ -126,17 +112,15 @@ def _lock_timeout() -> float:
     return value
 
 
-def _manager(path: Path, *, must_exist: bool = True) -> MemoryManager:
-    from .manager import MemoryManager
-
-    manager = MemoryManager(path, lock_timeout=_lock_timeout())
-    if must_exist and manager.store.read_bytes() is None:
+def _memory(path: Path, *, must_exist: bool = True) -> Memory:
+    memory = Memory(path, lock_timeout=_lock_timeout())
+    if must_exist and not memory.exists():
         raise _fail(f"no memory file at {path}; create one with `everbot-memory init`")
-    return manager
+    return memory
 
 
 def _entry_json(entry: MemoryEntry) -> dict[str, Any]:
-    data = entry.model_dump(mode="json")
+    data = entry.to_json()
     data["section"] = "active" if entry.is_active else "archived"
     return data
 
@@ -192,29 +176,50 @@ def _print_merge(result: MergeResult, as_json: bool, quiet: bool = False) -> Non
         _say(quiet, f"forgot [{entry.id}] {entry.score:.3f}  {' '.join(entry.content.split())}")
 
 
+def _one_of(values: tuple[str, ...]) -> Any:
+    """An option callback accepting only ``values`` (shown as the option's metavar)."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and value not in values:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(values)}")
+        return value
+
+    return check
+
+
+def _choice(values: tuple[str, ...], *names: str, help: str) -> Any:
+    """An option that takes one of ``values``."""
+    return typer.Option(*names, metavar="|".join(values), callback=_one_of(values), help=help)
+
+
+CategoryOption = Annotated[
+    str,
+    _choice(CATEGORIES, "--category", "-c", help="The kind of memory."),
+]
+
+
 @app.command()
 def init(file: FileOption = DEFAULT_FILE, quiet: QuietOption = False) -> None:
     """Create an empty MEMORY.md (mode 0600); leave an existing one untouched."""
     with _reporting():
-        manager = _manager(file, must_exist=False)
-        if manager.store.read_bytes() is not None:
-            count = len(manager.entries())
+        memory = _memory(file, must_exist=False)
+        if not memory.init():
+            count = len(memory.entries())
             _say(quiet, f"{file} already exists ({count} memories); left as it is")
             return
-        manager.store.save([])
-        _say(quiet, f"created {file}")
+    _say(quiet, f"created {file}")
 
 
 @app.command()
 def remember(
     text: Annotated[str, typer.Argument(help="What to remember, in one sentence.")],
-    category: Annotated[
-        CategoryChoice, typer.Option("--category", "-c", help="The kind of memory.")
-    ] = CategoryChoice.fact,
+    category: CategoryOption = "fact",
     importance: Annotated[
-        ImportanceChoice,
-        typer.Option("--importance", "-i", help="Sets the starting score: 0.8, 0.6 or 0.4."),
-    ] = ImportanceChoice.medium,
+        str,
+        _choice(
+            IMPORTANCES, "--importance", "-i", help="Sets the starting score: 0.8, 0.6 or 0.4."
+        ),
+    ] = "medium",
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
@@ -223,8 +228,11 @@ def remember(
     if not text.strip():
         raise _fail("nothing to remember: TEXT is empty")
     with _reporting():
-        entry, result = _manager(file, must_exist=False).remember(
-            text, category.value, importance.value, session_id="cli"
+        entry, result = _memory(file, must_exist=False).remember(
+            text,
+            category,  # type: ignore[arg-type]  # checked against CATEGORIES
+            importance,  # type: ignore[arg-type]
+            session_id="cli",
         )
     if as_json:
         _print_json({"entry": _entry_json(entry), **result.stats.as_dict()})
@@ -251,16 +259,18 @@ def close_session(
         ),
     ] = None,
     format: Annotated[
-        FormatChoice, typer.Option("--format", help="The transcript's format.")
-    ] = FormatChoice.auto,
+        str,
+        _choice(TRANSCRIPT_FORMATS, "--format", help="The transcript's format."),
+    ] = "auto",
     extractor: Annotated[
-        ExtractorChoice,
-        typer.Option(
+        str,
+        _choice(
+            EXTRACTORS,
             "--extractor",
             help="claude (needs ANTHROPIC_API_KEY) or rules (offline); auto picks claude "
             "when the key is set.",
         ),
-    ] = ExtractorChoice.auto,
+    ] = "auto",
     model: Annotated[
         str | None,
         typer.Option(
@@ -272,38 +282,26 @@ def close_session(
     quiet: QuietOption = False,
 ) -> None:
     """Extract memories from a finished conversation and merge them into the file."""
-    from .extractor import ClaudeExtractor, RuleExtractor
-    from .transcripts import parse_bytes, read_transcript
-
+    source: str | bytes = sys.stdin.buffer.read() if transcript == "-" else transcript
     with _reporting():
-        if transcript == "-":
-            conversation = parse_bytes(sys.stdin.buffer.read(), format.value, "standard input")
-        else:
-            conversation = read_transcript(transcript, format.value)
-        choice = extractor.value
-        if choice == "auto":
-            choice = "claude" if os.environ.get("ANTHROPIC_API_KEY") else "rules"
-        reader = ClaudeExtractor(model=model) if choice == "claude" else RuleExtractor()
-        manager = _manager(file, must_exist=False)
-        manager.extractor = reader
-        session = session_id or conversation.session_id or conversation.content_id()
-        with _working(f"extracting memories ({choice})", quiet):
-            stats = manager.process_session_end_sync(conversation.as_dicts(), session)
-    for warning in manager.warnings:
+        memory = Memory(file, extractor, lock_timeout=_lock_timeout(), model=model)
+        with _working("extracting memories", quiet):
+            report = memory.close_transcript(source, session_id=session_id, format=format)
+    for warning in report.warnings:
         typer.echo(f"everbot-memory: warning: {warning}", err=True)
-    if conversation.skipped:
+    if report.skipped:
         typer.echo(
-            f"everbot-memory: warning: skipped {conversation.skipped} unreadable line(s)",
-            err=True,
+            f"everbot-memory: warning: skipped {report.skipped} unreadable line(s)", err=True
         )
+    stats = report.stats
     if as_json:
-        _print_json({**stats, "session_id": session, "extractor": choice})
+        _print_json({**stats, "session_id": report.session_id, "extractor": report.extractor})
         return
     _say(
         quiet,
-        f"session {session}: new {stats['new']}, updated {stats['updated']}, "
+        f"session {report.session_id}: new {stats['new']}, updated {stats['updated']}, "
         f"archived {stats['archived']}, forgotten {stats['forgotten']}; "
-        f"{stats['total']} memories ({choice} extractor)",
+        f"{stats['total']} memories ({report.extractor} extractor)",
     )
 
 
@@ -327,12 +325,12 @@ def forget(
     if (entry_id is None) == (match is None):
         raise typer.BadParameter("give either an ID or --match TEXT")
     with _reporting():
-        manager = _manager(file)
+        memory = _memory(file)
         if entry_id is not None:
-            gone = [manager.forget(entry_id.strip("[] "))]
+            gone = [memory.forget(entry_id.strip("[] "))]
         else:
             assert match is not None
-            found = manager.find(match)
+            found = memory.find(match)
             if not found:
                 raise _fail(f"no memory contains {match!r}")
             if not yes:
@@ -341,7 +339,7 @@ def forget(
                 if not sys.stdin.isatty():
                     raise _fail(f"{len(found)} memories match; add --yes to forget them")
                 typer.confirm(f"Forget these {len(found)} memories?", abort=True, err=True)
-            gone = manager.forget_many([e.id for e in found])
+            gone = memory.forget_many([e.id for e in found])
     if as_json:
         _print_json({"forgotten": [_entry_json(e) for e in gone]})
         return
@@ -349,21 +347,15 @@ def forget(
         _say(quiet, f"forgot [{entry.id}] {entry.content}")
 
 
-class SectionChoice(str, Enum):
-    """Which part of the file to list."""
-
-    active = "active"
-    archived = "archived"
-    all = "all"
-
-
 @app.command("list")
 def list_(
     section: Annotated[
-        SectionChoice, typer.Option("--section", help="active, archived or all.")
-    ] = SectionChoice.all,
+        str,
+        _choice(SECTIONS, "--section", help="active, archived or all."),
+    ] = "all",
     category: Annotated[
-        CategoryChoice | None, typer.Option("--category", "-c", help="Only this category.")
+        str | None,
+        _choice(CATEGORIES, "--category", "-c", help="Only this category."),
     ] = None,
     min_score: Annotated[
         float, typer.Option("--min-score", min=0.0, max=1.0, help="Only scores at least this.")
@@ -375,20 +367,14 @@ def list_(
 ) -> None:
     """List memories: id, category, score, last activated, hits, content (strongest first)."""
     with _reporting():
-        entries = _manager(file).entries()
-    chosen = [
-        e
-        for e in entries
-        if (section == SectionChoice.all or e.is_active == (section == SectionChoice.active))
-        and (category is None or e.category == category.value)
-        and e.score >= min_score
-    ]
-    chosen = chosen[offset:] if limit is None else chosen[offset : offset + limit]
+        memory = _memory(file)
+        chosen = memory.list_entries(section, category, min_score, limit, offset)  # type: ignore[arg-type]
+        empty = not chosen and not memory.entries()
     if as_json:
         _print_json([_entry_json(e) for e in chosen])
         return
     if not chosen:
-        typer.echo("no memories yet" if not entries else "no memories match")
+        typer.echo("no memories yet" if empty else "no memories match")
     for entry in chosen:
         typer.echo(_entry_line(entry))
 
@@ -400,14 +386,9 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """Show one memory in full, with every field."""
-    from .errors import EntryNotFoundError
-
     with _reporting():
-        wanted = entry_id.strip("[] ")
-        found = [e for e in _manager(file).entries() if e.id == wanted]
-        if not found:
-            raise EntryNotFoundError(wanted)
-    data = _entry_json(found[0])
+        entry = _memory(file).get(entry_id.strip("[] "))
+    data = _entry_json(entry)
     if as_json:
         _print_json(data)
         return
@@ -438,7 +419,7 @@ def recall(
 ) -> None:
     """Search all memories, archived ones too; the ones found are activated unless --peek."""
     with _reporting(), _working("searching", not semantic):
-        hits = _manager(file).recall(query, k, peek, semantic)
+        hits = _memory(file).recall(query, k, peek, semantic)
     if as_json:
         _print_json(
             [
@@ -446,7 +427,7 @@ def recall(
                     "id": h.entry.id,
                     "content": h.entry.content,
                     "category": h.entry.category,
-                    "score": round(h.importance, 4),
+                    "score": round(h.score, 4),
                     "rank": round(h.rank, 4),
                     "relevance": round(h.relevance, 4),
                     "recency": round(h.recency, 4),
@@ -465,33 +446,18 @@ def recall(
 @app.command()
 def stats(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
     """Totals per section and category, and a histogram of scores."""
-    from .rules import CATEGORIES
-
     with _reporting():
-        entries = _manager(file).entries()
-    active = sum(e.is_active for e in entries)
-    bins = [0] * 10
-    for entry in entries:
-        bins[min(9, int(entry.score * 10))] += 1
-    categories = {c: sum(e.category == c for e in entries) for c in CATEGORIES}
-    histogram = {f"{i / 10:.1f}-{(i + 1) / 10:.1f}": n for i, n in enumerate(bins)}
-    data = {
-        "total": len(entries),
-        "active": active,
-        "archived": len(entries) - active,
-        "categories": categories,
-        "histogram": histogram,
-    }
+        data = _memory(file).stats()
     if as_json:
-        _print_json(data)
+        _print_json(vars(data))
         return
-    typer.echo(f"{data['total']} memories: {active} active, {data['archived']} archived")
-    for name, count in categories.items():
+    typer.echo(f"{data.total} memories: {data.active} active, {data.archived} archived")
+    for name, count in data.categories.items():
         if count:
             typer.echo(f"  {name:<12} {count}")
-    widest = max(bins) or 1
+    widest = max(data.histogram.values()) or 1
     typer.echo("score histogram:")
-    for label, count in histogram.items():
+    for label, count in data.histogram.items():
         typer.echo(f"  {label}  {'#' * round(30 * count / widest):<30} {count}")
 
 
@@ -499,22 +465,23 @@ def stats(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
 def prompt(
     file: FileOption = DEFAULT_FILE,
     top_k: Annotated[int, typer.Option("--top-k", min=0, help="At most this many.")] = (
-        DEFAULT_TOP_K
+        PROMPT_TOP_K
     ),
     min_score: Annotated[
         float, typer.Option("--min-score", min=0.0, max=1.0, help="Leave out weaker memories.")
-    ] = DEFAULT_MIN_SCORE,
+    ] = PROMPT_MIN_SCORE,
     max_chars: Annotated[
         int, typer.Option("--max-chars", min=0, help="The block never exceeds this length.")
-    ] = DEFAULT_MAX_CHARS,
+    ] = PROMPT_MAX_CHARS,
     lang: Annotated[
-        LangChoice, typer.Option("--lang", help="Heading and framing language.")
-    ] = LangChoice.en,
+        str,
+        _choice(PROMPT_LANGUAGES, "--lang", help="Heading and framing language."),
+    ] = "en",
 ) -> None:
     """Print the memory block for a system prompt (nothing when there is none)."""
     with _reporting():
-        _lock_timeout()  # a bad setting is reported by every command alike
-        block = block_for_file(file, top_k, min_score, max_chars, lang.value)
+        memory = Memory(file, lock_timeout=_lock_timeout())  # a bad setting fails every command
+        block = memory.prompt_block(top_k, min_score, max_chars, lang)  # type: ignore[arg-type]
     if block:
         typer.echo(block)
 
@@ -525,34 +492,20 @@ def maintain(
 ) -> None:
     """Apply decay now: archive weak memories, forget the weakest, and print what changed."""
     with _reporting():
-        result = _manager(file).maintain()
+        result = _memory(file).maintain()
     _print_merge(result, as_json, quiet)
 
 
 @app.command()
 def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
     """List problems in the file and the repairs the next save makes; exit 1 if any."""
-    from .dedupe import find_duplicates
-    from .store import Problem
-
     with _reporting():
-        manager = _manager(file)
-        doc = manager.store.load_document()
-    problems = list(doc.problems)
-    for a, b, score in find_duplicates(doc.entries):
-        problems.append(
-            Problem(
-                doc.lines.get(a.id, 0),
-                f"[{a.id}] and [{b.id}] (line {doc.lines.get(b.id, 0)}) look like duplicates "
-                f"(similarity {score:.2f}); `everbot-memory dedupe` merges them",
-                "warning",
-            )
-        )
-    problems.sort(key=lambda p: p.line)
+        diagnosis = _memory(file).diagnose()
+    problems = diagnosis.problems
     if as_json:
         _print_json(
             {
-                "entries": len(doc.entries),
+                "entries": diagnosis.entries,
                 "problems": [
                     {"line": p.line, "kind": p.kind, "message": p.message} for p in problems
                 ],
@@ -567,7 +520,7 @@ def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None
                 "makes the repairs and keeps unreadable text as notes"
             )
         else:
-            typer.echo(f"{file}: {len(doc.entries)} memories, no problems")
+            typer.echo(f"{file}: {diagnosis.entries} memories, no problems")
     if problems:
         raise typer.Exit(1)
 
@@ -580,11 +533,9 @@ def dedupe(
     quiet: QuietOption = False,
 ) -> None:
     """Merge memories that say the same thing: the strongest stays, hits add up."""
-    from .dedupe import merge_duplicates
-
     with _reporting():
-        manager = _manager(file)
-        _, groups = merge_duplicates(manager.entries())
+        memory = _memory(file)
+        groups = memory.duplicate_groups()
         if groups and not yes:
             for kept, others in groups:
                 typer.echo(f"keep {_entry_line(kept)}", err=True)
@@ -593,7 +544,7 @@ def dedupe(
             if not sys.stdin.isatty():
                 raise _fail(f"{len(groups)} group(s) of duplicates; add --yes to merge them")
             typer.confirm(f"Merge these {len(groups)} group(s)?", abort=True, err=True)
-        merged = manager.dedupe() if groups else []
+        merged = memory.dedupe() if groups else []
     if as_json:
         _print_json(
             [{"kept": _entry_json(k), "merged": [o.id for o in others]} for k, others in merged]
@@ -609,20 +560,19 @@ def process_pending(
     file: FileOption = DEFAULT_FILE, as_json: JsonOption = False, quiet: QuietOption = False
 ) -> None:
     """Extract the sessions queued by hooks (what a worker that died left, too)."""
-    from .jobs import JobQueue
-
-    queue = JobQueue(file)
+    memory = Memory(file, lock_timeout=_lock_timeout())
     with _reporting(), _working("processing queued sessions", quiet):
-        report = queue.work()
+        report = memory.process_pending()
     if report is None:
         _say(quiet, "another worker is processing the queue")
         return
+    pending = len(memory.pending_jobs())
     if as_json:
-        _print_json({**vars(report), "pending": len(queue.pending())})
+        _print_json({**vars(report), "pending": pending})
     else:
         for message in report.messages:
             _say(quiet, message)
-        _say(quiet, f"{report.done} done, {report.failed} failed, {len(queue.pending())} pending")
+        _say(quiet, f"{report.done} done, {report.failed} failed, {pending} pending")
     if report.failed:
         raise typer.Exit(1)
 
@@ -631,7 +581,7 @@ def process_pending(
 def mcp(file: FileOption = DEFAULT_FILE) -> None:
     """Run an MCP server on stdio with tools recall_memory, remember, forget, list_memories."""
     try:
-        from .mcp_server import serve
+        from .mcp import serve
     except ModuleNotFoundError as exc:
         raise _fail(
             f"the MCP server needs the '{exc.name}' package: pip install 'everbot-memory[mcp]'"
@@ -669,7 +619,7 @@ def hook_claude_code(
 
 def _version(value: bool) -> None:
     if value:
-        from . import __version__
+        from .. import __version__
 
         typer.echo(f"everbot-memory {__version__}")
         raise typer.Exit()

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import TranscriptError
+from ..errors import TranscriptError
 
 __all__ = [
     "FORMATS",

@@ -1,0 +1,31 @@
+"""The clock and fresh ids: the only two things the core takes from the world.
+
+Every part of the engine reads the time through :func:`utcnow`, so freezegun controls it in
+tests; functions that compute with time also take ``now`` as an argument.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Set
+from datetime import datetime, timezone
+
+__all__ = ["iso", "new_id", "utcnow"]
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware, in UTC."""
+    return datetime.now(timezone.utc)
+
+
+def iso(value: datetime) -> str:
+    """``value`` in UTC as ``YYYY-MM-DDTHH:MM:SSZ``, the form the file and JSON output use."""
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def new_id(taken: Set[str] = frozenset()) -> str:
+    """A fresh entry id: 6 lowercase hex characters from a uuid4, not in ``taken``."""
+    while True:
+        candidate = uuid.uuid4().hex[:6]
+        if candidate not in taken:
+            return candidate

@@ -1,0 +1,140 @@
+"""A memory entry: what it says, how strong it is, and when it was last confirmed.
+
+The entry is a plain frozen dataclass, not a pydantic model, so that the session-start path can
+read the file without importing pydantic, and a 10,000-entry file loads without building a
+validated model per entry. It still checks what it is given: a bad value raises ``ValueError``
+naming the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal, cast
+
+from .clock import iso
+from .rules import ACTIVE_MIN_SCORE, CATEGORIES
+
+__all__ = ["Category", "Importance", "MemoryEntry", "check_text", "is_valid_id"]
+
+Category = Literal[
+    "preference", "fact", "experience", "workflow", "decision", "skill_usage", "todo"
+]
+Importance = Literal["high", "medium", "low"]
+
+_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+def is_valid_id(text: str) -> bool:
+    """True when ``text`` can be an entry id: 1 to 40 letters, digits, '-' or '_'."""
+    return _ID_RE.fullmatch(text) is not None
+
+
+def check_text(value: str, what: str) -> str:
+    """``value`` stripped; ``ValueError`` when it is empty or holds what UTF-8 cannot store."""
+    value = value.strip()
+    if not value:
+        raise ValueError(f"{what} must not be empty")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{what} holds a character that UTF-8 cannot store") from exc
+    return value
+
+
+def _utc(value: datetime, name: str) -> datetime:
+    # The file stores whole seconds in UTC; normalizing here makes every entry equal to what a
+    # save followed by a load gives back.
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        raise ValueError(f"{name} must be a timezone-aware datetime")
+    if value.tzinfo is timezone.utc and not value.microsecond:
+        return value
+    return value.astimezone(timezone.utc).replace(microsecond=0)
+
+
+def _unit(value: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryEntry:
+    """One memory in MEMORY.md.
+
+    ``score`` is the score as of the last merge or hand edit. Decay is computed from
+    ``base_score``, the score the entry had at ``base_at`` (its last activation, or the moment a
+    person set the score by hand), so that it does not depend on how often maintenance runs.
+    """
+
+    id: str
+    content: str
+    category: Category = "fact"
+    score: float
+    created_at: datetime
+    last_activated: datetime
+    activation_count: int = 1
+    source_session: str = ""
+    base_score: float | None = None
+    base_at: datetime | None = None
+    #: Ids of duplicates folded into this one by dedupe.
+    merged_ids: tuple[str, ...] = ()
+    #: A todo or dated memory: archived once this time passes.
+    expires_at: datetime | None = None
+    #: Ids of memories this one contradicted when it came.
+    replaces: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        if not isinstance(self.id, str) or not is_valid_id(self.id):
+            raise ValueError(f"id {self.id!r} must be 1-40 letters, digits, '-' or '_'")
+        put(self, "content", check_text(self.content, "memory content"))
+        if self.category not in CATEGORIES:
+            raise ValueError(f"category {self.category!r} is not one of {', '.join(CATEGORIES)}")
+        put(self, "score", _unit(self.score, "score"))
+        put(self, "created_at", _utc(self.created_at, "created_at"))
+        put(self, "last_activated", _utc(self.last_activated, "last_activated"))
+        if isinstance(self.activation_count, bool) or not isinstance(self.activation_count, int):
+            raise ValueError("activation_count must be a whole number")
+        if self.activation_count < 0:
+            raise ValueError("activation_count must not be negative")
+        if not isinstance(self.source_session, str):
+            raise ValueError("source_session must be text")
+        self.source_session.encode("utf-8")  # a lone surrogate cannot be written to the file
+        # Without an explicit anchor, the current score is the anchor as of the last activation.
+        base = self.score if self.base_score is None else _unit(self.base_score, "base_score")
+        put(self, "base_score", base)
+        at = self.last_activated if self.base_at is None else _utc(self.base_at, "base_at")
+        put(self, "base_at", at)
+        if self.expires_at is not None:
+            put(self, "expires_at", _utc(self.expires_at, "expires_at"))
+        put(self, "merged_ids", tuple(str(i) for i in self.merged_ids))
+        put(self, "replaces", tuple(str(i) for i in self.replaces))
+
+    @property
+    def is_active(self) -> bool:
+        """True when the entry belongs in the Active section (score >= 0.2)."""
+        return self.score >= ACTIVE_MIN_SCORE
+
+    @property
+    def anchor(self) -> tuple[float, datetime]:
+        """The decay anchor: ``(base_score, base_at)``, both always set."""
+        return cast(float, self.base_score), cast(datetime, self.base_at)
+
+    def replace(self, **changes: Any) -> MemoryEntry:
+        """A copy with ``changes`` applied (and checked)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field as JSON values: times as ``YYYY-MM-DDTHH:MM:SSZ``, tuples as lists."""
+        data: dict[str, Any] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, datetime):
+                value = iso(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            data[field.name] = value
+        return data

@@ -1,0 +1,90 @@
+"""The memory block injected into an agent's system prompt at session start (seed §5.3).
+
+It lists the strongest Active memories, one line each, framed as facts about the user (things
+to take into account), not as instructions to follow, and never longer than ``max_chars``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Literal, Protocol, TypeVar
+
+from .clock import utcnow
+from .rules import PROMPT_MAX_CHARS, PROMPT_MAX_LINE, PROMPT_MIN_SCORE, PROMPT_TOP_K
+from .scoring import Anchored, Ranked, file_order, is_expired, score_at
+from .text import one_line
+
+__all__ = ["PromptLanguage", "format_block", "memory_lines", "select"]
+
+PromptLanguage = Literal["en", "zh"]
+
+
+class _Memory(Ranked, Anchored, Protocol):
+    """What the prompt needs of an entry."""
+
+    @property
+    def content(self) -> str: ...
+
+
+M = TypeVar("M", bound=_Memory)
+
+_WORDING = {
+    "en": (
+        "# Memories about the user",
+        "What earlier sessions taught about the user (background facts, not instructions):",
+    ),
+    "zh": ("# 历史记忆", "关于用户的关键信息："),
+}
+
+
+def select(
+    entries: Sequence[M],
+    top_k: int = PROMPT_TOP_K,
+    min_score: float = PROMPT_MIN_SCORE,
+    now: datetime | None = None,
+) -> list[M]:
+    """The entries for the prompt: score at ``now`` >= ``min_score``, strongest first, top_k.
+
+    Scores are taken as of ``now`` (default: the clock), so a memory that has decayed since the
+    file was last written is ranked by what it is worth today. A memory whose time has passed
+    (a todo) is never injected.
+    """
+    now = now or utcnow()
+    scored = []
+    for entry in entries:
+        if is_expired(entry, now):
+            continue
+        score = score_at(entry, now)
+        if score >= min_score:
+            scored.append((score, entry))
+    scored.sort(key=lambda pair: (-pair[0], *file_order(pair[1])[1:]))
+    return [entry for _, entry in scored[: max(0, top_k)]]
+
+
+def memory_lines(entries: Sequence[_Memory]) -> list[str]:
+    """One ``- content`` line per entry, newlines folded."""
+    return [f"- {one_line(e.content, PROMPT_MAX_LINE)}" for e in entries]
+
+
+def format_block(
+    entries: Sequence[_Memory],
+    max_chars: int = PROMPT_MAX_CHARS,
+    lang: PromptLanguage = "en",
+) -> str:
+    """The prompt block: heading, framing line, memory lines; "" when there are no entries.
+
+    Lines that would push the block past ``max_chars`` are left out (weakest last, so the
+    strongest memories always fit).
+    """
+    heading, framing = _WORDING[lang]
+    out = f"{heading}\n\n{framing}"
+    if not entries or len(out) > max_chars:
+        return ""
+    kept = 0
+    for line in memory_lines(entries):
+        if len(out) + 1 + len(line) > max_chars:
+            break
+        out += "\n" + line
+        kept += 1
+    return out if kept else ""

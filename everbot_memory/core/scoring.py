@@ -1,0 +1,167 @@
+"""Scores over time: seeding, reinforcing, decaying, expiring and the order of the file.
+
+Decay is path-independent (SPEC §2): on any day an entry's score is
+``s * 0.99 ** max(0, days - 7)``, where ``s`` is its score when last activated (or last set by
+hand), the entry's *anchor*. Scores are never compounded from the last displayed value, so the
+result is the same whether maintenance runs every hour or once a year. :func:`score_at` is the
+one place the engine asks "what is this entry worth now?".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Literal, Protocol
+
+from .entry import MemoryEntry
+from .rules import (
+    ACTIVE_MIN_SCORE,
+    DAILY_DECAY,
+    EXPIRED_SCORE,
+    GRACE_DAYS,
+    INITIAL_SCORES,
+    KEEP_MIN_SCORE,
+    REINFORCE_RATE,
+)
+
+__all__ = [
+    "Anchored",
+    "Ranked",
+    "Section",
+    "contradict",
+    "decay",
+    "decayed_score",
+    "expire",
+    "expiry_after",
+    "file_order",
+    "initial_score",
+    "is_expired",
+    "reinforce",
+    "reinforced_score",
+    "score_at",
+    "section_of",
+    "sort_entries",
+]
+
+_DAY_SECONDS = 86_400
+
+Section = Literal["active", "archived", "forgotten"]
+
+
+class Ranked(Protocol):
+    """What ordering needs of an entry."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+class Anchored(Protocol):
+    """What decay needs of an entry."""
+
+    @property
+    def last_activated(self) -> datetime: ...
+    @property
+    def anchor(self) -> tuple[float, datetime]: ...
+
+
+def initial_score(importance: str) -> float:
+    """The score of a new memory: 0.8, 0.6 or 0.4 for high, medium or low importance."""
+    return INITIAL_SCORES[importance]
+
+
+def _decay_days(at: datetime, last_activated: datetime) -> int:
+    """Whole days of decay at time ``at``: days since activation, less the grace period."""
+    days = math.floor((at - last_activated).total_seconds() / _DAY_SECONDS)
+    return max(0, days - GRACE_DAYS)
+
+
+def decayed_score(
+    base_score: float, base_at: datetime, last_activated: datetime, now: datetime
+) -> float:
+    """The score at ``now`` of an entry that had ``base_score`` at ``base_at``.
+
+    ``base_score * 0.99 ** (decay days at now - decay days at base_at)``: for an anchor at the
+    last activation that is ``s * 0.99 ** max(0, days - 7)``. It never rises when the clock
+    goes back.
+    """
+    days = _decay_days(now, last_activated) - _decay_days(base_at, last_activated)
+    return base_score * DAILY_DECAY ** max(0, days)
+
+
+def score_at(entry: Anchored, now: datetime) -> float:
+    """The entry's score at ``now``: its anchor score decayed by the days since the anchor."""
+    base_score, base_at = entry.anchor
+    return decayed_score(base_score, base_at, entry.last_activated, now)
+
+
+def reinforced_score(score: float) -> float:
+    """The score after one more confirmation: ``s + (1 - s) * 0.2``, never above 1."""
+    return min(1.0, score + (1.0 - score) * REINFORCE_RATE)
+
+
+def section_of(score: float) -> Section:
+    """Where a score puts an entry: Active (>= 0.2), Archived (>= 0.05), else forgotten."""
+    if score >= ACTIVE_MIN_SCORE:
+        return "active"
+    return "archived" if score >= KEEP_MIN_SCORE else "forgotten"
+
+
+def is_expired(entry: object, now: datetime) -> bool:
+    """True when the entry carries an expiry (a todo, a dated memory) that has passed."""
+    expires = getattr(entry, "expires_at", None)
+    return expires is not None and expires <= now
+
+
+def expiry_after(day: date) -> datetime:
+    """When a memory about ``day`` lapses: the start of the next day (UTC)."""
+    return datetime.combine(day + timedelta(days=1), time(), timezone.utc)
+
+
+def decay(entry: MemoryEntry, now: datetime) -> MemoryEntry:
+    """The entry with its score brought up to ``now`` (the anchor does not move)."""
+    score = score_at(entry, now)
+    return entry if score == entry.score else entry.replace(score=score)
+
+
+def reinforce(entry: MemoryEntry, now: datetime) -> MemoryEntry:
+    """The entry confirmed again at ``now``: ``s + (1 - s) * 0.2``, one more hit, a new anchor."""
+    score = reinforced_score(score_at(entry, now))
+    when = now.replace(microsecond=0)
+    return entry.replace(
+        score=score,
+        base_score=score,
+        base_at=when,
+        last_activated=when,
+        activation_count=entry.activation_count + 1,
+    )
+
+
+def expire(entry: MemoryEntry, now: datetime) -> MemoryEntry:
+    """A memory whose time has passed (a todo done or missed): moved to Archived, not deleted."""
+    if entry.score <= EXPIRED_SCORE:
+        return entry
+    when = now.replace(microsecond=0)
+    return entry.replace(score=EXPIRED_SCORE, base_score=EXPIRED_SCORE, base_at=when)
+
+
+def contradict(entry: MemoryEntry, now: datetime) -> MemoryEntry:
+    """A memory a newer one contradicts: its score halved (seed Phase 1.5), and at most the
+    Archived score, so two Active memories never say opposite things."""
+    score = min(score_at(entry, now) * 0.5, EXPIRED_SCORE)
+    when = now.replace(microsecond=0)
+    return entry.replace(score=score, base_score=score, base_at=when)
+
+
+def file_order(entry: Ranked) -> tuple[float, datetime, str]:
+    """Sort key of the file: score descending; ties by age, then id, so the order is stable."""
+    return (-entry.score, entry.created_at, entry.id)
+
+
+def sort_entries(entries: Iterable[MemoryEntry]) -> list[MemoryEntry]:
+    """Entries in file order."""
+    return sorted(entries, key=file_order)

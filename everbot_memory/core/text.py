@@ -1,0 +1,200 @@
+"""Text as the engine compares it: normal forms, search tokens, similarity, token counts.
+
+Search tokens work for English and for Chinese, Japanese and Korean, where whitespace finds no
+words: English words are lower-cased, stop words dropped and the rest stemmed (Snowball);
+a CJK run gives its single characters and its overlapping character pairs.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+import snowballstemmer
+
+__all__ = [
+    "CJK_RANGES",
+    "CJK_RE",
+    "estimate_tokens",
+    "normalize_content",
+    "numbers",
+    "one_line",
+    "similarity",
+    "token_set",
+    "tokenize",
+]
+
+#: Hiragana, katakana, CJK ideographs (with extension A and compatibility), Hangul syllables.
+CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+CJK_RE = re.compile(f"[{CJK_RANGES}]")
+_TOKEN_RE = re.compile(f"[{CJK_RANGES}]+|[^\\W_]+", re.UNICODE)
+_NUMBER_RE = re.compile(r"\d+(?:[.:]\d+)*")
+
+# English words too common to tell memories apart.
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "by",
+        "with",
+        "about",
+        "as",
+        "into",
+        "over",
+        "after",
+        "before",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "no",
+        "nor",
+        "not",
+        "only",
+        "own",
+        "same",
+        "so",
+        "than",
+        "too",
+        "very",
+        "can",
+        "will",
+        "just",
+        "should",
+        "would",
+        "could",
+        "there",
+        "here",
+        "then",
+        "once",
+        "again",
+        "also",
+        "s",
+        "t",
+    ]
+)
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    """The Snowball (Porter 2) English stem: "painting" and "paints" meet "paint"."""
+    return str(_STEMMER.stemWord(word))
+
+
+def tokenize(text: str) -> list[str]:
+    """Search tokens: stemmed English words without stop words; CJK characters and pairs."""
+    tokens: list[str] = []
+    for run in _TOKEN_RE.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if CJK_RE.match(run):
+            tokens.extend(run)
+            tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
+        elif run not in _STOP:
+            tokens.append(_stem(run))
+    return tokens
+
+
+@functools.lru_cache(maxsize=65_536)
+def token_set(text: str) -> frozenset[str]:
+    """The distinct search tokens of ``text`` (memoized: merges compare the same texts often)."""
+    return frozenset(tokenize(text))
+
+
+@functools.lru_cache(maxsize=65_536)
+def numbers(text: str) -> tuple[str, ...]:
+    """The numbers in ``text``, in order ("9:30", "3.12.1", "42")."""
+    return tuple(_NUMBER_RE.findall(text))
+
+
+def normalize_content(content: str) -> str:
+    """The form two contents are compared in: lower-cased, trimmed, final "。" or "." dropped."""
+    return content.strip().lower().rstrip("。.").strip()
+
+
+def similarity(a: str, b: str) -> float:
+    """Jaccard similarity of the two texts' token sets (1.0: the same words).
+
+    Texts whose numbers differ ("at 9" and "at 10", "version 2" and "version 3") state
+    different things, however alike the rest: their similarity is 0.
+    """
+    ta, tb = token_set(a), token_set(b)
+    if not ta or not tb:
+        return 1.0 if a.strip().casefold() == b.strip().casefold() else 0.0
+    if numbers(a) != numbers(b):
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough, offline token count: one per CJK character, one per 4 other characters."""
+    cjk = len(CJK_RE.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def one_line(content: str, limit: int) -> str:
+    """``content`` with its whitespace folded to single spaces, cut to ``limit`` with "…"."""
+    line = " ".join(content.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,227 @@
+"""The MEMORY.md grammar: the title, the section headings and the entry heading line.
+
+    # Agent Memory
+    <!-- Last updated: ... -->  <!-- Total entries: N -->
+    free text a person wrote before the first section (kept in place)
+    ## Active Memories          entries with score >= 0.2, by score
+    ## Archived Memories        entries with 0.05 <= score < 0.2, by score
+    ## Notes                    text found among the entries, kept verbatim
+
+    ### [id] category | score | last_activated | hits
+    <!-- everbot {"score": ..., "base": ..., ...} -->   hidden metadata (exact values)
+    content
+
+A heading written the canonical way is read with one regular expression; anything else goes
+through the lenient reader, which says what it repaired.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
+
+from ..core.entry import is_valid_id
+from ..core.rules import CATEGORIES
+
+if TYPE_CHECKING:
+    from ..core.entry import MemoryEntry
+
+__all__ = [
+    "ACTIVE",
+    "ARCHIVED",
+    "CANONICAL_RE",
+    "HEADER_RE",
+    "META_PREFIX",
+    "NOTES",
+    "NOTES_INTRO",
+    "TITLE",
+    "Heading",
+    "Unreadable",
+    "canonical_heading",
+    "looks_like_entry",
+    "parse_heading",
+    "parse_time",
+    "section_named",
+]
+
+TITLE = "Agent Memory"
+ACTIVE = "Active Memories"
+ARCHIVED = "Archived Memories"
+NOTES = "Notes"
+NOTES_INTRO = "<!-- Text kept as it was written; everbot-memory does not read it as memories. -->"
+META_PREFIX = "<!-- everbot "
+
+HEADER_RE = re.compile(r"^<!--\s*(Last updated|Total entries)\s*:\s*(.*?)\s*-->$", re.I)
+_HEADING_RE = re.compile(r"^(?:\[\s*(?P<id>[^\]]*?)\s*\])?\s*(?P<rest>.*)$", re.S)
+_DATE_RE = re.compile(
+    r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})"
+    r"(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$",
+    re.I,
+)
+_SCORE_RE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)%?$")
+_CATEGORY_ALIASES = {
+    "preferences": "preference",
+    "pref": "preference",
+    "facts": "fact",
+    "experiences": "experience",
+    "workflows": "workflow",
+    "habit": "workflow",
+    "habits": "workflow",
+    "decisions": "decision",
+    "skill": "skill_usage",
+    "skills": "skill_usage",
+    "skillusage": "skill_usage",
+    "todos": "todo",
+    "task": "todo",
+    "tasks": "todo",
+}
+
+
+def section_named(text: str) -> str | None:
+    """The section a heading's text names ("Active", "archived memories:"), or None."""
+    name = text.strip().rstrip(":").strip().casefold()
+    return {
+        "active memories": ACTIVE,
+        "active": ACTIVE,
+        "archived memories": ARCHIVED,
+        "archived": ARCHIVED,
+        "archive": ARCHIVED,
+        "notes": NOTES,
+    }.get(name)
+
+
+def parse_time(text: str) -> tuple[datetime, bool] | None:
+    """A date or date-time as a person may write it; returns (UTC time, had a time part)."""
+    match = _DATE_RE.match(text.strip())
+    if not match:
+        return None
+    year, month, day, hour, minute, second, zone = match.groups()
+    try:
+        value = datetime(
+            int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0)
+        )
+    except ValueError:
+        return None
+    tz = timezone.utc
+    if zone and zone.upper() != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        tz = timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
+    return value.replace(tzinfo=tz).astimezone(timezone.utc), hour is not None
+
+
+@dataclass
+class Heading:
+    """An entry heading as read: its fields, and what the lenient reader repaired."""
+
+    id: str | None
+    category: str
+    score: float
+    activated: datetime | None
+    hits: int
+    repairs: list[str]
+    canonical: bool = False  # written exactly as the engine writes it
+
+
+class Unreadable(ValueError):
+    """An entry heading whose fields cannot be understood."""
+
+
+def looks_like_entry(text: str) -> bool:
+    """True when a heading's text is meant as an entry: an ``[id]``, or ``category | score``."""
+    match = _HEADING_RE.match(text)
+    assert match is not None
+    if match.group("id") is not None:
+        return True
+    parts = match.group("rest").split("|")
+    return len(parts) >= 2 and _SCORE_RE.match(parts[1].strip()) is not None
+
+
+CANONICAL_RE = re.compile(
+    r"\[([A-Za-z0-9_-]{1,40})\] (" + "|".join(CATEGORIES) + r") \| ([01]\.\d\d) \| "
+    r"(\d{4}-\d\d-\d\d) \| (0|[1-9]\d*)"
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def _day(text: str) -> datetime | None:
+    """A ``YYYY-MM-DD`` date as midnight UTC (memoized: many entries share a date)."""
+    try:
+        return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+
+
+def parse_heading(text: str, exact: re.Match[str] | None = None) -> Heading:
+    """Read a heading's text (``exact``: its match of :data:`CANONICAL_RE`, if already made).
+
+    Raises :class:`Unreadable` when a field cannot be understood.
+    """
+    exact = exact or CANONICAL_RE.fullmatch(text)
+    if exact:
+        # The common case, read without the lenient parser below.
+        entry_id, category, raw_score, date, hits = exact.groups()
+        when, score = _day(date), float(raw_score)
+        if when is not None and score <= 1.0:
+            return Heading(entry_id, category, score, when, int(hits), [], True)
+    match = _HEADING_RE.match(text)
+    assert match is not None
+    repairs: list[str] = []
+    entry_id = match.group("id")
+    if entry_id is not None and not is_valid_id(entry_id):
+        raise Unreadable(f"id [{entry_id}] is not letters, digits, '-' or '_'")
+    parts = [part.strip() for part in match.group("rest").split("|")]
+    if len(parts) < 2:
+        raise Unreadable("expected `### [id] category | score | date | hits`")
+
+    raw_category = parts[0]
+    key = re.sub(r"[\s-]+", "_", raw_category.strip().casefold())
+    category = _CATEGORY_ALIASES.get(key, key)
+    if category not in CATEGORIES:
+        repairs.append(f"unknown category {raw_category!r} read as 'fact'")
+        category = "fact"
+
+    raw_score = parts[1]
+    if not _SCORE_RE.match(raw_score):
+        raise Unreadable(f"score {raw_score!r} is not a number")
+    score = float(raw_score.rstrip("%"))
+    if raw_score.endswith("%"):
+        score /= 100
+        repairs.append(f"score {raw_score} read as {score:.2f}")
+    if not 0.0 <= score <= 1.0:
+        clamped = min(1.0, max(0.0, score))
+        repairs.append(f"score {raw_score} is outside 0-1; read as {clamped:.2f}")
+        score = clamped
+
+    activated: datetime | None = None
+    if len(parts) >= 3 and parts[2]:
+        parsed = parse_time(parts[2])
+        if parsed is None:
+            raise Unreadable(f"date {parts[2]!r} is not YYYY-MM-DD")
+        activated, had_time = parsed
+        if had_time:
+            repairs.append("date had a time; the time is kept in the hidden metadata")
+    else:
+        repairs.append("missing date; set to today")
+
+    hits = 1
+    if len(parts) >= 4 and parts[3]:
+        if not parts[3].isdigit():
+            raise Unreadable(f"hits {parts[3]!r} is not a whole number")
+        hits = int(parts[3])
+    else:
+        repairs.append("missing hit count; set to 1")
+    if len(parts) > 4:
+        raise Unreadable("too many `|` fields")
+    return Heading(entry_id, category, score, activated, hits, repairs)
+
+
+def canonical_heading(entry: MemoryEntry) -> str:
+    """The heading line the engine writes for ``entry``."""
+    return (
+        f"### [{entry.id}] {entry.category} | {entry.score:.2f} | "
+        f"{entry.last_activated.strftime('%Y-%m-%d')} | {entry.activation_count}"
+    )

@@ -1,0 +1,149 @@
+"""The hidden metadata under each entry heading, read and written in this one module.
+
+    <!-- everbot {"score": 0.9135, "base": 0.95, "base_at": "...", "activated": "...",
+                  "created": "...", "session": "...", "merged": [...], "expires": "...",
+                  "replaces": [...]} -->
+
+An HTML comment is invisible when the Markdown is rendered. It holds the exact values the
+heading rounds (the full score, the time of day, where decay counts from), so the file stays the
+whole truth. Values equal to what the heading already implies are left out. When the heading and
+the comment disagree, a person edited the heading: the heading wins from that moment on.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ..core.clock import iso, new_id
+from .content import escape_unsafe
+from .grammar import META_PREFIX, Heading
+from .model import Problem
+
+if TYPE_CHECKING:
+    from ..core.entry import MemoryEntry
+
+__all__ = ["entry_fields", "parse_meta", "render_meta"]
+
+
+def parse_meta(text: str) -> dict[str, object]:
+    """The JSON object of a metadata comment; ``ValueError`` when it is not one."""
+    if not (text.startswith(META_PREFIX) and text.endswith("-->")):
+        raise ValueError("not a metadata comment")
+    value = json.loads(text[len(META_PREFIX) : -3])
+    if not isinstance(value, dict):
+        raise ValueError("metadata is not an object")
+    return value
+
+
+def _meta_time(meta: dict[str, object], key: str) -> datetime:
+    value = meta[key]
+    if not isinstance(value, str):
+        raise ValueError(f"{key} is not a time")
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
+
+
+def entry_fields(
+    heading: Heading,
+    meta: dict[str, object] | None,
+    content: str,
+    now: datetime,
+    line_no: int,
+    problems: list[Problem],
+    taken_ids: set[str],
+) -> dict[str, Any]:
+    """The fields of an entry read from its heading, its metadata (None when missing) and its
+    content, as ``MemoryEntry(**fields)`` takes them; repairs go to ``problems``."""
+    for message in heading.repairs:
+        problems.append(Problem(line_no, message))
+    entry_id = heading.id
+    if entry_id is None or entry_id in taken_ids:
+        fresh = new_id(taken_ids)
+        if entry_id is None:
+            problems.append(Problem(line_no, f"entry had no id; gave it [{fresh}]"))
+        else:
+            problems.append(Problem(line_no, f"id [{entry_id}] was used twice; now [{fresh}]"))
+        entry_id = fresh
+    activated = heading.activated or now
+    score = heading.score
+    base_score: float = score
+    base_at: datetime = now
+    created = activated
+    session = ""
+    merged: tuple[str, ...] = ()
+    replaces: tuple[str, ...] = ()
+    expires: datetime | None = None
+    if meta is not None:
+        if "expires" in meta:
+            try:
+                expires = _meta_time(meta, "expires")
+            except (TypeError, ValueError) as exc:
+                problems.append(Problem(line_no + 1, f"hidden expiry unreadable ({exc}); dropped"))
+        raw_merged = meta.get("merged", [])
+        if isinstance(raw_merged, list):
+            merged = tuple(str(i) for i in raw_merged)
+        raw_replaces = meta.get("replaces", [])
+        if isinstance(raw_replaces, list):
+            replaces = tuple(str(i) for i in raw_replaces)
+        try:
+            exact = float(meta["score"])  # type: ignore[arg-type]
+            meta_activated = _meta_time(meta, "activated")
+            created = _meta_time(meta, "created")
+            session = str(meta.get("session", ""))
+            meta_base = float(meta.get("base", exact))  # type: ignore[arg-type]
+            meta_base_at = _meta_time(meta, "base_at") if "base_at" in meta else meta_activated
+        except (KeyError, TypeError, ValueError) as exc:
+            problems.append(Problem(line_no + 1, f"hidden metadata incomplete ({exc}); rebuilt"))
+        else:
+            same_date = heading.activated is None or (meta_activated.date() == activated.date())
+            if same_date:
+                activated = meta_activated
+            if f"{exact:.2f}" == f"{score:.2f}" and same_date:
+                # Untouched since the engine wrote it: keep the exact values.
+                score, base_score, base_at = exact, meta_base, meta_base_at
+            # Otherwise a person changed the score or date: honour it from now on.
+    else:
+        problems.append(Problem(line_no, f"entry [{entry_id}] had no hidden metadata; added"))
+    return {
+        "id": entry_id,
+        "content": content.strip(),
+        "category": heading.category,
+        "score": score,
+        "created_at": min(created, activated),
+        "last_activated": activated,
+        "activation_count": heading.hits,
+        "source_session": session,
+        "base_score": base_score,
+        "base_at": base_at,
+        "merged_ids": merged,
+        "expires_at": expires,
+        "replaces": replaces,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def render_meta(entry: MemoryEntry) -> str:
+    """The metadata comment written under ``entry``'s heading."""
+    base_score, base_at = entry.anchor
+    meta: dict[str, object] = {"score": entry.score}
+    if base_score != entry.score:
+        meta["base"] = base_score
+    if base_at != entry.last_activated:
+        meta["base_at"] = iso(base_at)
+    meta["activated"] = iso(entry.last_activated)
+    meta["created"] = iso(entry.created_at)
+    if entry.source_session:
+        meta["session"] = entry.source_session
+    if entry.merged_ids:
+        meta["merged"] = list(entry.merged_ids)
+    if entry.expires_at is not None:
+        meta["expires"] = iso(entry.expires_at)
+    if entry.replaces:
+        meta["replaces"] = list(entry.replaces)
+    text = json.dumps(meta, ensure_ascii=False, separators=(", ", ": "))
+    # "-->" inside a value would end the comment early; JSON reads the escapes back.
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e")
+    return f"{META_PREFIX}{escape_unsafe(text)} -->"

@@ -1,0 +1,37 @@
+"""What a parsed MEMORY.md holds: its entries, a person's text, and the problems found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from ..core.entry import MemoryEntry
+
+__all__ = ["Document", "Problem"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something found while reading the file: a ``repair`` the next save makes, or a ``warning``
+    about text the engine could not read as a memory (kept verbatim as a note)."""
+
+    line: int
+    message: str
+    kind: Literal["repair", "warning"] = "repair"
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" if self.line else "file"
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class Document:
+    """A parsed MEMORY.md: the entries plus everything else the file holds."""
+
+    entries: list[MemoryEntry] = field(default_factory=list)
+    preamble: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    last_updated: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)  # entry id -> its heading's line

@@ -1,0 +1,203 @@
+"""MEMORY.md text to a :class:`Document`: tolerant reading that never raises on text.
+
+Every source line is either part of something the engine understands (title, header, section
+heading, entry) or kept as a person's text: before the first section as the preamble, after it
+as notes. So nothing a person wrote is dropped by a save.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..core.clock import utcnow
+from ..core.entry import MemoryEntry
+from .blocks import Block, read_blocks
+from .content import decode_content
+from .grammar import (
+    CANONICAL_RE,
+    HEADER_RE,
+    META_PREFIX,
+    NOTES,
+    NOTES_INTRO,
+    TITLE,
+    Unreadable,
+    canonical_heading,
+    looks_like_entry,
+    parse_heading,
+    section_named,
+)
+from .meta import entry_fields, parse_meta
+from .model import Document, Problem
+
+__all__ = ["parse"]
+
+
+def parse(text: str, now: datetime | None = None) -> Document:
+    """Read MEMORY.md text into a :class:`Document`. Never raises on text.
+
+    ``now`` is when a hand-edited score starts to decay (default: the clock).
+    """
+    now = (now or utcnow()).replace(microsecond=0)
+    doc = Document()
+    problems = doc.problems
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        problems.append(Problem(1, "removed the byte order mark"))
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        problems.append(Problem(1, "converted CRLF line endings to LF"))
+    lines = text.split("\n")
+    blocks = read_blocks(lines)
+
+    # Spans of lines the engine understands; every other line is a person's text.
+    consumed: list[tuple[int, int]] = []
+    title_line: int | None = None
+    sections: list[tuple[int, str]] = []  # (line, section name), in file order
+    body_start: int | None = None  # first section or entry: text after it is a note
+    taken_ids: set[str] = set()
+
+    def consume(start: int, end: int) -> None:
+        consumed.append((start, end))
+
+    i = 0
+    while i < len(blocks):
+        block = blocks[i]
+        i += 1
+        line_no = block.start + 1
+        if block.kind == "html_block" and body_start is None and HEADER_RE.match(block.text):
+            match = HEADER_RE.match(block.text)
+            assert match is not None
+            if match.group(1).lower() == "last updated":
+                doc.last_updated = match.group(2)
+            consume(block.start, block.end)
+            continue
+        if block.kind == "html_block" and block.text == NOTES_INTRO:
+            consume(block.start, block.end)
+            continue
+        if block.kind != "heading_open":
+            continue
+        canonical = CANONICAL_RE.fullmatch(block.text)  # most headings: skip the checks below
+        if (
+            canonical is None
+            and title_line is None
+            and body_start is None
+            and block.text.casefold() == TITLE.casefold()
+        ):
+            title_line = block.start
+            if block.level != 1:
+                problems.append(Problem(line_no, f"title heading had {block.level} '#'; now 1"))
+            consume(block.start, block.end)
+            continue
+        section = None if canonical else section_named(block.text)
+        if section is not None:
+            body_start = block.start if body_start is None else body_start
+            sections.append((block.start, section))
+            consume(block.start, block.end)
+            if block.level != 2:
+                problems.append(Problem(line_no, f"section heading had {block.level} '#'; now 2"))
+            continue
+        if canonical is None and not looks_like_entry(block.text):
+            continue
+
+        # An entry: heading, optional metadata line, then the content blocks that follow
+        # without a blank line between them.
+        body_start = block.start if body_start is None else body_start
+        try:
+            heading = parse_heading(block.text, canonical)
+        except Unreadable as exc:
+            problems.append(
+                Problem(line_no, f"cannot read this entry ({exc}); kept as a note", "warning")
+            )
+            continue
+        end = block.end
+        meta: dict[str, object] | None = None
+        following = blocks[i] if i < len(blocks) else None
+        if (
+            following is not None
+            and following.kind == "html_block"
+            and following.start == end
+            and following.text.startswith(META_PREFIX)
+        ):
+            try:
+                meta = parse_meta(following.text)
+            except ValueError as exc:
+                problems.append(Problem(end + 1, f"hidden metadata unreadable ({exc}); rebuilt"))
+            end = following.end
+            i += 1
+        content_blocks: list[Block] = []
+        while i < len(blocks) and blocks[i].kind != "heading_open":
+            nxt = blocks[i]
+            gap = "\n".join(lines[end : nxt.start]).strip()
+            if gap or (content_blocks and nxt.start != end):
+                break  # a blank line (or unparsed text) ends the content
+            content_blocks.append(nxt)
+            end = nxt.end
+            while end > nxt.start + 1 and not lines[end - 1].strip():
+                end -= 1  # a list's range takes in the blank line after it
+            i += 1
+        if not content_blocks:
+            problems.append(
+                Problem(
+                    line_no, "entry has no content under its heading; kept as a note", "warning"
+                )
+            )
+            continue
+        reported = len(problems)
+        try:
+            content = decode_content(lines, content_blocks, end)
+            entry = MemoryEntry(
+                **entry_fields(heading, meta, content, now, line_no, problems, taken_ids)
+            )
+        except ValueError as exc:
+            problems.append(
+                Problem(line_no, f"cannot read this entry ({exc}); kept as a note", "warning")
+            )
+            continue
+        if block.level != 3:
+            problems.append(Problem(line_no, f"entry heading had {block.level} '#'; now 3"))
+        elif (
+            not (heading.canonical and lines[block.start] == "### " + block.text)
+            and lines[block.start] != canonical_heading(entry)
+            and len(problems) == reported
+        ):
+            problems.append(Problem(line_no, "entry heading reformatted"))
+        taken_ids.add(entry.id)
+        consume(block.start, end)
+        doc.entries.append(entry)
+        doc.lines[entry.id] = line_no
+
+    # Every line not consumed is a person's text, kept: before the first section or entry as
+    # the preamble, after it as notes.
+    split = len(lines) if body_start is None else body_start
+    warned = {p.line for p in problems if p.kind == "warning"}
+    cursor = 0
+    for start, end in [*sorted(consumed), (len(lines), len(lines))]:
+        for target, lo, hi in (
+            (doc.preamble, cursor, min(start, split)),
+            (doc.notes, max(cursor, split), start),
+        ):
+            chunk = _trim_blank(lines[lo:hi])
+            if not chunk:
+                continue
+            target.append("\n".join(chunk))
+            first = lo + next(n for n, line in enumerate(lines[lo:hi]) if line.strip())
+            if target is doc.preamble and title_line is not None and first < title_line:
+                problems.append(Problem(first + 1, "text before the title moved below it"))
+            if target is doc.notes and first + 1 not in warned:
+                section = next((name for at, name in reversed(sections) if at < first), None)
+                if section != NOTES:
+                    problems.append(
+                        Problem(first + 1, f"text among the entries moved to ## {NOTES}")
+                    )
+        cursor = max(cursor, end)
+    problems.sort(key=lambda p: p.line)
+    return doc
+
+
+def _trim_blank(lines: list[str]) -> list[str]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]

@@ -1,0 +1,87 @@
+"""A :class:`Document` to MEMORY.md text: the one canonical renderer every writer goes through.
+
+A save rewrites the whole file in this form (the seed's "全量写入"), which repairs damaged
+formatting; rendering a canonical file gives back the same text.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from ..core.clock import iso, utcnow
+from ..core.rules import ACTIVE_MIN_SCORE
+from ..core.scoring import file_order
+from .content import UNSAFE_RE, fence, json_string
+from .grammar import ACTIVE, ARCHIVED, NOTES, NOTES_INTRO, TITLE, canonical_heading
+from .meta import render_meta
+from .model import Document
+from .parse import parse
+
+__all__ = ["render", "render_body", "render_content", "render_header"]
+
+
+def _probe_heading(entry_id: str) -> str:
+    return f"### [{entry_id}] fact | 0.50 | 2000-01-01 | 1"
+
+
+def _reads_back_raw(content: str) -> bool:
+    """True when ``content`` written as plain lines parses back exactly, alone in its entry."""
+    if "\n" not in content and content[0].isalnum():
+        return True  # a single line starting with a letter or digit cannot open any block
+    probe = f"{_probe_heading('a')}\n{content}\n\n{_probe_heading('b')}\nx\n"
+    doc = parse(probe, now=datetime(2000, 1, 1, tzinfo=timezone.utc))
+    return (
+        len(doc.entries) == 2
+        and doc.entries[0].content == content
+        and not doc.notes
+        and not any(p.kind == "warning" for p in doc.problems)
+    )
+
+
+def render_content(content: str) -> str:
+    """Content as it is written under its heading (plain, ```` ```memory ```` or JSON)."""
+    if UNSAFE_RE.search(content):
+        return fence(json_string(content), "memory-json")
+    if _reads_back_raw(content):
+        return content
+    return fence(content, "memory")
+
+
+def render_header(last_updated: str, count: int) -> str:
+    """The title and the two header comments."""
+    return (
+        f"# {TITLE}\n\n<!-- Last updated: {last_updated} -->\n<!-- Total entries: {count} -->\n\n"
+    )
+
+
+def render_body(doc: Document) -> str:
+    """Everything after the header: preamble, Active and Archived entries, notes."""
+    out: list[str] = []
+    for chunk in doc.preamble:
+        out += [chunk, ""]
+    entries = sorted(doc.entries, key=file_order)
+    active = [e for e in entries if e.score >= ACTIVE_MIN_SCORE]
+    archived = [e for e in entries if e.score < ACTIVE_MIN_SCORE]
+    for title, section in ((ACTIVE, active), (ARCHIVED, archived)):
+        out += [f"## {title}", ""]
+        for entry in section:
+            out += [
+                canonical_heading(entry),
+                render_meta(entry),
+                render_content(entry.content),
+                "",
+            ]
+    if doc.notes:
+        out += [f"## {NOTES}", "", NOTES_INTRO, ""]
+        for chunk in doc.notes:
+            out += [chunk, ""]
+    return "\n".join(out)
+
+
+def render(doc: Document, last_updated: str | None = None) -> str:
+    """The canonical text of ``doc``: the only way the engine writes MEMORY.md.
+
+    The ``Last updated`` stamp is ``last_updated``, else the document's own, else now.
+    """
+    stamp = last_updated or doc.last_updated or iso(utcnow())
+    return render_header(stamp, len(doc.entries)) + render_body(doc)

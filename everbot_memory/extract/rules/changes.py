@@ -1,0 +1,76 @@
+"""Changed facts: "I moved from X to Y", "I no longer use Vue", "我不再用 Vue 了，改用 React".
+
+A change gives a new memory and names the old value, so the known memory that holds it can be
+retired; a single-valued fact (home, employer) with a new value retires the old one too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...core.candidate import Candidate
+from .wording import sentence, verb_phrase, zh_third_person
+
+__all__ = ["CHANGES", "contradicted"]
+
+# A statement that a value changed: (pattern, builds the memory, which group is the old value).
+CHANGES: list[tuple[re.Pattern[str], Any, int]] = [
+    (
+        re.compile(
+            r"^I(?:'ve| have)? (?:just |recently )?moved from (.{2,40}?) to (.{2,40})$", re.I
+        ),
+        lambda m: sentence(f"The user lives in {m.group(2)}"),
+        1,
+    ),
+    (
+        re.compile(r"^我(?:已经|刚|最近)?从(.{1,20}?)搬(?:到|去)了?(.{1,20})$"),
+        lambda m: f"用户住在{zh_third_person(m.group(2))}",
+        1,
+    ),
+    (
+        re.compile(
+            r"^I (?:no longer|don't|do not) (use|like|live in|work at|work for|eat|drink|play) (.{2,60}?)(?: any ?more)?$",
+            re.I,
+        ),
+        lambda m: (
+            None
+            if not re.search(r"no longer|any ?more", m.string, re.I)
+            else sentence(f"The user no longer {verb_phrase(m.group(1))} {m.group(2)}")
+        ),
+        2,
+    ),
+    (
+        re.compile(
+            r"^我(?:已经)?不再(用|使用|喜欢|住在|在)(.{1,20}?)了?(?:[，,]\s*(改用|换成|现在用|改成)(.{1,20}))?$"
+        ),
+        # The user's own words, about the user: "我不再用 Vue 了，改用 React" -> "用户不再用 Vue，改用 React".
+        lambda m: "用户" + re.sub(r"\s*了?\s*([，,])\s*", "，", m.string[1:]).rstrip("了 "),
+        2,
+    ),
+]
+# Facts with one value at a time: a new one contradicts the known one with another value.
+_SINGLE_VALUED = [
+    re.compile(r"^The user (?:lives|is based) in (.+?)\.?$|^用户住在(.+)$"),
+    re.compile(r"^The user works (?:at|for) (.+?)(?: as .*)?\.?$|^用户在(.+?)工作"),
+]
+
+
+def contradicted(
+    candidate: Candidate, old_value: str | None, known: list[tuple[str, str]]
+) -> tuple[str, ...]:
+    """Ids of known memories the candidate replaces."""
+    ids = []
+    if old_value:
+        needle = old_value.strip().casefold()
+        ids += [i for i, content in known if needle in content.casefold()]
+    for pattern in _SINGLE_VALUED:
+        new = pattern.match(candidate.content)
+        if not new:
+            continue
+        value = (new.group(1) or new.group(2)).strip().casefold()
+        for entry_id, content in known:
+            old = pattern.match(content)
+            if old and (old.group(1) or old.group(2)).strip().casefold() != value:
+                ids.append(entry_id)
+    return tuple(dict.fromkeys(ids))

@@ -1,0 +1,103 @@
+"""The Chinese rules: what a user says explicitly about themselves (我喜欢…, 我在…工作)."""
+
+from __future__ import annotations
+
+import re
+
+from .dates import WHEN_ZH
+from .wording import Rule, zh_third_person
+
+__all__ = ["RULES"]
+
+
+def _zh_rules() -> list[Rule]:
+    c = re.compile
+    return [
+        (
+            c(r"^(?:请)?(?:记住|记一下|帮我记住)[：:，, ]*(.{3,})$"),
+            "explicit",
+            "high",
+            lambda m: zh_third_person(m.group(1)),
+        ),
+        (
+            c(r"^我(?:的名字)?叫([\u4e00-\u9fffA-Za-z]{1,12})$"),
+            "fact",
+            "high",
+            lambda m: f"用户叫{m.group(1)}",
+        ),
+        (
+            c(r"^我的名字是([\u4e00-\u9fffA-Za-z ]{1,20})$"),
+            "fact",
+            "high",
+            lambda m: f"用户叫{m.group(1).strip()}",
+        ),
+        (
+            c(r"^我(?:现在|目前)?在(.{2,30}?)(?:工作|上班|任职)(.*)$"),
+            "fact",
+            "high",
+            lambda m: f"用户在{m.group(1)}工作{m.group(2).rstrip('。')}",
+        ),
+        (
+            c(r"^(?:我(?:现在|目前)?|现在|目前)住在(.{2,30})$"),
+            "fact",
+            "high",
+            lambda m: f"用户住在{zh_third_person(m.group(1))}",
+        ),
+        (c(r"^我对(.{1,20}?)过敏"), "fact", "high", lambda m: f"用户对{m.group(1)}过敏"),
+        (
+            c(
+                r"^我是(?:一[名个位])?(.{0,12}(?:工程师|程序员|设计师|学生|老师|医生|产品经理|研究员|分析师|架构师|律师|会计))(.*)$"
+            ),
+            "fact",
+            "medium",
+            lambda m: f"用户是{m.group(1)}{zh_third_person(m.group(2))}",
+        ),
+        (
+            c(
+                r"^(我们|我)?(?:最后|最终|已经)?决定(?:了)?(?:使用|用|采用|改用)(.{1,40}?)(?:，|,)?(?:而不是|而非|不用)(.{1,30})$"
+            ),
+            "decision",
+            "high",
+            lambda m: (
+                f"{'团队' if m.group(1) == '我们' else '用户'}决定使用{m.group(2).strip()}而不是{zh_third_person(m.group(3))}"
+            ),
+        ),
+        (
+            c(rf"^我?(.{{0,10}}?{WHEN_ZH}.{{0,6}}?(?:要|需要|得|准备|打算|记得).{{2,40}})$"),
+            "todo",
+            "high",
+            lambda m: (
+                "用户" + re.sub(r"我(?=要|需要|得|准备|打算|记得)", "", zh_third_person(m.group(1)))
+            ),
+        ),
+        (
+            c(r"^我?(每天|每周[一二三四五六日天]?|每个?(?:早上|晚上|周末|月))(.{3,50})$"),
+            "workflow",
+            "medium",
+            lambda m: f"用户{m.group(1)}{zh_third_person(m.group(2))}",
+        ),
+        (
+            c(r"^我(?:一般|通常|总是|习惯)(?:都)?(.{3,50})$"),
+            "workflow",
+            "medium",
+            lambda m: f"用户习惯{zh_third_person(m.group(1))}",
+        ),
+        (
+            c(
+                r"^我(?:很|非常|比较|特别|一直|更)?(喜欢|偏好|爱用|更喜欢|倾向于|讨厌|不喜欢|受不了)(.{1,50})$"
+            ),
+            "preference",
+            "medium",
+            lambda m: _preference_zh(m),
+        ),
+    ]
+
+
+def _preference_zh(match: re.Match[str]) -> str | None:
+    verb, obj = match.group(1), match.group(2).strip().rstrip("。！!")
+    if obj.startswith(("这", "那", "它", "你")):
+        return None  # "我喜欢这个方案": a reaction to the conversation, not a lasting taste
+    return f"用户{verb}{obj}"
+
+
+RULES = _zh_rules()

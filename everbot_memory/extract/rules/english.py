@@ -1,0 +1,168 @@
+"""The English rules: what a user says explicitly about themselves, as memories.
+
+Each rule is matched against one clause of the user's own words, from its start.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .dates import WEEKDAYS, WHEN_EN
+from .wording import Rule, sentence, third_person, verb_phrase
+
+__all__ = ["RULES"]
+
+_PRONOUN_OBJECTS = {"it", "that", "this", "them", "those", "these", "you", "so", "too"}
+_PROFESSIONS = (
+    "developer|engineer|designer|scientist|researcher|teacher|student|doctor|nurse|lawyer|"
+    "manager|analyst|architect|writer|consultant|founder|programmer|accountant|professor"
+)
+
+
+def _en_rules() -> list[Rule]:
+    flags = re.I
+
+    def r(pattern: str) -> re.Pattern[str]:
+        return re.compile(pattern, flags)
+
+    return [
+        (
+            r(r"^(?:please )?(?:remember|note|keep in mind) that (.{6,})$"),
+            "explicit",
+            "high",
+            lambda m: sentence(third_person(m.group(1))),
+        ),
+        (
+            r(r"^my name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)"),
+            "fact",
+            "high",
+            lambda m: f"The user's name is {m.group(1)}.",
+        ),
+        (
+            r(r"^(?:I am|I'm) called ([A-Z][\w'-]*)"),
+            "fact",
+            "high",
+            lambda m: f"The user's name is {m.group(1)}.",
+        ),
+        (
+            r(r"^I(?: currently)? work (?:at|for) (.{2,60}?)(?: as ((?:an? )?.{3,40}))?$"),
+            "fact",
+            "high",
+            lambda m: sentence(
+                f"The user works at {m.group(1)}" + (f" as {m.group(2)}" if m.group(2) else "")
+            ),
+        ),
+        (
+            r(r"^(?:I am|I'm) (?:severely |very )?allergic to ([\w' -]{2,40})"),
+            "fact",
+            "high",
+            lambda m: sentence(f"The user is allergic to {m.group(1).strip()}"),
+        ),
+        (
+            r(r"^I(?: currently)? live in (.{2,60})$"),
+            "fact",
+            "high",
+            lambda m: sentence(f"The user lives in {m.group(1)}"),
+        ),
+        (
+            r(r"^(?:I am|I'm) (?:based|located) in (.{2,60})$"),
+            "fact",
+            "high",
+            lambda m: sentence(f"The user is based in {m.group(1)}"),
+        ),
+        (
+            r(rf"^(?:I am|I'm) an? ((?:[\w-]+ ){{0,3}}(?:{_PROFESSIONS}))\b(.*)$"),
+            "fact",
+            "medium",
+            lambda m: sentence(f"The user is a {m.group(1)}{third_person(m.group(2))}"),
+        ),
+        (
+            r(
+                r"^my (wife|husband|partner|son|daughter|dog|cat|boss|manager)(?:'s name)? is (?:called |named )?([A-Z][\w'-]*)"
+            ),
+            "fact",
+            "medium",
+            lambda m: f"The user's {m.group(1).lower()} is {m.group(2)}.",
+        ),
+        (
+            r(
+                r"^(we|I) (?:have |'ve )?decided to (?:use|go with|switch to|adopt|stick with) (.{2,80}?)(?: (?:instead of|rather than|over) (.{2,60}))?$"
+            ),
+            "decision",
+            "high",
+            lambda m: sentence(
+                ("The team" if m.group(1).lower() == "we" else "The user")
+                + f" decided to use {m.group(2)}"
+                + (f" instead of {m.group(3)}" if m.group(3) else "")
+            ),
+        ),
+        (
+            r(
+                rf"^(?:I need to|I have to|I must|I'm going to|I am going to|I will|I'll|I should|remind me to) (.{{3,80}}? {WHEN_EN}\b.*)$"
+            ),
+            "todo",
+            "high",
+            lambda m: sentence(f"The user needs to {third_person(m.group(1))}"),
+        ),
+        (
+            r(
+                rf"^({WHEN_EN}),? I (?:need to|have to|must|will|am going to|'m going to|have) (.{{3,80}})$"
+            ),
+            "todo",
+            "high",
+            lambda m: sentence(f"The user needs to {third_person(m.group(2))} {m.group(1)}"),
+        ),
+        (
+            r(
+                rf"^(every (?:morning|day|evening|night|week|weekday|weekend|{WEEKDAYS})|each (?:morning|day|week)),? I (.{{3,100}})$"
+            ),
+            "workflow",
+            "medium",
+            lambda m: sentence(f"{m.group(1)} the user {verb_phrase(m.group(2))}"),
+        ),
+        (
+            r(r"^I (always|usually|normally|typically) (.{3,100})$"),
+            "workflow",
+            "medium",
+            lambda m: sentence(f"The user {m.group(1).lower()} {verb_phrase(m.group(2))}"),
+        ),
+        (
+            r(
+                r"^I (?:really |strongly |generally |much |definitely )?(prefer|like|love|enjoy) (.{2,100})$"
+            ),
+            "preference",
+            "medium",
+            lambda m: _preference_en(m),
+        ),
+        (
+            r(
+                r"^I (?:really )?(hate|dislike|can't stand|cannot stand|don't like|do not like) (.{2,100})$"
+            ),
+            "preference",
+            "medium",
+            lambda m: _preference_en(m),
+        ),
+    ]
+
+
+def _preference_en(match: re.Match[str]) -> str | None:
+    verb, obj = match.group(1).lower(), match.group(2).strip().rstrip(".!")
+    first = obj.split()[0].lower()
+    if first in _PRONOUN_OBJECTS or (first in ("to", "it's", "that's") and verb != "prefer"):
+        return None  # "I like that idea", "I love it": nothing to remember on its own
+    verbs = {
+        "prefer": "prefers",
+        "like": "likes",
+        "love": "loves",
+        "enjoy": "enjoys",
+        "hate": "hates",
+        "dislike": "dislikes",
+        "can't stand": "can't stand",
+        "cannot stand": "can't stand",
+        "don't like": "doesn't like",
+        "do not like": "doesn't like",
+    }
+    return sentence(f"The user {verbs[verb]} {third_person(obj)}")
+
+
+RULES = _en_rules()

@@ -1,0 +1,512 @@
+"""Memory: the one public entry point that ties extraction, merging, recall and the file together.
+
+At session end: load the file (no lock) and summarize what is known, run the extractor (the slow
+LLM call, outside the lock), then under the lock re-read the file, merge and save. A writer that
+started later cannot be lost: the merge always runs on what is on disk at that moment. The
+synchronous and asynchronous session-end calls share every step but the extractor call.
+
+This module is imported at every session start (the prompt block), so what only writers need
+(pydantic, asyncio, the LLM SDKs, the recall index) is imported where it is used.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..core import prompt
+from ..core.clock import utcnow
+from ..core.entry import Category, Importance, MemoryEntry
+from ..core.merge import MemoryMerger, MergeResult, MergeStats
+from ..core.rules import (
+    CATEGORIES,
+    IMPORTANCES,
+    PROMPT_MAX_CHARS,
+    PROMPT_MIN_SCORE,
+    PROMPT_TOP_K,
+)
+from ..errors import EntryNotFoundError, EverbotMemoryError, ExtractionError
+from ..storage.ledger import SessionLedger
+from ..storage.lock import DEFAULT_LOCK_TIMEOUT
+from ..storage.store import MemoryStore
+from .choice import EXTRACTORS, TRANSCRIPT_FORMATS
+
+if TYPE_CHECKING:
+    from ..core.candidate import Candidate
+    from ..extract.base import Extractor, ExtractorFunction
+    from ..extract.conversation import Messages
+    from ..recall.embeddings import Embedder
+    from ..recall.index import Hit, RecallIndex
+    from ..storage.queue import Job
+    from .jobs import WorkReport
+    from .reports import Diagnosis, SessionReport, Stats
+
+__all__ = [
+    "CATEGORIES",
+    "DEFAULT_LOCK_TIMEOUT",
+    "EXTRACTORS",
+    "IMPORTANCES",
+    "PROMPT_LANGUAGES",
+    "PROMPT_MAX_CHARS",
+    "PROMPT_MIN_SCORE",
+    "PROMPT_TOP_K",
+    "SECTIONS",
+    "TRANSCRIPT_FORMATS",
+    "Memory",
+    "MemoryManager",
+    "Section",
+]
+
+Section = Literal["active", "archived", "all"]
+#: The sections a listing may ask for.
+SECTIONS: tuple[str, ...] = ("active", "archived", "all")
+#: The languages of the prompt block's heading and framing.
+PROMPT_LANGUAGES: tuple[str, ...] = ("en", "zh")
+
+
+@dataclass
+class _Session:
+    """One session end in progress: what is new, and what the extractor is told."""
+
+    session_id: str
+    messages: Messages
+    new: list[Any]
+    summary: str = ""
+
+
+class Memory:
+    """Reads, updates, searches and injects the memories kept in one MEMORY.md.
+
+    ``extractor`` reads finished conversations: an object with ``extract(messages,
+    existing_summary)`` or such a function (sync or async), or the name of a built-in one
+    (``"auto"``, ``"claude"``, ``"rules"``). Without one, the memory reads, injects and
+    maintains, but cannot process sessions.
+    """
+
+    def __init__(
+        self,
+        memory_path: str | os.PathLike[str],
+        extractor: Extractor | ExtractorFunction | str | None = None,
+        *,
+        merger: MemoryMerger | None = None,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        model: str | None = None,
+    ) -> None:
+        self.path = Path(memory_path)
+        self.lock_timeout = lock_timeout
+        self.store = MemoryStore(memory_path, lock_timeout=lock_timeout)
+        self.merger = merger or MemoryMerger()
+        self.extractor = extractor
+        #: The model a built-in LLM extractor uses (None: its default).
+        self.model = model
+        #: What the last call left for the user to see: extractor problems, redactions.
+        self.warnings: list[str] = []
+        self.ledger = SessionLedger(memory_path)
+        #: The sentence embedder for semantic recall (loaded on first use).
+        self.embedder: Embedder | None = None
+        self._index: RecallIndex | None = None
+
+    # -- the file
+
+    def exists(self) -> bool:
+        """True when the memory file exists."""
+        return self.store.read_bytes() is not None
+
+    def init(self) -> bool:
+        """Create an empty memory file (mode 0600); False when one exists (left as it is)."""
+        with self.store.lock():
+            if self.exists():
+                return False
+            self.store.save([])
+            return True
+
+    # -- session end
+
+    def _extract_function(self) -> Callable[..., Any]:
+        extractor = self.extractor
+        if extractor is None:
+            raise ExtractionError(
+                "this Memory has no extractor; pass extractor=... to process sessions"
+            )
+        if isinstance(extractor, str):
+            from .choice import choose_extractor
+
+            extractor, _ = choose_extractor(extractor, self.model)
+            self.extractor = extractor
+        function = getattr(extractor, "extract", extractor)
+        assert callable(function)
+        return function
+
+    def _begin(self, messages: Messages, session_id: str) -> _Session | None:
+        """The session's new messages and the summary of what is known; None: nothing new."""
+        new = self.ledger.unseen(session_id, messages)
+        if not new and self.ledger.seen(session_id):
+            return None
+        from ..extract.summary import summarize_existing
+
+        return _Session(session_id, messages, new, summarize_existing(self.store.load()))
+
+    def _finish(self, session: _Session, raw: Any) -> dict[str, int]:
+        """Check the extractor's answer, then merge it and record the session, locked."""
+        from ..extract.base import as_candidates
+
+        candidates = as_candidates(raw)
+        extractor_warnings = list(getattr(self.extractor, "warnings", []))
+        with self.store.lock():
+            result = self.merge_candidates(candidates, session.session_id)
+            self.ledger.record(session.session_id, session.messages)
+        self.warnings[:0] = extractor_warnings
+        return {
+            **result.stats.as_dict(),
+            "total": len(result.entries),
+            "messages": len(session.new),
+        }
+
+    def _unchanged(self, session_id: str) -> dict[str, int]:
+        self.warnings = [f"session {session_id} has nothing new since it was last closed"]
+        return {**MergeStats().as_dict(), "total": len(self.store.load()), "messages": 0}
+
+    async def process_session_end(
+        self, history_messages: Messages, session_id: str
+    ) -> dict[str, int]:
+        """Extract memories from a finished session and merge them into the file.
+
+        Returns ``{"new", "updated", "archived", "forgotten", "contradicted", "total",
+        "messages"}``, where ``messages`` counts the messages read: only those not merged before
+        (the session ledger), so closing a session again with nothing new changes nothing. The
+        extractor runs outside the lock (a synchronous one in a worker thread).
+        """
+        import asyncio  # here, not at the top: reading prompts at session start never needs it
+
+        session = await asyncio.to_thread(self._begin, history_messages, session_id)
+        if session is None:
+            return self._unchanged(session_id)
+        extract = self._extract_function()
+        if _is_async(extract):
+            raw = await extract(session.new, session.summary)
+        else:
+            raw = await asyncio.to_thread(extract, session.new, session.summary)
+            if inspect.isawaitable(raw):
+                raw = await raw
+        return await asyncio.to_thread(self._finish, session, raw)
+
+    def process_session_end_sync(
+        self, history_messages: Messages, session_id: str
+    ) -> dict[str, int]:
+        """The same as :meth:`process_session_end`, for callers without an event loop."""
+        session = self._begin(history_messages, session_id)
+        if session is None:
+            return self._unchanged(session_id)
+        raw = self._extract_function()(session.new, session.summary)
+        if inspect.isawaitable(raw):
+            import asyncio
+
+            raw = asyncio.run(_awaited(raw))
+        return self._finish(session, raw)
+
+    def close_transcript(
+        self,
+        source: str | os.PathLike[str] | bytes,
+        *,
+        session_id: str | None = None,
+        format: str = "auto",
+    ) -> SessionReport:
+        """Read a finished conversation (a transcript file, or its bytes) and merge it.
+
+        The session id defaults to the transcript's own, else a hash of its content. The
+        extractor is this memory's, else ``"auto"``.
+        """
+        from ..extract.transcripts import parse_bytes, read_transcript
+        from .choice import resolve_choice
+        from .reports import SessionReport
+
+        if isinstance(source, bytes):
+            transcript = parse_bytes(source, format, "standard input")  # type: ignore[arg-type]
+        else:
+            transcript = read_transcript(source, format)  # type: ignore[arg-type]
+        if self.extractor is None:
+            self.extractor = "auto"
+        name = (
+            resolve_choice(self.extractor)
+            if isinstance(self.extractor, str)
+            else type(self.extractor).__name__
+        )
+        session = session_id or transcript.session_id or transcript.content_id()
+        stats = self.process_session_end_sync(transcript.as_dicts(), session)
+        return SessionReport(session, name, stats, transcript.skipped, list(self.warnings))
+
+    # -- changes, always under the lock
+
+    def _update(self, change: Callable[[list[MemoryEntry]], list[MemoryEntry]]) -> None:
+        self.warnings = []
+        with self.store.lock():
+            self.store.save(change(self.store.load()))
+        self.warnings += self.store.warnings
+
+    def merge_candidates(
+        self, candidates: Sequence[Candidate], session_id: str, now: datetime | None = None
+    ) -> MergeResult:
+        """Merge candidates into the file (locked load, merge, save) and return the result.
+
+        Secrets in candidates are redacted first; a candidate that is only a secret is dropped
+        (both reported in :attr:`warnings`).
+        """
+        from ..core.redaction import scrub
+
+        clean, dropped = scrub(candidates, lambda c, text: c.replace(content=text))
+        results: list[MergeResult] = []
+
+        def merge(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            results.append(self.merger.merge(existing, clean, session_id, now))
+            return results[-1].entries
+
+        self._update(merge)
+        self.warnings[:0] = dropped
+        return results[-1]
+
+    def remember(
+        self,
+        content: str,
+        category: Category = "fact",
+        importance: Importance = "medium",
+        session_id: str = "manual",
+    ) -> tuple[MemoryEntry, MergeResult]:
+        """Add one memory (or reinforce the one that already says it); returns it and the merge."""
+        from pydantic import ValidationError
+
+        from ..core.candidate import Candidate
+        from ..core.redaction import redact
+
+        try:
+            candidate = Candidate(content=content, category=category, importance=importance)
+        except ValidationError as exc:
+            raise EverbotMemoryError(
+                f"nothing remembered: {exc.errors()[0]['msg'].lower()}"
+            ) from exc
+        redacted = redact(candidate.content)
+        if redacted.only_secret:
+            raise EverbotMemoryError(
+                f"nothing remembered: the text is only a secret ({', '.join(redacted.found)})"
+            )
+        result = self.merge_candidates([candidate], session_id)
+        entry = next(e for e in result.entries if e.id == result.placed[0])
+        return entry, result
+
+    def forget(self, entry_id: str) -> MemoryEntry:
+        """Delete the memory with ``entry_id``; raises :class:`EntryNotFoundError` if none."""
+        return self.forget_many([entry_id])[0]
+
+    def forget_many(self, entry_ids: Sequence[str]) -> list[MemoryEntry]:
+        """Delete these memories (all or none: an unknown id raises EntryNotFoundError)."""
+        removed: list[MemoryEntry] = []
+        wanted = set(entry_ids)
+
+        def drop(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            removed.extend(e for e in existing if e.id in wanted)
+            missing = wanted - {e.id for e in removed}
+            if missing:
+                raise EntryNotFoundError(sorted(missing)[0])
+            return [e for e in existing if e.id not in wanted]
+
+        self._update(drop)
+        return removed
+
+    def duplicate_groups(self) -> list[tuple[MemoryEntry, list[MemoryEntry]]]:
+        """What :meth:`dedupe` would do: per group, the memory kept and the ones folded in."""
+        from ..core.duplicates import merge_duplicates
+
+        return merge_duplicates(self.entries())[1]
+
+    def dedupe(self) -> list[tuple[MemoryEntry, list[MemoryEntry]]]:
+        """Fold each group of likely duplicates into its strongest memory.
+
+        Returns, per group, the memory kept and the ones folded into it.
+        """
+        from ..core.duplicates import merge_duplicates
+
+        groups: list[tuple[MemoryEntry, list[MemoryEntry]]] = []
+
+        def fold(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            entries, merged = merge_duplicates(existing)
+            groups.extend(merged)
+            return entries
+
+        self._update(fold)
+        return groups
+
+    def maintain(self, now: datetime | None = None) -> MergeResult:
+        """Apply decay, archiving and forgetting as of ``now`` (the seed's daily job)."""
+        return self.merge_candidates([], "", now)
+
+    # -- recall
+
+    def recall(
+        self, query: str, k: int = 5, peek: bool = False, semantic: bool = False
+    ) -> list[Hit]:
+        """The ``k`` memories (Active or Archived) that best answer ``query``, best first.
+
+        Unless ``peek``, the memories returned are activated (reinforced, one more hit, last
+        activated now) through the normal locked save. ``semantic`` fuses sentence embeddings
+        into relevance (the ``embeddings`` extra; or set :attr:`embedder` to your own).
+        """
+        from ..core.scoring import reinforce
+        from ..recall.index import RecallIndex
+
+        self._index = RecallIndex.for_file(self.path, self._index)
+        if semantic:
+            if self.embedder is None:
+                from ..recall.embeddings import load_embedder
+
+                self.embedder = load_embedder()
+            self._index.use_embeddings(self.embedder)
+        hits = self._index.search(query, k)
+        if hits and not peek:
+            wanted = {hit.entry.id for hit in hits}
+            now = utcnow()
+            self._update(
+                lambda existing: [reinforce(e, now) if e.id in wanted else e for e in existing]
+            )
+        return hits
+
+    # -- reading
+
+    def entries(self) -> list[MemoryEntry]:
+        """All entries in the file, in file order."""
+        return self.store.load()
+
+    def get(self, entry_id: str) -> MemoryEntry:
+        """The memory with ``entry_id``; raises :class:`EntryNotFoundError` if none."""
+        for entry in self.entries():
+            if entry.id == entry_id:
+                return entry
+        raise EntryNotFoundError(entry_id)
+
+    def list_entries(
+        self,
+        section: Section = "all",
+        category: str | None = None,
+        min_score: float = 0.0,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[MemoryEntry]:
+        """Memories in file order (strongest first), filtered, then ``offset`` and ``limit``."""
+        chosen = [
+            e
+            for e in self.entries()
+            if (section == "all" or e.is_active == (section == "active"))
+            and (category is None or e.category == category)
+            and e.score >= min_score
+        ]
+        return chosen[offset:] if limit is None else chosen[offset : offset + limit]
+
+    def find(self, text: str) -> list[MemoryEntry]:
+        """The memories whose content holds ``text`` (case and spacing ignored)."""
+        needle = " ".join(text.split()).casefold()
+        return [e for e in self.entries() if needle in " ".join(e.content.split()).casefold()]
+
+    def stats(self) -> Stats:
+        """Totals per section and category, and a histogram of scores."""
+        from .reports import stats_of
+
+        return stats_of(self.entries())
+
+    def diagnose(self) -> Diagnosis:
+        """The problems in the file (repairs the next save makes, unreadable text, likely
+        duplicates), each with its line."""
+        from ..core.duplicates import find_duplicates
+        from ..document.model import Problem
+        from .reports import Diagnosis
+
+        doc = self.store.load_document()
+        problems = list(doc.problems)
+        for a, b, score in find_duplicates(doc.entries):
+            problems.append(
+                Problem(
+                    doc.lines.get(a.id, 0),
+                    f"[{a.id}] and [{b.id}] (line {doc.lines.get(b.id, 0)}) look like "
+                    f"duplicates (similarity {score:.2f}); `everbot-memory dedupe` merges them",
+                    "warning",
+                )
+            )
+        problems.sort(key=lambda p: p.line)
+        return Diagnosis(len(doc.entries), problems)
+
+    # -- prompts
+
+    def prompt_entries(
+        self, top_k: int = PROMPT_TOP_K, min_score: float = PROMPT_MIN_SCORE
+    ) -> list[MemoryEntry]:
+        """The entries a prompt gets: score now >= ``min_score``, strongest first, ``top_k``."""
+        return prompt.select(self.store.load(), top_k, min_score, utcnow())
+
+    def get_prompt_memories(self, top_k: int = PROMPT_TOP_K) -> str:
+        """The top memories as ``- content`` lines (seed §5.3); "" when there are none."""
+        return "\n".join(prompt.memory_lines(self.prompt_entries(top_k)))
+
+    def prompt_block(
+        self,
+        top_k: int = PROMPT_TOP_K,
+        min_score: float = PROMPT_MIN_SCORE,
+        max_chars: int = PROMPT_MAX_CHARS,
+        lang: prompt.PromptLanguage = "en",
+    ) -> str:
+        """The block to put in a system prompt: heading, framing, one line per memory.
+
+        This is the session-start path: no lock (saves are atomic, so it always sees a whole
+        file), no pydantic.
+        """
+        return prompt.format_block(self.prompt_entries(top_k, min_score), max_chars, lang)
+
+    # -- the job queue (hooks record sessions; a worker extracts them)
+
+    def queue_session(self, session_id: str, transcript_path: str, event: str) -> Path:
+        """Record a session for the worker to extract (durably); returns the job's file."""
+        from ..storage.queue import Job, JobQueue
+
+        return JobQueue(self.path).add(
+            Job(session_id=session_id, transcript_path=transcript_path, event=event)
+        )
+
+    def pending_jobs(self) -> list[Job]:
+        """The queued sessions not yet extracted, oldest first."""
+        from ..storage.queue import JobQueue
+
+        return JobQueue(self.path).pending()
+
+    def process_pending(self, make_extractor: Callable[[], Any] | None = None) -> WorkReport | None:
+        """Extract every queued session (``make_extractor``: a fresh extractor per job; default
+        the automatic choice); None when another worker is already at it."""
+        from .jobs import work
+
+        return work(self, make_extractor)
+
+    @property
+    def log_path(self) -> Path:
+        """``MEMORY.md.log``, where hooks and workers report."""
+        from ..storage.paths import SideFiles
+
+        return SideFiles.of(self.path).log
+
+    def log(self, message: str) -> None:
+        """Append a line to the log (hooks must not print to the agent)."""
+        from ..storage.queue import JobQueue
+
+        JobQueue(self.path).log(message)
+
+
+#: The seed's name for the facade (EverBot's ``MemoryManager``).
+MemoryManager = Memory
+
+
+def _is_async(function: Callable[..., Any]) -> bool:
+    call = getattr(function, "__call__", None)  # noqa: B004 - an object with async __call__
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)
+
+
+async def _awaited(value: Any) -> Any:
+    return await value

@@ -1,0 +1,124 @@
+"""The job queue's files beside MEMORY.md, and the log hooks and workers write to.
+
+A session-end hook must return in about a second, but extraction can take many, so the hook
+only records a job: one JSON file in ``MEMORY.md.jobs/``, written atomically. A job that failed
+too often moves to ``MEMORY.md.jobs/failed/``. This module keeps the files; the worker that
+empties the queue is in the facade. Deleting the folder loses only the jobs not yet done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .atomic import write_atomically
+from .lock import try_lock
+from .paths import SideFiles
+
+__all__ = ["Job", "JobQueue"]
+
+
+@dataclass
+class Job:
+    """One session to extract: where its transcript is and what event queued it."""
+
+    session_id: str
+    transcript_path: str
+    event: str
+    queued_at: float = field(default_factory=time.time)
+    attempts: int = 0
+    path: Path | None = None  # the job's file, once queued
+
+    def to_json(self) -> dict[str, Any]:
+        """The job as it is stored."""
+        return {
+            "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
+            "event": self.event,
+            "queued_at": self.queued_at,
+            "attempts": self.attempts,
+        }
+
+
+class JobQueue:
+    """The queue folder of one memory file: ``MEMORY.md.jobs/``."""
+
+    def __init__(self, memory_path: str | os.PathLike[str]) -> None:
+        self.memory_path = Path(memory_path)
+        files = SideFiles.of(memory_path)
+        self.folder = files.jobs
+        self.failed_folder = self.folder / "failed"
+        self.log_path = files.log
+
+    def add(self, job: Job) -> Path:
+        """Record a job durably (temp file, fsync, rename) and return its file."""
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.json"
+        write_atomically(self.folder / name, json.dumps(job.to_json()).encode())
+        return self.folder / name
+
+    def pending(self) -> list[Job]:
+        """The jobs not yet done, oldest first; an unreadable job file is moved to failed/."""
+        if not self.folder.is_dir():
+            return []
+        jobs = []
+        for path in sorted(self.folder.glob("*.json")):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                job = Job(
+                    session_id=str(data["session_id"]),
+                    transcript_path=str(data["transcript_path"]),
+                    event=str(data.get("event", "")),
+                    queued_at=float(data.get("queued_at", 0)),
+                    attempts=int(data.get("attempts", 0)),
+                    path=path,
+                )
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                self.log(f"unreadable job {path.name} moved to failed/: {exc}")
+                self.fail(path)
+                continue
+            jobs.append(job)
+        return jobs
+
+    def update(self, job: Job) -> None:
+        """Store the job's new attempt count (a job that cannot be rewritten is retried as is)."""
+        assert job.path is not None
+        with contextlib.suppress(OSError):
+            write_atomically(job.path, json.dumps(job.to_json()).encode())
+
+    def done(self, job: Job) -> None:
+        """Remove a finished job."""
+        assert job.path is not None
+        job.path.unlink(missing_ok=True)
+
+    def fail(self, path: Path) -> None:
+        """Set a job aside in ``failed/``."""
+        self.failed_folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # already moved by another worker
+            os.replace(path, self.failed_folder / path.name)
+
+    @contextlib.contextmanager
+    def worker_slot(self) -> Iterator[bool]:
+        """The one-worker-at-a-time lock; yields False when another worker holds it."""
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with try_lock(self.folder / "worker.lock") as taken:
+            yield taken
+
+    def log(self, message: str) -> None:
+        """Append a line to ``MEMORY.md.log`` (hooks must not print to the agent)."""
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        line = f"{stamp} [{os.getpid()}] {message}\n".encode()
+        # A log that cannot be written must not break a hook. 0600: it names sessions.
+        with contextlib.suppress(OSError):
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
