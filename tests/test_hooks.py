@@ -125,11 +125,11 @@ def test_pre_compact_then_session_end_counts_each_mention_once(
     transcript = tmp_path / "session.jsonl"
     transcript.write_text(user_line("I prefer pytest over unittest.", 1))
     assert handle_claude_code(hook_input("PreCompact", tmp_path, transcript, trigger="auto"))
-    Memory(tmp_path / "MEMORY.md").process_pending()
+    Memory(tmp_path / "MEMORY.md").jobs.process()
     with transcript.open("a") as handle:
         handle.write(user_line("I live in Porto.", 2))
     handle_claude_code(hook_input("SessionEnd", tmp_path, transcript, reason="exit"))
-    report = Memory(tmp_path / "MEMORY.md").process_pending()
+    report = Memory(tmp_path / "MEMORY.md").jobs.process()
     assert report is not None and report.done == 1
     entries = {e.content: e for e in MemoryStore(tmp_path / "MEMORY.md").load()}
     assert entries["The user prefers pytest over unittest."].activation_count == 1
@@ -222,7 +222,7 @@ def test_a_job_that_keeps_failing_is_set_aside(tmp_path: Path) -> None:
 
     queue.add(Job(session_id="s", transcript_path=str(tmp_path / "gone.jsonl"), event="SessionEnd"))
     for _ in range(3):
-        report = Memory(memory).process_pending()
+        report = Memory(memory).jobs.process()
         assert report is not None and report.failed == 1
     assert queue.pending() == []
     assert len(list((queue.folder / "failed").glob("*.json"))) == 1
@@ -232,7 +232,7 @@ def test_a_job_that_keeps_failing_is_set_aside(tmp_path: Path) -> None:
 def test_fixture_transcript_goes_through_the_queue(tmp_path: Path, no_worker: list[Path]) -> None:
     transcript = FIXTURES / "transcripts" / "claude_code_session.jsonl"
     handle_claude_code(hook_input("SessionEnd", tmp_path, transcript))
-    report = Memory(tmp_path / "MEMORY.md").process_pending()
+    report = Memory(tmp_path / "MEMORY.md").jobs.process()
     assert report is not None and report.done == 1 and report.new == 3
 
 

@@ -1,4 +1,5 @@
-"""Which extractor reads a conversation: decided here, and nowhere else.
+"""The choices a user makes by name, and which extractor reads a conversation (decided here,
+and nowhere else).
 
 ``auto`` means Claude when ``ANTHROPIC_API_KEY`` is set, else the offline rules. A paid
 backend is never chosen without a key the user set.
@@ -7,17 +8,30 @@ backend is never chosen without a key the user set.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..extract.transcripts import FORMATS
 
 if TYPE_CHECKING:
     from ..extract.base import Extractor
 
-__all__ = ["EXTRACTORS", "TRANSCRIPT_FORMATS", "choose_extractor", "resolve_choice"]
+__all__ = [
+    "EXTRACTORS",
+    "PROMPT_LANGUAGES",
+    "SECTIONS",
+    "TRANSCRIPT_FORMATS",
+    "Section",
+    "choose_extractor",
+    "resolve_choice",
+]
 
 #: The names a user may give for an extractor.
 EXTRACTORS: tuple[str, ...] = ("auto", "claude", "rules")
+Section = Literal["active", "archived", "all"]
+#: The sections a listing may ask for.
+SECTIONS: tuple[str, ...] = ("active", "archived", "all")
+#: The languages of the prompt block's heading and framing.
+PROMPT_LANGUAGES: tuple[str, ...] = ("en", "zh")
 #: The transcript formats a user may name; ``auto`` detects the format.
 TRANSCRIPT_FORMATS: tuple[str, ...] = FORMATS
 

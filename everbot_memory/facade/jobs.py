@@ -8,17 +8,16 @@ PreCompact and again at SessionEnd only has its new messages extracted (the sess
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
 
 from ..errors import EverbotMemoryError
 from ..storage.queue import Job, JobQueue
+from .reports import SessionReport
 
-if TYPE_CHECKING:
-    from .memory import Memory
-
-__all__ = ["MAX_ATTEMPTS", "WorkReport", "work"]
+__all__ = ["MAX_ATTEMPTS", "CloseSession", "Jobs", "WorkReport", "work"]
 
 MAX_ATTEMPTS = 3
 
@@ -38,9 +37,13 @@ class _StopRun(Exception):
     """Ends a worker run after a failure that may pass (the next run retries)."""
 
 
-def work(memory: Memory, make_extractor: Callable[[], Any] | None = None) -> WorkReport | None:
-    """Process every pending job of ``memory``'s queue; None when another worker is at it."""
-    queue = JobQueue(memory.path)
+#: Extracts and merges one queued session: ``close(transcript_path, session_id)``.
+CloseSession = Callable[[str, str], SessionReport]
+
+
+def work(queue: JobQueue, close: CloseSession) -> WorkReport | None:
+    """Process every pending job of ``queue`` with ``close``; None when another worker is at
+    it."""
     report = WorkReport()
     with queue.worker_slot() as taken:
         if not taken:
@@ -48,25 +51,15 @@ def work(memory: Memory, make_extractor: Callable[[], Any] | None = None) -> Wor
         try:
             while jobs := queue.pending():
                 for job in jobs:
-                    _run(memory, queue, job, report, make_extractor)
+                    _run(queue, job, report, close)
         except _StopRun:
             pass  # a job failed: the next worker run tries again, not a tight loop now
     return report
 
 
-def _run(
-    memory: Memory,
-    queue: JobQueue,
-    job: Job,
-    report: WorkReport,
-    make_extractor: Callable[[], Any] | None,
-) -> None:
-    from .memory import Memory
-
+def _run(queue: JobQueue, job: Job, report: WorkReport, close: CloseSession) -> None:
     try:
-        worker = Memory(memory.path, lock_timeout=memory.lock_timeout)
-        worker.extractor = make_extractor() if make_extractor else "auto"
-        result = worker.close_transcript(job.transcript_path, session_id=job.session_id)
+        result = close(job.transcript_path, job.session_id)
         for warning in result.warnings:
             queue.log(f"session {job.session_id}: {warning}")
         queue.done(job)
@@ -92,3 +85,34 @@ def _run(
             queue.log(f"{message}; will retry ({job.attempts}/{MAX_ATTEMPTS})")
             queue.update(job)
             raise _StopRun() from exc
+
+
+class Jobs:
+    """The job queue of one memory file, as the faces use it: hooks queue sessions and log, a
+    worker processes them."""
+
+    def __init__(self, memory_path: str | os.PathLike[str], close: CloseSession) -> None:
+        self._queue = JobQueue(memory_path)
+        self._close = close
+
+    @property
+    def log_path(self) -> Path:
+        """``MEMORY.md.log``, where hooks and workers report."""
+        return self._queue.log_path
+
+    def queue(self, session_id: str, transcript_path: str, event: str) -> Path:
+        """Record a session for the worker to extract (durably); returns the job's file."""
+        job = Job(session_id=session_id, transcript_path=transcript_path, event=event)
+        return self._queue.add(job)
+
+    def pending(self) -> list[Job]:
+        """The queued sessions not yet extracted, oldest first."""
+        return self._queue.pending()
+
+    def process(self) -> WorkReport | None:
+        """Extract every queued session; None when another worker is already at it."""
+        return work(self._queue, self._close)
+
+    def log(self, message: str) -> None:
+        """Append a line to the log (hooks must not print to the agent)."""
+        self._queue.log(message)

@@ -11,13 +11,11 @@ This module is imported at every session start (the prompt block), so what only 
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..core import prompt
 from ..core.clock import utcnow
@@ -30,11 +28,18 @@ from ..core.rules import (
     PROMPT_MIN_SCORE,
     PROMPT_TOP_K,
 )
-from ..errors import EntryNotFoundError, EverbotMemoryError, ExtractionError
+from ..errors import EntryNotFoundError, EverbotMemoryError
 from ..storage.ledger import SessionLedger
 from ..storage.lock import DEFAULT_LOCK_TIMEOUT
 from ..storage.store import MemoryStore
-from .choice import EXTRACTORS, TRANSCRIPT_FORMATS
+from .choice import EXTRACTORS, PROMPT_LANGUAGES, SECTIONS, TRANSCRIPT_FORMATS, Section
+from .session_end import (
+    PendingSession,
+    call_async,
+    call_sync,
+    extractor_function,
+    extractor_name,
+)
 
 if TYPE_CHECKING:
     from ..core.candidate import Candidate
@@ -42,8 +47,7 @@ if TYPE_CHECKING:
     from ..extract.conversation import Messages
     from ..recall.embeddings import Embedder
     from ..recall.index import Hit, RecallIndex
-    from ..storage.queue import Job
-    from .jobs import WorkReport
+    from .jobs import Jobs
     from .reports import Diagnosis, SessionReport, Stats
 
 __all__ = [
@@ -61,22 +65,6 @@ __all__ = [
     "MemoryManager",
     "Section",
 ]
-
-Section = Literal["active", "archived", "all"]
-#: The sections a listing may ask for.
-SECTIONS: tuple[str, ...] = ("active", "archived", "all")
-#: The languages of the prompt block's heading and framing.
-PROMPT_LANGUAGES: tuple[str, ...] = ("en", "zh")
-
-
-@dataclass
-class _Session:
-    """One session end in progress: what is new, and what the extractor is told."""
-
-    session_id: str
-    messages: Messages
-    new: list[Any]
-    summary: str = ""
 
 
 class Memory:
@@ -128,30 +116,19 @@ class Memory:
     # -- session end
 
     def _extract_function(self) -> Callable[..., Any]:
-        extractor = self.extractor
-        if extractor is None:
-            raise ExtractionError(
-                "this Memory has no extractor; pass extractor=... to process sessions"
-            )
-        if isinstance(extractor, str):
-            from .choice import choose_extractor
-
-            extractor, _ = choose_extractor(extractor, self.model)
-            self.extractor = extractor
-        function = getattr(extractor, "extract", extractor)
-        assert callable(function)
+        function, self.extractor = extractor_function(self.extractor, self.model)
         return function
 
-    def _begin(self, messages: Messages, session_id: str) -> _Session | None:
+    def _begin(self, messages: Messages, session_id: str) -> PendingSession | None:
         """The session's new messages and the summary of what is known; None: nothing new."""
         new = self.ledger.unseen(session_id, messages)
         if not new and self.ledger.seen(session_id):
             return None
         from ..extract.summary import summarize_existing
 
-        return _Session(session_id, messages, new, summarize_existing(self.store.load()))
+        return PendingSession(session_id, messages, new, summarize_existing(self.store.load()))
 
-    def _finish(self, session: _Session, raw: Any) -> dict[str, int]:
+    def _finish(self, session: PendingSession, raw: Any) -> dict[str, int]:
         """Check the extractor's answer, then merge it and record the session, locked."""
         from ..extract.base import as_candidates
 
@@ -186,13 +163,7 @@ class Memory:
         session = await asyncio.to_thread(self._begin, history_messages, session_id)
         if session is None:
             return self._unchanged(session_id)
-        extract = self._extract_function()
-        if _is_async(extract):
-            raw = await extract(session.new, session.summary)
-        else:
-            raw = await asyncio.to_thread(extract, session.new, session.summary)
-            if inspect.isawaitable(raw):
-                raw = await raw
+        raw = await call_async(self._extract_function(), session)
         return await asyncio.to_thread(self._finish, session, raw)
 
     def process_session_end_sync(
@@ -202,12 +173,7 @@ class Memory:
         session = self._begin(history_messages, session_id)
         if session is None:
             return self._unchanged(session_id)
-        raw = self._extract_function()(session.new, session.summary)
-        if inspect.isawaitable(raw):
-            import asyncio
-
-            raw = asyncio.run(_awaited(raw))
-        return self._finish(session, raw)
+        return self._finish(session, call_sync(self._extract_function(), session))
 
     def close_transcript(
         self,
@@ -222,7 +188,6 @@ class Memory:
         extractor is this memory's, else ``"auto"``.
         """
         from ..extract.transcripts import parse_bytes, read_transcript
-        from .choice import resolve_choice
         from .reports import SessionReport
 
         if isinstance(source, bytes):
@@ -231,11 +196,7 @@ class Memory:
             transcript = read_transcript(source, format)  # type: ignore[arg-type]
         if self.extractor is None:
             self.extractor = "auto"
-        name = (
-            resolve_choice(self.extractor)
-            if isinstance(self.extractor, str)
-            else type(self.extractor).__name__
-        )
+        name = extractor_name(self.extractor)
         session = session_id or transcript.session_id or transcript.content_id()
         stats = self.process_session_end_sync(transcript.as_dicts(), session)
         return SessionReport(session, name, stats, transcript.skipped, list(self.warnings))
@@ -395,14 +356,9 @@ class Memory:
         offset: int = 0,
     ) -> list[MemoryEntry]:
         """Memories in file order (strongest first), filtered, then ``offset`` and ``limit``."""
-        chosen = [
-            e
-            for e in self.entries()
-            if (section == "all" or e.is_active == (section == "active"))
-            and (category is None or e.category == category)
-            and e.score >= min_score
-        ]
-        return chosen[offset:] if limit is None else chosen[offset : offset + limit]
+        from .reports import filter_entries
+
+        return filter_entries(self.entries(), section, category, min_score, limit, offset)
 
     def find(self, text: str) -> list[MemoryEntry]:
         """The memories whose content holds ``text`` (case and spacing ignored)."""
@@ -418,23 +374,9 @@ class Memory:
     def diagnose(self) -> Diagnosis:
         """The problems in the file (repairs the next save makes, unreadable text, likely
         duplicates), each with its line."""
-        from ..core.duplicates import find_duplicates
-        from ..document.model import Problem
-        from .reports import Diagnosis
+        from .reports import diagnose
 
-        doc = self.store.load_document()
-        problems = list(doc.problems)
-        for a, b, score in find_duplicates(doc.entries):
-            problems.append(
-                Problem(
-                    doc.lines.get(a.id, 0),
-                    f"[{a.id}] and [{b.id}] (line {doc.lines.get(b.id, 0)}) look like "
-                    f"duplicates (similarity {score:.2f}); `everbot-memory dedupe` merges them",
-                    "warning",
-                )
-            )
-        problems.sort(key=lambda p: p.line)
-        return Diagnosis(len(doc.entries), problems)
+        return diagnose(self.store.load_document())
 
     # -- prompts
 
@@ -464,49 +406,18 @@ class Memory:
 
     # -- the job queue (hooks record sessions; a worker extracts them)
 
-    def queue_session(self, session_id: str, transcript_path: str, event: str) -> Path:
-        """Record a session for the worker to extract (durably); returns the job's file."""
-        from ..storage.queue import Job, JobQueue
-
-        return JobQueue(self.path).add(
-            Job(session_id=session_id, transcript_path=transcript_path, event=event)
-        )
-
-    def pending_jobs(self) -> list[Job]:
-        """The queued sessions not yet extracted, oldest first."""
-        from ..storage.queue import JobQueue
-
-        return JobQueue(self.path).pending()
-
-    def process_pending(self, make_extractor: Callable[[], Any] | None = None) -> WorkReport | None:
-        """Extract every queued session (``make_extractor``: a fresh extractor per job; default
-        the automatic choice); None when another worker is already at it."""
-        from .jobs import work
-
-        return work(self, make_extractor)
-
     @property
-    def log_path(self) -> Path:
-        """``MEMORY.md.log``, where hooks and workers report."""
-        from ..storage.paths import SideFiles
+    def jobs(self) -> Jobs:
+        """The sessions queued by hooks, and the worker that extracts them."""
+        from .jobs import Jobs
 
-        return SideFiles.of(self.path).log
+        def close(transcript_path: str, session_id: str) -> SessionReport:
+            # A fresh Memory per job: its own extractor (the automatic choice) and warnings.
+            worker = Memory(self.path, "auto", lock_timeout=self.lock_timeout, model=self.model)
+            return worker.close_transcript(transcript_path, session_id=session_id)
 
-    def log(self, message: str) -> None:
-        """Append a line to the log (hooks must not print to the agent)."""
-        from ..storage.queue import JobQueue
-
-        JobQueue(self.path).log(message)
+        return Jobs(self.path, close)
 
 
 #: The seed's name for the facade (EverBot's ``MemoryManager``).
 MemoryManager = Memory
-
-
-def _is_async(function: Callable[..., Any]) -> bool:
-    call = getattr(function, "__call__", None)  # noqa: B004 - an object with async __call__
-    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)
-
-
-async def _awaited(value: Any) -> Any:
-    return await value

@@ -5,11 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..core.duplicates import find_duplicates
 from ..core.entry import MemoryEntry
 from ..core.rules import CATEGORIES
-from ..document.model import Problem
+from ..document.model import Document, Problem
+from .choice import Section
 
-__all__ = ["Diagnosis", "SessionReport", "Stats", "stats_of"]
+__all__ = [
+    "Diagnosis",
+    "SessionReport",
+    "Stats",
+    "diagnose",
+    "filter_entries",
+    "stats_of",
+]
 
 
 @dataclass
@@ -57,3 +66,40 @@ class Diagnosis:
 
     entries: int
     problems: list[Problem]
+
+
+def diagnose(doc: Document) -> Diagnosis:
+    """The problems of a parsed file (repairs the next save makes, unreadable text) and its
+    likely duplicates, each with its line."""
+    problems = list(doc.problems)
+    for a, b, score in find_duplicates(doc.entries):
+        problems.append(
+            Problem(
+                doc.lines.get(a.id, 0),
+                f"[{a.id}] and [{b.id}] (line {doc.lines.get(b.id, 0)}) look like "
+                f"duplicates (similarity {score:.2f}); `everbot-memory dedupe` merges them",
+                "warning",
+            )
+        )
+    problems.sort(key=lambda p: p.line)
+    return Diagnosis(len(doc.entries), problems)
+
+
+def filter_entries(
+    entries: Sequence[MemoryEntry],
+    section: Section = "all",
+    category: str | None = None,
+    min_score: float = 0.0,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[MemoryEntry]:
+    """The entries in ``section`` (and ``category``) scoring at least ``min_score``, in the
+    order given, then ``offset`` and ``limit``."""
+    chosen = [
+        e
+        for e in entries
+        if (section == "all" or e.is_active == (section == "active"))
+        and (category is None or e.category == category)
+        and e.score >= min_score
+    ]
+    return chosen[offset:] if limit is None else chosen[offset : offset + limit]

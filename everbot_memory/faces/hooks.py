@@ -56,8 +56,8 @@ def handle_claude_code(stdin: str, file: str | os.PathLike[str] | None = None) -
         memory = Memory(memory_path_for(data, file))
         event = data.get("hook_event_name", "unknown event")
         message = f"hook {event} failed: {type(exc).__name__}: {exc}"
-        memory.log(message)
-        return HookResult(stderr=f"everbot-memory: {message} (see {memory.log_path})")
+        memory.jobs.log(message)
+        return HookResult(stderr=f"everbot-memory: {message} (see {memory.jobs.log_path})")
 
 
 def _dispatch(data: dict[str, Any], path: Path) -> HookResult:
@@ -65,7 +65,7 @@ def _dispatch(data: dict[str, Any], path: Path) -> HookResult:
     memory = Memory(path)
     if event == "SessionStart":
         block = memory.prompt_block(max_chars=MAX_CONTEXT_CHARS)
-        if memory.pending_jobs():
+        if memory.jobs.pending():
             start_worker(path)  # jobs left by a worker that died, or never started
         if not block:
             return HookResult()
@@ -77,8 +77,8 @@ def _dispatch(data: dict[str, Any], path: Path) -> HookResult:
         session_id, transcript = data.get("session_id"), data.get("transcript_path")
         if not isinstance(session_id, str) or not isinstance(transcript, str):
             raise ValueError(f"{event} input lacks session_id or transcript_path")
-        memory.queue_session(session_id, transcript, event)
+        memory.jobs.queue(session_id, transcript, event)
         start_worker(path)
-        memory.log(f"queued {event} of session {session_id}")
+        memory.jobs.log(f"queued {event} of session {session_id}")
         return HookResult()
     return HookResult()  # other events: nothing to do

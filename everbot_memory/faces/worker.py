@@ -19,8 +19,8 @@ __all__ = ["start_worker"]
 def start_worker(memory_path: str | os.PathLike[str]) -> int:
     """Start a detached ``process-pending`` worker; returns its pid at once."""
     memory = Memory(memory_path)
-    memory.log("starting a worker")  # creates the log 0600 before the child appends to it
-    log = open(memory.log_path, "ab")  # noqa: SIM115 - handed to the child, closed below
+    memory.jobs.log("starting a worker")  # creates the log 0600 before the child appends to it
+    log = open(memory.jobs.log_path, "ab")  # noqa: SIM115 - handed to the child, closed below
     try:
         process = subprocess.Popen(
             [

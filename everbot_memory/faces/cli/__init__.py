@@ -1,0 +1,10 @@
+"""The ``everbot-memory`` command (typer): a thin layer over the facade.
+
+:mod:`.app` holds the app and what the commands share; the commands are in :mod:`.changes`,
+:mod:`.reading` and :mod:`.services`, registered on the app when they are imported here.
+"""
+
+from . import changes, reading, services
+from .app import app, main
+
+__all__ = ["app", "changes", "main", "reading", "services"]

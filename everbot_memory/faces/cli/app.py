@@ -1,0 +1,208 @@
+"""The ``everbot-memory`` command's shared parts: the app, common options, and output.
+
+Each command parses its arguments, makes one call to the facade and prints the result. Errors
+the library reports become one line on stderr and exit status 1; bad usage exits with 2.
+`prompt` runs at every session start, so nothing here loads pydantic or an LLM SDK: the
+facade imports those only in the calls that need them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ...errors import EverbotMemoryError
+from ...facade.memory import CATEGORIES, DEFAULT_LOCK_TIMEOUT, Memory
+
+if TYPE_CHECKING:
+    from ...core.entry import MemoryEntry
+    from ...core.merge import MergeResult
+
+__all__ = [
+    "DEFAULT_FILE",
+    "CategoryOption",
+    "FileOption",
+    "JsonOption",
+    "QuietOption",
+    "app",
+    "choice",
+    "entry_json",
+    "entry_line",
+    "fail",
+    "lock_timeout",
+    "main",
+    "memory_at",
+    "print_json",
+    "print_merge",
+    "reporting",
+    "say",
+    "working",
+]
+
+app = typer.Typer(
+    name="everbot-memory",
+    help="Long-term memory for LLM agents, kept in one human-readable MEMORY.md.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+FileOption = Annotated[
+    Path,
+    typer.Option(
+        "--file",
+        "-f",
+        envvar="EVERBOT_MEMORY_FILE",
+        help="The memory file (default: $EVERBOT_MEMORY_FILE, else ./MEMORY.md).",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print nothing on success (errors still show).")
+]
+DEFAULT_FILE = Path("MEMORY.md")
+
+
+def fail(message: str) -> typer.Exit:
+    typer.echo(f"everbot-memory: {message}", err=True)
+    return typer.Exit(1)
+
+
+@contextlib.contextmanager
+def reporting() -> Iterator[None]:
+    """Turn the library's errors into one line on stderr and exit status 1."""
+    try:
+        yield
+    except EverbotMemoryError as exc:
+        raise fail(str(exc)) from None
+
+
+def lock_timeout() -> float:
+    raw = os.environ.get("EVERBOT_MEMORY_LOCK_TIMEOUT", "")
+    if not raw:
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise fail(f"EVERBOT_MEMORY_LOCK_TIMEOUT={raw!r} is not a number of seconds")
+    return value
+
+
+def memory_at(path: Path, *, must_exist: bool = True) -> Memory:
+    memory = Memory(path, lock_timeout=lock_timeout())
+    if must_exist and not memory.exists():
+        raise fail(f"no memory file at {path}; create one with `everbot-memory init`")
+    return memory
+
+
+def entry_json(entry: MemoryEntry) -> dict[str, Any]:
+    data = entry.to_json()
+    data["section"] = "active" if entry.is_active else "archived"
+    return data
+
+
+def entry_line(entry: MemoryEntry) -> str:
+    first = " ".join(entry.content.split())
+    if len(first) > 100:
+        first = first[:99] + "…"
+    return (
+        f"[{entry.id}] {entry.category:<11} {entry.score:.2f}  "
+        f"{entry.last_activated:%Y-%m-%d}  {entry.activation_count:>3}  {first}"
+    )
+
+
+def say(quiet: bool, text: str) -> None:
+    if not quiet:
+        typer.echo(text)
+
+
+@contextlib.contextmanager
+def working(message: str, quiet: bool) -> Iterator[None]:
+    """A spinner on stderr while slow work runs, only when a person is watching a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console  # rich honours NO_COLOR
+
+    with Console(stderr=True).status(message):
+        yield
+
+
+def print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def print_merge(result: MergeResult, as_json: bool, quiet: bool = False) -> None:
+    stats = result.stats
+    if as_json:
+        print_json(
+            {
+                **stats.as_dict(),
+                "total": len(result.entries),
+                "forgotten_entries": [entry_json(e) for e in stats.forgotten_entries],
+            }
+        )
+        return
+    say(
+        quiet,
+        f"new {stats.new}, updated {stats.updated}, archived {stats.archived}, "
+        f"forgotten {stats.forgotten}; {len(result.entries)} memories kept",
+    )
+    for entry in stats.forgotten_entries:
+        say(quiet, f"forgot [{entry.id}] {entry.score:.3f}  {' '.join(entry.content.split())}")
+
+
+def _one_of(values: tuple[str, ...]) -> Any:
+    """An option callback accepting only ``values`` (shown as the option's metavar)."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and value not in values:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(values)}")
+        return value
+
+    return check
+
+
+def choice(values: tuple[str, ...], *names: str, help: str) -> Any:
+    """An option that takes one of ``values``."""
+    return typer.Option(*names, metavar="|".join(values), callback=_one_of(values), help=help)
+
+
+CategoryOption = Annotated[
+    str,
+    choice(CATEGORIES, "--category", "-c", help="The kind of memory."),
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"everbot-memory {version('everbot-memory')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Long-term memory for LLM agents, kept in one human-readable MEMORY.md."""
+
+
+def main() -> None:
+    """Entry point of the ``everbot-memory`` console script."""
+    app(prog_name="everbot-memory")

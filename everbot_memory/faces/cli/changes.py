@@ -1,0 +1,218 @@
+"""Commands that change the memory file: init, remember, close-session, forget, maintain, dedupe."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from ...facade.memory import EXTRACTORS, IMPORTANCES, TRANSCRIPT_FORMATS, Memory
+from .app import (
+    DEFAULT_FILE,
+    CategoryOption,
+    FileOption,
+    JsonOption,
+    QuietOption,
+    app,
+    choice,
+    entry_json,
+    entry_line,
+    fail,
+    lock_timeout,
+    memory_at,
+    print_json,
+    print_merge,
+    reporting,
+    say,
+    working,
+)
+
+__all__ = ["close_session", "dedupe", "forget", "init", "maintain", "remember"]
+
+
+@app.command()
+def init(file: FileOption = DEFAULT_FILE, quiet: QuietOption = False) -> None:
+    """Create an empty MEMORY.md (mode 0600); leave an existing one untouched."""
+    with reporting():
+        memory = memory_at(file, must_exist=False)
+        if not memory.init():
+            count = len(memory.entries())
+            say(quiet, f"{file} already exists ({count} memories); left as it is")
+            return
+    say(quiet, f"created {file}")
+
+
+@app.command()
+def remember(
+    text: Annotated[str, typer.Argument(help="What to remember, in one sentence.")],
+    category: CategoryOption = "fact",
+    importance: Annotated[
+        str,
+        choice(IMPORTANCES, "--importance", "-i", help="Sets the starting score: 0.8, 0.6 or 0.4."),
+    ] = "medium",
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Add a memory by hand, or reinforce the one that already says the same."""
+    if not text.strip():
+        raise fail("nothing to remember: TEXT is empty")
+    with reporting():
+        entry, result = memory_at(file, must_exist=False).remember(
+            text,
+            category,  # type: ignore[arg-type]  # checked against CATEGORIES
+            importance,  # type: ignore[arg-type]
+            session_id="cli",
+        )
+    if as_json:
+        print_json({"entry": entry_json(entry), **result.stats.as_dict()})
+        return
+    verb = "remembered" if result.stats.new else "reinforced"
+    say(quiet, f"{verb} [{entry.id}] {entry.category} {entry.score:.2f}: {entry.content}")
+
+
+@app.command("close-session")
+def close_session(
+    transcript: Annotated[
+        str,
+        typer.Argument(
+            metavar="TRANSCRIPT|-",
+            help="The conversation: a Claude Code .jsonl, a JSON message list, or "
+            "User:/Assistant: text; '-' reads standard input.",
+        ),
+    ],
+    session_id: Annotated[
+        str | None,
+        typer.Option(
+            "--session-id",
+            help="The session's id (default: the transcript's own, else a hash of its content).",
+        ),
+    ] = None,
+    format: Annotated[
+        str,
+        choice(TRANSCRIPT_FORMATS, "--format", help="The transcript's format."),
+    ] = "auto",
+    extractor: Annotated[
+        str,
+        choice(
+            EXTRACTORS,
+            "--extractor",
+            help="claude (needs ANTHROPIC_API_KEY) or rules (offline); auto picks claude "
+            "when the key is set.",
+        ),
+    ] = "auto",
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", help="Claude model (default: $EVERBOT_MEMORY_MODEL, else a current one)."
+        ),
+    ] = None,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Extract memories from a finished conversation and merge them into the file."""
+    source: str | bytes = sys.stdin.buffer.read() if transcript == "-" else transcript
+    with reporting():
+        memory = Memory(file, extractor, lock_timeout=lock_timeout(), model=model)
+        with working("extracting memories", quiet):
+            report = memory.close_transcript(source, session_id=session_id, format=format)
+    for warning in report.warnings:
+        typer.echo(f"everbot-memory: warning: {warning}", err=True)
+    if report.skipped:
+        typer.echo(
+            f"everbot-memory: warning: skipped {report.skipped} unreadable line(s)", err=True
+        )
+    stats = report.stats
+    if as_json:
+        print_json({**stats, "session_id": report.session_id, "extractor": report.extractor})
+        return
+    say(
+        quiet,
+        f"session {report.session_id}: new {stats['new']}, updated {stats['updated']}, "
+        f"archived {stats['archived']}, forgotten {stats['forgotten']}; "
+        f"{stats['total']} memories ({report.extractor} extractor)",
+    )
+
+
+@app.command()
+def forget(
+    entry_id: Annotated[
+        str | None, typer.Argument(metavar="ID", help="The id shown in brackets.")
+    ] = None,
+    match: Annotated[
+        str | None,
+        typer.Option("--match", "-m", help="Forget the memories whose content holds this text."),
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Do not ask before forgetting --match results.")
+    ] = False,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Delete a memory by its id, or the memories matching --match TEXT."""
+    if (entry_id is None) == (match is None):
+        raise typer.BadParameter("give either an ID or --match TEXT")
+    with reporting():
+        memory = memory_at(file)
+        if entry_id is not None:
+            gone = [memory.forget(entry_id.strip("[] "))]
+        else:
+            assert match is not None
+            found = memory.find(match)
+            if not found:
+                raise fail(f"no memory contains {match!r}")
+            if not yes:
+                for entry in found:
+                    typer.echo(entry_line(entry), err=True)
+                if not sys.stdin.isatty():
+                    raise fail(f"{len(found)} memories match; add --yes to forget them")
+                typer.confirm(f"Forget these {len(found)} memories?", abort=True, err=True)
+            gone = memory.forget_many([e.id for e in found])
+    if as_json:
+        print_json({"forgotten": [entry_json(e) for e in gone]})
+        return
+    for entry in gone:
+        say(quiet, f"forgot [{entry.id}] {entry.content}")
+
+
+@app.command()
+def maintain(
+    file: FileOption = DEFAULT_FILE, as_json: JsonOption = False, quiet: QuietOption = False
+) -> None:
+    """Apply decay now: archive weak memories, forget the weakest, and print what changed."""
+    with reporting():
+        result = memory_at(file).maintain()
+    print_merge(result, as_json, quiet)
+
+
+@app.command()
+def dedupe(
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Merge without asking.")] = False,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Merge memories that say the same thing: the strongest stays, hits add up."""
+    with reporting():
+        memory = memory_at(file)
+        groups = memory.duplicate_groups()
+        if groups and not yes:
+            for kept, others in groups:
+                typer.echo(f"keep {entry_line(kept)}", err=True)
+                for other in others:
+                    typer.echo(f"  merge {entry_line(other)}", err=True)
+            if not sys.stdin.isatty():
+                raise fail(f"{len(groups)} group(s) of duplicates; add --yes to merge them")
+            typer.confirm(f"Merge these {len(groups)} group(s)?", abort=True, err=True)
+        merged = memory.dedupe() if groups else []
+    if as_json:
+        print_json(
+            [{"kept": entry_json(k), "merged": [o.id for o in others]} for k, others in merged]
+        )
+        return
+    for kept, others in merged:
+        say(quiet, f"merged {', '.join(f'[{o.id}]' for o in others)} into [{kept.id}]")
+    say(quiet, f"{len(merged)} group(s) merged" if merged else "no duplicates found")

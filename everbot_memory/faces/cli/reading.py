@@ -1,0 +1,201 @@
+"""Commands that read the memory file: list, show, recall, stats, prompt, doctor."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ...facade.memory import (
+    CATEGORIES,
+    PROMPT_LANGUAGES,
+    PROMPT_MAX_CHARS,
+    PROMPT_MIN_SCORE,
+    PROMPT_TOP_K,
+    SECTIONS,
+    Memory,
+)
+from .app import (
+    DEFAULT_FILE,
+    FileOption,
+    JsonOption,
+    app,
+    choice,
+    entry_json,
+    entry_line,
+    lock_timeout,
+    memory_at,
+    print_json,
+    reporting,
+    working,
+)
+
+__all__ = ["doctor", "list_", "prompt", "recall", "show", "stats"]
+
+
+@app.command("list")
+def list_(
+    section: Annotated[
+        str,
+        choice(SECTIONS, "--section", help="active, archived or all."),
+    ] = "all",
+    category: Annotated[
+        str | None,
+        choice(CATEGORIES, "--category", "-c", help="Only this category."),
+    ] = None,
+    min_score: Annotated[
+        float, typer.Option("--min-score", min=0.0, max=1.0, help="Only scores at least this.")
+    ] = 0.0,
+    limit: Annotated[int | None, typer.Option("--limit", min=0, help="At most this many.")] = None,
+    offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many first.")] = 0,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+) -> None:
+    """List memories: id, category, score, last activated, hits, content (strongest first)."""
+    with reporting():
+        memory = memory_at(file)
+        chosen = memory.list_entries(section, category, min_score, limit, offset)  # type: ignore[arg-type]
+        empty = not chosen and not memory.entries()
+    if as_json:
+        print_json([entry_json(e) for e in chosen])
+        return
+    if not chosen:
+        typer.echo("no memories yet" if empty else "no memories match")
+    for entry in chosen:
+        typer.echo(entry_line(entry))
+
+
+@app.command()
+def show(
+    entry_id: Annotated[str, typer.Argument(metavar="ID", help="The id shown in brackets.")],
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+) -> None:
+    """Show one memory in full, with every field."""
+    with reporting():
+        entry = memory_at(file).get(entry_id.strip("[] "))
+    data = entry_json(entry)
+    if as_json:
+        print_json(data)
+        return
+    content = data.pop("content")
+    for key, value in data.items():
+        typer.echo(f"{key:>16}: {value}")
+    typer.echo(f"{'content':>16}:")
+    for line in content.split("\n"):
+        typer.echo(f"    {line}")
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="What to look for, in any language.")],
+    k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many memories.")] = 5,
+    peek: Annotated[
+        bool, typer.Option("--peek", help="Do not activate the memories found.")
+    ] = False,
+    semantic: Annotated[
+        bool,
+        typer.Option(
+            "--semantic",
+            help="Also match by meaning (needs the embeddings extra; loading it takes seconds).",
+        ),
+    ] = False,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+) -> None:
+    """Search all memories, archived ones too; the ones found are activated unless --peek."""
+    with reporting(), working("searching", not semantic):
+        hits = memory_at(file).recall(query, k, peek, semantic)
+    if as_json:
+        print_json(
+            [
+                {
+                    "id": h.entry.id,
+                    "content": h.entry.content,
+                    "category": h.entry.category,
+                    "score": round(h.score, 4),
+                    "rank": round(h.rank, 4),
+                    "relevance": round(h.relevance, 4),
+                    "recency": round(h.recency, 4),
+                }
+                for h in hits
+            ]
+        )
+        return
+    if not hits:
+        typer.echo("no memory matches")
+    for hit in hits:
+        text = " ".join(hit.entry.content.split())
+        typer.echo(f"[{hit.entry.id}] {hit.rank:.3f}  {hit.entry.category:<11} {text}")
+
+
+@app.command()
+def stats(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
+    """Totals per section and category, and a histogram of scores."""
+    with reporting():
+        data = memory_at(file).stats()
+    if as_json:
+        print_json(vars(data))
+        return
+    typer.echo(f"{data.total} memories: {data.active} active, {data.archived} archived")
+    for name, count in data.categories.items():
+        if count:
+            typer.echo(f"  {name:<12} {count}")
+    widest = max(data.histogram.values()) or 1
+    typer.echo("score histogram:")
+    for label, count in data.histogram.items():
+        typer.echo(f"  {label}  {'#' * round(30 * count / widest):<30} {count}")
+
+
+@app.command()
+def prompt(
+    file: FileOption = DEFAULT_FILE,
+    top_k: Annotated[int, typer.Option("--top-k", min=0, help="At most this many.")] = (
+        PROMPT_TOP_K
+    ),
+    min_score: Annotated[
+        float, typer.Option("--min-score", min=0.0, max=1.0, help="Leave out weaker memories.")
+    ] = PROMPT_MIN_SCORE,
+    max_chars: Annotated[
+        int, typer.Option("--max-chars", min=0, help="The block never exceeds this length.")
+    ] = PROMPT_MAX_CHARS,
+    lang: Annotated[
+        str,
+        choice(PROMPT_LANGUAGES, "--lang", help="Heading and framing language."),
+    ] = "en",
+) -> None:
+    """Print the memory block for a system prompt (nothing when there is none)."""
+    with reporting():
+        memory = Memory(file, lock_timeout=lock_timeout())  # a bad setting fails every command
+        block = memory.prompt_block(top_k, min_score, max_chars, lang)  # type: ignore[arg-type]
+    if block:
+        typer.echo(block)
+
+
+@app.command()
+def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
+    """List problems in the file and the repairs the next save makes; exit 1 if any."""
+    with reporting():
+        diagnosis = memory_at(file).diagnose()
+    problems = diagnosis.problems
+    if as_json:
+        print_json(
+            {
+                "entries": diagnosis.entries,
+                "problems": [
+                    {"line": p.line, "kind": p.kind, "message": p.message} for p in problems
+                ],
+            }
+        )
+    else:
+        for problem in problems:
+            typer.echo(f"{file}:{problem.line}: {problem.kind}: {problem.message}")
+        if problems:
+            typer.echo(
+                f"{len(problems)} problem(s); the next save (e.g. `everbot-memory maintain`) "
+                "makes the repairs and keeps unreadable text as notes"
+            )
+        else:
+            typer.echo(f"{file}: {diagnosis.entries} memories, no problems")
+    if problems:
+        raise typer.Exit(1)
