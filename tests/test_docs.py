@@ -112,3 +112,45 @@ def test_cli_choices_match_the_engines_lists() -> None:
     assert choices("remember", "--category") == CATEGORIES
     assert choices("list", "--category") == CATEGORIES
     assert choices("remember", "--importance") == IMPORTANCES
+
+
+ARCHITECTURE = (Path(__file__).resolve().parent.parent / "ARCHITECTURE.md").read_text(
+    encoding="utf-8"
+)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_architecture_names_only_paths_and_names_that_exist() -> None:
+    for row in re.findall(r"^\| [^|]+ \| (`everbot_memory/.*)\|$", ARCHITECTURE, re.M):
+        # "`path`: `name`, `name`; `path`: `name`" — each path, then the names it defines.
+        for part in row.split(";"):
+            paths = re.findall(r"`(everbot_memory/[^`]+)`", part)
+            assert paths, row
+            for path in paths:
+                assert (ROOT / path).exists(), path
+            names = re.findall(r"`(\w+)`", part.split(":", 1)[1]) if ":" in part else []
+            if names:
+                module = importlib.import_module(paths[-1].removesuffix(".py").replace("/", "."))
+                missing = [n for n in names if not hasattr(module, n)]
+                assert not missing, (paths[-1], missing)
+
+
+def test_architecture_layers_match_the_layering_test() -> None:
+    from test_layers import ALLOWED
+
+    table = {}
+    for folder, imports in re.findall(
+        r"^\| \w+ \| `(\w+)/` \| [^|]+ \| ([^|]+) \|$", ARCHITECTURE, re.M
+    ):
+        table[folder] = imports
+    assert set(table) == set(ALLOWED) - {"errors"}
+    for layer, allowed in ALLOWED.items():
+        if layer in ("errors", "core"):
+            continue
+        said = table[layer]
+        if "everything below" in said:
+            below = [name for name in ALLOWED if name not in (layer, "faces", "errors")]
+            assert allowed >= set(below) - {"facade"}, layer
+            continue
+        named = {w for w in re.findall(r"[a-z]+", said) if w in ALLOWED}
+        assert named | {"errors"} == allowed | {"errors"}, (layer, named, allowed)

@@ -108,7 +108,7 @@ def test_rules_read_only_the_users_lines() -> None:
 
 def test_rules_on_the_labeled_set_keep_precision_high() -> None:
     """The evaluation script's figure, held as a floor so a rule change cannot lower it unseen."""
-    path = Path(__file__).resolve().parent / "benchmarks" / "eval_extraction.py"
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "eval_extraction.py"
     spec = importlib.util.spec_from_file_location("eval_extraction", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

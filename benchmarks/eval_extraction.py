@@ -1,6 +1,6 @@
 """Precision and recall of the offline extractor on the labeled conversations.
 
-Run: python tests/benchmarks/eval_extraction.py [--verbose] [--labels PATH]
+Run: python benchmarks/eval_extraction.py [--verbose] [--labels PATH]
 
 A predicted memory matches a labeled one when its category is one of the labeled categories
 and it contains every labeled key phrase (case-insensitive). Predictions are taken after secret
@@ -18,7 +18,7 @@ from typing import Any
 from everbot_memory.core.redaction import redact
 from everbot_memory.extract.rules import RuleExtractor
 
-LABELS = Path(__file__).resolve().parents[2] / "fixtures" / "extraction" / "labeled.json"
+LABELS = Path(__file__).resolve().parents[1] / "fixtures" / "extraction" / "labeled.json"
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Benchmark: recall latency over 10,000 memories.
 
-Run: python tests/benchmarks/bench_recall.py [--repeat N]
+Run: python benchmarks/bench_recall.py [--repeat N]
 
 Cold: building the index from the file (with no index cache beside it, and with one). Warm: a
 query against an index already in memory (as in a long-running MCP server), with ``peek`` so
@@ -15,18 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_store import make_entries
+from corpus import QUERIES, make_entries
 
 from everbot_memory import MemoryManager, MemoryStore
 from everbot_memory.recall.index import RecallIndex
-
-QUERIES = [
-    "What does the user prefer for tests?",
-    "用户喜欢什么样的代码风格",
-    "When does the user deploy the billing service?",
-    "A 股行情",
-    "PostgreSQL or MongoDB",
-]
 
 
 def median_ms(samples: list[float]) -> float:

@@ -1,6 +1,6 @@
 """Benchmark: load, merge and save at 100, 1,000 and 10,000 entries; `prompt` and hook start-up.
 
-Run: python tests/benchmarks/bench_store.py [--repeat N]
+Run: python benchmarks/bench_store.py [--repeat N]
 
 Prints medians. Load is shown beside markdown-it-py's own parse of the same file (the ratio is
 what the engine adds on top of the Markdown parser), and the `everbot-memory prompt` process on
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import shutil
 import statistics
 import subprocess
@@ -19,50 +18,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from corpus import NOW, make_entries
 from markdown_it import MarkdownIt
 
 from everbot_memory import MemoryMerger, MemoryStore
 from everbot_memory.core.candidate import Candidate
-from everbot_memory.core.entry import MemoryEntry
-from everbot_memory.core.rules import CATEGORIES
-
-NOW = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
-PHRASES_EN = [
-    "The user prefers pytest over unittest for new projects",
-    "The user deploys the billing service every Friday afternoon",
-    "When Nginx returns 502 the user checks gunicorn first",
-    "The team decided to use PostgreSQL instead of MongoDB",
-]
-PHRASES_ZH = [
-    "用户喜欢简洁的代码风格，不喜欢过多注释",
-    "用户每天早上 9 点查看 A 股行情，关注新能源板块",
-    "用户的主要开发语言是 Python，常用 FastAPI 框架",
-    "用户提到下周三有产品评审会议，需要准备演示材料",
-]
-
-
-def make_entries(n: int, seed: int = 7) -> list[MemoryEntry]:
-    rng = random.Random(seed)
-    entries = []
-    for i in range(n):
-        phrase = rng.choice(PHRASES_ZH if i % 2 else PHRASES_EN)
-        activated = NOW - timedelta(days=rng.randint(0, 120), minutes=rng.randint(0, 1440))
-        entries.append(
-            MemoryEntry(
-                id=f"{i:06x}",
-                content=f"{phrase} (#{i})",
-                category=rng.choice(CATEGORIES),
-                score=rng.uniform(0.05, 1.0),
-                created_at=activated - timedelta(days=rng.randint(0, 60)),
-                last_activated=activated,
-                activation_count=rng.randint(1, 30),
-                source_session=f"s-{rng.randint(1, 500)}",
-            )
-        )
-    return entries
 
 
 def median_ms(function: Callable[[], object], repeat: int) -> float:
@@ -96,7 +58,7 @@ def bench_size(n: int, repeat: int, folder: Path) -> str:
 
     def save() -> None:
         # Each save writes: the content changes a little every time.
-        changed = loaded[0].model_copy(update={"content": f"changed {next(counter)}"})
+        changed = loaded[0].replace(content=f"changed {next(counter)}")
         store.save([changed, *loaded[1:]])
 
     save_ms = median_ms(save, repeat)

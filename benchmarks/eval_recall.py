@@ -1,6 +1,6 @@
 """Recall@5 and @10 on the LoCoMo dev set, through the real store and recall path.
 
-Run: python tests/benchmarks/eval_recall.py [--data PATH]
+Run: python benchmarks/eval_recall.py [--data PATH]
 
 Protocol (../shared/data/README.md): one MEMORY.md per conversation, each dialog turn stored
 as one memory (text prefixed with the session date and speaker, image caption appended); every
@@ -27,7 +27,7 @@ from everbot_memory.recall.embeddings import load_embedder
 from everbot_memory.recall.index import RecallIndex
 from everbot_memory.storage.store import MemoryStore
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo10-dev.json"
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo10-dev.json"
 NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 
