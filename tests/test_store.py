@@ -432,7 +432,17 @@ def test_write_failure_leaves_the_file_and_releases_the_lock(
             raise OSError(28, "No space left on device")
         real_replace(src, dst)
 
+    from everbot_memory.storage import backend
+
+    real_exchange = backend.exchange
+
+    def no_space_exchange(src: Path, dst: Path, *, new: bool = False) -> bool:
+        if Path(dst).name == failing:
+            raise OSError(28, "No space left on device")
+        return real_exchange(src, dst, new=new)
+
     monkeypatch.setattr(os, "replace", no_space)
+    monkeypatch.setattr(backend, "exchange", no_space_exchange)
     with pytest.raises(StoreError, match=r"disk is full.*was not changed"):
         store.save([*entries, make_entry("e00001", "will not fit")])
     monkeypatch.undo()

@@ -24,6 +24,7 @@ from everbot_memory.core.entry import MemoryEntry
 from everbot_memory.document import parse
 from everbot_memory.storage import backend as backend_module
 from everbot_memory.storage import store as store_module
+from everbot_memory.storage.atomic import digest, write_atomically
 
 
 def remember(path: str, worker: str, count: int, unsafe: bool) -> None:
@@ -31,12 +32,12 @@ def remember(path: str, worker: str, count: int, unsafe: bool) -> None:
         # A writer with no protection: no lock, no re-read before replacing the file.
         store_module.MemoryStore.lock = lambda self: contextlib.nullcontext()  # type: ignore[assignment,method-assign,misc,return-value]
         store_module.rebase = lambda base, ours, theirs: list(ours)  # type: ignore[assignment]
-        original = backend_module.LocalFile._replace
 
-        def replace_blindly(self, path, data, mode, ready=None):  # type: ignore[no-untyped-def]
-            return original(self, path, data, mode, None)
+        def write_blindly(self, data, expected):  # type: ignore[no-untyped-def]
+            write_atomically(self.files.target, data)
+            return backend_module.WriteResult(digest(data))
 
-        backend_module.LocalFile._replace = replace_blindly  # type: ignore[method-assign]
+        backend_module.LocalFile.write = write_blindly  # type: ignore[method-assign]
     manager = MemoryManager(path, lock_timeout=60)
     for i in range(count):
         manager.remember(f"Worker {worker} memory number {i}.", "fact", "medium")

@@ -8,13 +8,17 @@ old file or the new one, never a torn one.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import functools
 import hashlib
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["digest", "fsync_dir", "write_atomically"]
+__all__ = ["can_exchange", "digest", "exchange", "fsync_dir", "temp_file", "write_atomically"]
 
 
 def digest(data: bytes | None) -> str | None:
@@ -63,3 +67,60 @@ def write_atomically(
             with contextlib.suppress(OSError):  # cleaning up after a failure already raised
                 os.unlink(tmp)
     return True
+
+
+def temp_file(path: Path, data: bytes, mode: int | None = None) -> Path:
+    """``data`` written and fsynced to a new temp file beside ``path`` (the caller renames it)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):  # cleaning up after a failure already raised
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2() -> object | None:
+    # Linux's renameat2(2) swaps two paths in one step; Python has no wrapper, so it is called
+    # through libc (glibc 2.28 and newer, musl 1.2.4 and newer). Elsewhere there is none.
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+
+
+def can_exchange() -> bool:
+    """True when this platform can swap two files atomically (Linux ``renameat2``)."""
+    return _renameat2() is not None
+
+
+def exchange(src: Path, dst: Path, *, new: bool = False) -> bool:
+    """Swap ``src`` and ``dst`` atomically (``new``: move ``src`` to ``dst`` only if ``dst``
+    does not exist). False when the platform or the file system cannot; raises OSError."""
+    function = _renameat2()
+    if function is None:
+        return False
+    flags = _RENAME_NOREPLACE if new else _RENAME_EXCHANGE
+    result = function(  # type: ignore[operator]
+        _AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), flags
+    )
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False  # a file system without the call: the caller falls back to a rename
+    raise OSError(code, os.strerror(code), str(dst))

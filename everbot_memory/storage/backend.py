@@ -12,17 +12,26 @@ import contextlib
 import errno
 import os
 import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from ..errors import StoreError
-from .atomic import digest, write_atomically
+from .atomic import can_exchange, digest, exchange, fsync_dir, temp_file, write_atomically
 from .lock import DEFAULT_LOCK_TIMEOUT, WriterLock
 from .paths import SideFiles
 
-__all__ = ["Backend", "LocalFile", "Snapshot"]
+__all__ = [
+    "QUIET_SECONDS",
+    "SETTLE_TIMEOUT",
+    "Backend",
+    "LocalFile",
+    "Snapshot",
+    "WriteResult",
+    "monotonic",
+]
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,23 @@ class Snapshot:
 
     data: bytes | None
     version: str | None
+    #: Seconds since the bytes last changed, when the backend knows (None: it does not).
+    age: float | None = None
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a conditional write did.
+
+    ``version`` is the new version, or None when nothing was written because the bytes had
+    changed since they were read (read again and merge). ``displaced`` holds bytes someone else
+    wrote at the very moment of the write: ours replaced them, so the caller must merge them and
+    write again, then :meth:`Backend.release` the ``token``.
+    """
+
+    version: str | None
+    displaced: bytes | None = None
+    token: str | None = None
 
 
 class Backend(Protocol):
@@ -40,13 +66,16 @@ class Backend(Protocol):
         """The current bytes and their version; raises :class:`StoreError` when unreadable."""
         ...
 
-    def write(self, data: bytes, expected: Snapshot) -> str | None:
+    def write(self, data: bytes, expected: Snapshot) -> WriteResult:
         """Replace the bytes with ``data`` if they are still ``expected``, keeping ``expected``
-        as the previous version; returns the new version, or None, writing nothing, when they
-        changed meanwhile.
+        as the previous version.
 
         Raises :class:`StoreError` on failure, with the old bytes untouched.
         """
+        ...
+
+    def release(self, token: str) -> None:
+        """Drop the displaced bytes kept under ``token`` once they are merged."""
         ...
 
     def lock(self) -> contextlib.AbstractContextManager[None]:
@@ -72,7 +101,9 @@ class LocalFile:
     def read(self) -> Snapshot:
         """The file's bytes (None when it does not exist) and their hash."""
         try:
-            data = self.files.target.read_bytes()
+            with open(self.files.target, "rb") as handle:
+                data = handle.read()
+                age = _wall() - os.fstat(handle.fileno()).st_mtime
         except FileNotFoundError:
             return Snapshot(None, None)
         except IsADirectoryError as exc:
@@ -83,14 +114,21 @@ class LocalFile:
             raise StoreError(f"cannot read {self.path}: permission denied", self.path) from exc
         except OSError as exc:
             raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}", self.path) from exc
-        return Snapshot(data, digest(data))
+        return Snapshot(data, digest(data), age)
 
     def lock(self) -> contextlib.AbstractContextManager[None]:
         """Hold ``MEMORY.md.lock``; raises LockTimeoutError after the timeout."""
         return self._lock.held()
 
-    def write(self, data: bytes, expected: Snapshot) -> str | None:
-        """Keep ``expected`` as ``MEMORY.md.bak``, then replace the file if it is unchanged."""
+    def write(self, data: bytes, expected: Snapshot) -> WriteResult:
+        """Keep ``expected`` as ``MEMORY.md.bak``, then put ``data`` in place if the file is
+        unchanged.
+
+        On Linux the new file is swapped in with ``renameat2(RENAME_EXCHANGE)`` and what comes
+        back is checked: an editor's save that landed between our check and the swap is
+        returned as ``displaced`` (and kept on disk until released), never lost. Elsewhere the
+        content hash is checked just before the rename, which leaves a window of microseconds.
+        """
         target = self.files.target
         if not target.parent.is_dir():
             raise StoreError(f"cannot write {self.path}: folder {target.parent} does not exist")
@@ -99,13 +137,56 @@ class LocalFile:
             with contextlib.suppress(FileNotFoundError):  # deleted meanwhile: a new file
                 mode = stat.S_IMODE(target.stat().st_mode)
             self._replace(self.files.backup, expected.data, mode)
+        if self.read().version != expected.version:
+            return WriteResult(None)
+        if can_exchange():
+            return self._swap(target, data, mode, expected)
 
         def unchanged() -> bool:
             # An editor may have saved while we wrote; replacing now would lose its change.
             # (What is left between this check and the rename is a few microseconds.)
             return self.read().version == expected.version
 
-        return digest(data) if self._replace(target, data, mode, unchanged) else None
+        written = self._replace(target, data, mode, unchanged)
+        return WriteResult(digest(data) if written else None)
+
+    def _swap(self, target: Path, data: bytes, mode: int, expected: Snapshot) -> WriteResult:
+        try:
+            tmp = temp_file(target, data, mode)
+        except OSError as exc:
+            raise self._error(target, exc) from exc
+        try:
+            if not exchange(tmp, target, new=expected.data is None):
+                written = self._replace(target, data, mode)  # no exchange on this file system
+                return WriteResult(digest(data) if written else None)
+            fsync_dir(target.parent)
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # the temp file, still ours: nothing swapped
+                tmp.unlink()
+            if exc.errno == errno.EEXIST:
+                return WriteResult(None)  # someone created the file meanwhile: read it
+            raise self._error(target, exc) from exc
+        if expected.data is None:
+            return WriteResult(digest(data))
+        back = tmp.read_bytes()
+        if digest(back) == expected.version:
+            tmp.unlink(missing_ok=True)
+            return WriteResult(digest(data))
+        back = _settled_bytes(tmp)
+        # Someone saved in the instant before the swap: their bytes came back. Keep them on disk
+        # (under a name no cleanup removes) until they are merged and written.
+        kept = tmp.with_name(f".{target.name}.displaced.{tmp.name.rsplit('.', 2)[-2]}")
+        os.replace(tmp, kept)
+        return WriteResult(digest(data), displaced=back, token=str(kept))
+
+    def release(self, token: str) -> None:
+        """Delete a displaced copy once its bytes are merged into the file."""
+        with contextlib.suppress(FileNotFoundError):
+            Path(token).unlink()
+
+    def _error(self, path: Path, exc: OSError) -> StoreError:
+        reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror or exc
+        return StoreError(f"cannot write {path}: {reason}; {self.path} was not changed", self.path)
 
     def _replace(
         self, path: Path, data: bytes, mode: int, ready: Callable[[], bool] | None = None
@@ -113,7 +194,34 @@ class LocalFile:
         try:
             return write_atomically(path, data, mode=mode, ready=ready)
         except OSError as exc:
-            reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror or exc
-            raise StoreError(
-                f"cannot write {path}: {reason}; {self.path} was not changed", self.path
-            ) from exc
+            raise self._error(path, exc) from exc
+
+
+def monotonic() -> float:
+    # The system's monotonic clock, read directly: tests freeze time.time and time.monotonic
+    # (freezegun), and waiting for a file to settle must still end.
+    return time.clock_gettime(time.CLOCK_MONOTONIC)
+
+
+def _wall() -> float:
+    return time.clock_gettime(time.CLOCK_REALTIME)
+
+
+#: How long a file's bytes must stay the same before they count as a finished save.
+QUIET_SECONDS = 0.25
+#: How long to wait at most for a file that keeps changing.
+SETTLE_TIMEOUT = 10.0
+
+
+def _settled_bytes(path: Path) -> bytes:
+    """The bytes of ``path`` once they have stopped changing (an editor may still be writing
+    into that very file through a handle it opened before)."""
+    last = path.read_bytes()
+    stable_since = monotonic()
+    deadline = stable_since + SETTLE_TIMEOUT
+    while monotonic() - stable_since < QUIET_SECONDS and monotonic() < deadline:
+        time.sleep(0.02)
+        now = path.read_bytes()
+        if now != last:
+            last, stable_since = now, monotonic()
+    return last

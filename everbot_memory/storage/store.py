@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +25,15 @@ from ..document.model import Document, Problem
 from ..document.parse import parse
 from ..document.render import render_body, render_header
 from ..errors import NotTextError, StoreError
-from .backend import Backend, LocalFile, Snapshot
+from .backend import (
+    QUIET_SECONDS,
+    SETTLE_TIMEOUT,
+    Backend,
+    LocalFile,
+    Snapshot,
+    WriteResult,
+    monotonic,
+)
 from .lock import DEFAULT_LOCK_TIMEOUT
 from .paths import SideFiles
 
@@ -88,7 +98,7 @@ class MemoryStore:
 
     def load_document(self, now: datetime | None = None) -> Document:
         """Read the whole file (entries, a person's text, problems). Missing file: empty."""
-        snapshot = self.backend.read()
+        snapshot = self._read_settled()
         doc = Document() if snapshot.data is None else parse(self._text(snapshot), now)
         self._loaded = (snapshot.version, doc)
         return doc
@@ -122,38 +132,90 @@ class MemoryStore:
             entries, lambda e, text: e.replace(content=text), lambda e: f"memory [{e.id}]"
         )
         with self.lock():
-            for _ in range(_SAVE_ATTEMPTS):
-                snapshot = self.backend.read()
+            displaced: list[WriteResult] = []
+            try:
+                return self._save_locked(entries, displaced)
+            finally:
+                for result in displaced:
+                    if result.token is not None:
+                        self.backend.release(result.token)
+
+    def _save_locked(self, entries: list[MemoryEntry], displaced: list[WriteResult]) -> bool:
+        theirs: tuple[bytes, Snapshot] | None = None  # displaced bytes, and what is on disk
+        for _ in range(_SAVE_ATTEMPTS):
+            merging = theirs is not None  # displaced bytes, not what is on disk
+            if theirs is None:
+                snapshot = self._read_settled()
                 text = self._text(snapshot)
-                loaded = self._loaded
-                if loaded is not None and loaded[0] == snapshot.version:
-                    doc = loaded[1]
-                    wanted = list(entries)
-                else:
+            else:
+                text, snapshot = decode(theirs[0], self.path), theirs[1]
+            loaded = self._loaded
+            if not merging and loaded is not None and loaded[0] == snapshot.version:
+                doc = loaded[1]
+                wanted = list(entries)
+            else:
+                doc = parse(text)
+                if loaded is not None and not merging and _vanished(loaded[1], doc):
+                    # Many entries gone at once: a save in progress, not a person's deletions.
+                    snapshot = self._read_settled(force=True)
+                    text = self._text(snapshot)
                     doc = parse(text)
-                    wanted = (
-                        list(entries)
-                        if loaded is None
-                        else rebase(loaded[1].entries, entries, doc.entries)
-                    )
-                new_doc = Document(wanted, doc.preamble, doc.notes, doc.last_updated)
-                body = render_body(new_doc)
-                if doc.last_updated and render_header(doc.last_updated, len(wanted)) + body == text:
-                    self._loaded = (snapshot.version, new_doc)
-                    return False
-                new_doc.last_updated = iso(utcnow())
-                output = render_header(new_doc.last_updated, len(wanted)) + body
-                self._check_rendered(output, new_doc)
-                written = output.encode("utf-8")
-                version = self.backend.write(written, snapshot)
-                if version is not None:
-                    self._loaded = (version, new_doc)
-                    return True
-                # An editor saved while we were writing: merge again onto its version.
-            raise StoreError(
-                f"{self.path} kept changing while saving; nothing was written, try again",
-                self.path,
-            )
+                wanted = (
+                    list(entries)
+                    if loaded is None
+                    else rebase(loaded[1].entries, entries, doc.entries)
+                )
+            theirs = None
+            new_doc = Document(wanted, doc.preamble, doc.notes, doc.last_updated)
+            body = render_body(new_doc)
+            header = render_header(doc.last_updated or "", len(wanted))
+            if not merging and doc.last_updated and header + body == text:
+                self._loaded = (snapshot.version, new_doc)
+                return False
+            new_doc.last_updated = iso(utcnow())
+            output = render_header(new_doc.last_updated, len(wanted)) + body
+            self._check_rendered(output, new_doc)
+            written = output.encode("utf-8")
+            result = self.backend.write(written, snapshot)
+            if result.version is None:
+                continue  # an editor saved while we were writing: merge onto its version
+            if result.displaced is None:
+                self._loaded = (result.version, new_doc)
+                return True
+            # An editor's save landed at the instant of the swap: ours is on disk, theirs came
+            # back. Merge theirs with our change, and write that over ours.
+            displaced.append(result)
+            theirs = (result.displaced, Snapshot(written, result.version))
+        raise StoreError(
+            f"{self.path} kept changing while saving; nothing was written, try again",
+            self.path,
+        )
+
+    def _read_settled(self, *, force: bool = False) -> Snapshot:
+        """The file once it reads as a finished save.
+
+        An editor that saves in place (truncate, then write) leaves a half-written file for a
+        moment; read then, it would look like a person deleting most memories. A file that ends
+        mid-line, is empty, holds fewer entries than its header counts, or (with no header) was
+        modified in the last instant, is read again until it stops changing.
+        """
+        snapshot = self.backend.read()
+        if not force and _complete(snapshot):
+            return snapshot
+        deadline = monotonic() + SETTLE_TIMEOUT
+        stable_since = monotonic()
+        while monotonic() - stable_since < QUIET_SECONDS:
+            if monotonic() > deadline:
+                raise StoreError(
+                    f"{self.path} keeps changing (is an editor saving it?); "
+                    "nothing was written, try again",
+                    self.path,
+                )
+            time.sleep(0.02)
+            again = self.backend.read()
+            if again.version != snapshot.version:
+                snapshot, stable_since = again, monotonic()
+        return snapshot
 
     def _check_rendered(self, output: str, doc: Document) -> None:
         """Refuse to write text that does not read back as what was meant (fail closed)."""
@@ -171,3 +233,26 @@ class MemoryStore:
                 "(`everbot-memory doctor` shows where)",
                 self.path,
             )
+
+
+_TOTAL_RE = re.compile(rb"<!--\s*Total entries\s*:\s*(\d+)\s*-->")
+_HEADING = b"\n### ["
+
+
+def _complete(snapshot: Snapshot) -> bool:
+    """True when the bytes read look like a whole file, not a save caught halfway."""
+    data = snapshot.data
+    if data is None:
+        return True
+    if not data.endswith(b"\n"):
+        return False
+    total = _TOTAL_RE.search(data[:400])
+    if total is None:
+        return snapshot.age is None or snapshot.age >= QUIET_SECONDS
+    return data.count(_HEADING) >= int(total.group(1))
+
+
+def _vanished(before: Document, after: Document) -> bool:
+    """True when ``after`` lost many of ``before``'s entries at once."""
+    lost = len(before.entries) - len(after.entries)
+    return lost > max(2, len(before.entries) // 10)

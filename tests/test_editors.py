@@ -1,0 +1,125 @@
+"""Editors that save while the engine writes: nothing either side wrote is lost (SPEC §3)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from conftest import make_entry
+
+from everbot_memory import MemoryManager, MemoryStore
+from everbot_memory.storage import atomic, backend
+
+
+def _seed(path: Path, n: int = 100) -> list[str]:
+    now = datetime.now(timezone.utc)
+    entries = [make_entry(f"e{i:05d}", f"Seeded memory number {i}.", 0.5, at=now) for i in range(n)]
+    MemoryStore(path).save(entries)
+    return [e.content for e in entries]
+
+
+def _slow_in_place_save(path: Path, data: bytes, chunk: int = 512, pause: float = 0.002) -> None:
+    """What nano, or vim with backupcopy=yes, does: truncate the file, then write into it."""
+    with open(path, "r+b") as handle:
+        handle.truncate(0)
+        handle.flush()
+        for start in range(0, len(data), chunk):
+            handle.write(data[start : start + chunk])
+            handle.flush()
+            time.sleep(pause)
+
+
+def test_a_half_written_in_place_save_is_waited_for_not_taken_as_deletions(
+    memory_path: Path,
+) -> None:
+    seeded = _seed(memory_path)
+    edited = memory_path.read_bytes().replace(b"Seeded memory number 7.", b"Hand edit 7.")
+    editor = threading.Thread(target=_slow_in_place_save, args=(memory_path, edited))
+    editor.start()
+    time.sleep(0.01)  # the editor has truncated the file and is writing it
+    MemoryManager(memory_path).remember("The engine adds this while the editor saves.")
+    editor.join()
+    text = memory_path.read_text(encoding="utf-8")
+    assert "Hand edit 7." in text
+    assert "The engine adds this while the editor saves." in text
+    for content in seeded:
+        assert content in text or content == "Seeded memory number 7."
+    assert len(MemoryStore(memory_path.with_name("MEMORY.md.bak")).load()) >= 100  # whole
+
+
+def test_an_empty_file_mid_truncate_is_not_read_as_the_person_emptying_it(
+    memory_path: Path,
+) -> None:
+    _seed(memory_path, 20)
+    original = memory_path.read_bytes()
+    memory_path.write_bytes(b"")  # the editor truncated and has not written yet
+
+    def finish() -> None:
+        time.sleep(0.1)
+        memory_path.write_bytes(original)
+
+    threading.Thread(target=finish).start()
+    entries = MemoryStore(memory_path).load()
+    assert len(entries) == 20
+
+
+def test_a_file_that_never_settles_fails_closed(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _seed(memory_path, 5)
+    before = memory_path.read_bytes()
+    monkeypatch.setattr(backend, "SETTLE_TIMEOUT", 0.3)
+    monkeypatch.setattr("everbot_memory.storage.store.SETTLE_TIMEOUT", 0.3)
+    stop = threading.Event()
+
+    def keep_writing() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            memory_path.write_bytes(before[: len(before) // 2] + str(n).encode())
+            time.sleep(0.01)
+        memory_path.write_bytes(before)
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        from everbot_memory.errors import StoreError
+
+        with pytest.raises(StoreError, match="keeps changing"):
+            MemoryManager(memory_path).remember("Never written.")
+    finally:
+        stop.set()
+        writer.join()
+    assert memory_path.read_bytes() == before
+
+
+@pytest.mark.skipif(not atomic.can_exchange(), reason="needs renameat2 (Linux)")
+def test_a_save_landing_at_the_instant_of_the_swap_is_merged_not_lost(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _seed(memory_path, 10)
+    real_exchange = backend.exchange
+    fired = []
+
+    def editor_saves_first(src: Path, dst: Path, *, new: bool = False) -> bool:
+        if not fired:  # an editor's rename-style save lands just before our swap
+            fired.append(True)
+            text = dst.read_text(encoding="utf-8").replace(
+                "Seeded memory number 3.", "Edited in the window."
+            )
+            tmp = dst.with_name("editor.tmp")
+            tmp.write_text(text + "\nA note the person added.\n", encoding="utf-8")
+            tmp.replace(dst)
+        return real_exchange(src, dst, new=new)
+
+    monkeypatch.setattr(backend, "exchange", editor_saves_first)
+    MemoryManager(memory_path).remember("The engine's memory.")
+    text = memory_path.read_text(encoding="utf-8")
+    assert fired
+    assert "Edited in the window." in text
+    assert "A note the person added." in text
+    assert "The engine's memory." in text
+    assert not list(memory_path.parent.glob(".MEMORY.md.displaced.*"))  # merged, then removed
