@@ -123,3 +123,37 @@ def test_a_save_landing_at_the_instant_of_the_swap_is_merged_not_lost(
     assert "A note the person added." in text
     assert "The engine's memory." in text
     assert not list(memory_path.parent.glob(".MEMORY.md.displaced.*"))  # merged, then removed
+
+
+def test_an_editor_saving_an_older_copy_keeps_what_the_engine_added_meanwhile(
+    memory_path: Path,
+) -> None:
+    _seed(memory_path, 20)
+    opened = memory_path.read_text(encoding="utf-8")  # the person opens the file
+    memory = MemoryManager(memory_path)
+    memory.remember("Added by the engine while the editor was open.")
+    # The person saves their older copy, with an edit and one memory deleted.
+    lines = opened.replace("Seeded memory number 5.", "Edited by the person.").split("\n")
+    at = lines.index(next(line for line in lines if line.startswith("### [e00009]")))
+    del lines[at : at + 4]
+    memory_path.write_text("\n".join(lines), encoding="utf-8")
+    memory.remember("Added by the engine after the editor saved.")
+    text = memory_path.read_text(encoding="utf-8")
+    assert "Edited by the person." in text
+    assert "Added by the engine while the editor was open." in text
+    assert "Added by the engine after the editor saved." in text
+    assert "Seeded memory number 9." not in text  # the person's deletion stands
+
+
+def test_a_person_deleting_from_the_newest_copy_is_a_deletion(memory_path: Path) -> None:
+    _seed(memory_path, 5)
+    memory = MemoryManager(memory_path)
+    memory.remember("The engine's newest memory.")
+    text = memory_path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    at = lines.index(next(line for line in lines if "The engine's newest memory." in line))
+    del lines[at - 2 : at + 2]  # heading, metadata, content, blank line
+    memory_path.write_text("\n".join(lines), encoding="utf-8")
+    memory.remember("Another one.")
+    after = memory_path.read_text(encoding="utf-8")
+    assert "The engine's newest memory." not in after and "Another one." in after

@@ -58,6 +58,11 @@ class SideFiles:
         return self._beside(".jobs")
 
     @property
+    def versions(self) -> Path:
+        """``MEMORY.md.versions/``: the last versions the engine wrote (see the journal)."""
+        return self._beside(".versions")
+
+    @property
     def log(self) -> Path:
         """``MEMORY.md.log``: what hooks and workers did, and their errors."""
         return self._beside(".log")

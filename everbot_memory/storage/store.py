@@ -34,6 +34,7 @@ from .backend import (
     WriteResult,
     monotonic,
 )
+from .journal import Journal
 from .lock import DEFAULT_LOCK_TIMEOUT
 from .paths import SideFiles
 
@@ -71,6 +72,7 @@ class MemoryStore:
         self.path = Path(path)
         self.files = SideFiles.of(path)
         self.backend: Backend = backend or LocalFile(path, lock_timeout=lock_timeout)
+        self.journal = Journal(path)
         self._loaded: tuple[str | None, Document] | None = None  # (version, document)
         #: What the last save redacted or dropped.
         self.warnings: list[str] = []
@@ -99,9 +101,27 @@ class MemoryStore:
     def load_document(self, now: datetime | None = None) -> Document:
         """Read the whole file (entries, a person's text, problems). Missing file: empty."""
         snapshot = self._read_settled()
-        doc = Document() if snapshot.data is None else parse(self._text(snapshot), now)
+        doc = self._reconciled(snapshot, now)
         self._loaded = (snapshot.version, doc)
         return doc
+
+    def _reconciled(self, snapshot: Snapshot, now: datetime | None = None) -> Document:
+        """The file as a document; a version the engine did not write (an editor's save) has
+        the engine's changes made since the copy it was edited from replayed onto it."""
+        if snapshot.data is None:
+            return Document()
+        doc = parse(self._text(snapshot), now)
+        if self.journal.knows(snapshot.version):
+            return doc
+        head, base = self.journal.head(), self.journal.base_of(snapshot.data)
+        if head is None or base is None or base == head:
+            return doc  # made from the newest version: nothing of the engine's is missing
+        merged = rebase(
+            parse(decode(base, self.path), now).entries,
+            parse(decode(head, self.path), now).entries,
+            doc.entries,
+        )
+        return Document(merged, doc.preamble, doc.notes, doc.last_updated, doc.problems, doc.lines)
 
     def load(self) -> list[MemoryEntry]:
         """The entries in the file; problems found are in :attr:`problems`."""
@@ -154,12 +174,12 @@ class MemoryStore:
                 doc = loaded[1]
                 wanted = list(entries)
             else:
-                doc = parse(text)
-                if loaded is not None and not merging and _vanished(loaded[1], doc):
+                doc = parse(text) if merging else self._reconciled(snapshot)
+                if not merging and loaded is not None and _vanished(loaded[1], doc):
                     # Many entries gone at once: a save in progress, not a person's deletions.
                     snapshot = self._read_settled(force=True)
                     text = self._text(snapshot)
-                    doc = parse(text)
+                    doc = self._reconciled(snapshot)
                 wanted = (
                     list(entries)
                     if loaded is None
@@ -181,10 +201,12 @@ class MemoryStore:
                 continue  # an editor saved while we were writing: merge onto its version
             if result.displaced is None:
                 self._loaded = (result.version, new_doc)
+                self.journal.record(written)
                 return True
             # An editor's save landed at the instant of the swap: ours is on disk, theirs came
             # back. Merge theirs with our change, and write that over ours.
             displaced.append(result)
+            self.journal.record(written)
             theirs = (result.displaced, Snapshot(written, result.version))
         raise StoreError(
             f"{self.path} kept changing while saving; nothing was written, try again",
