@@ -6,11 +6,12 @@ tests; functions that compute with time also take ``now`` as an argument.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Set
 from datetime import datetime, timezone
 
-__all__ = ["iso", "new_id", "utcnow"]
+__all__ = ["iso", "new_id", "stable_id", "utcnow"]
 
 
 def utcnow() -> datetime:
@@ -29,3 +30,17 @@ def new_id(taken: Set[str] = frozenset()) -> str:
         candidate = uuid.uuid4().hex[:6]
         if candidate not in taken:
             return candidate
+
+
+def stable_id(seed: str, taken: Set[str] = frozenset()) -> str:
+    """An id derived from ``seed`` (6 hex characters of its hash), not in ``taken``.
+
+    A memory a person wrote without an id gets the same id every time the file is read, so
+    two copies of the file (an editor's and the engine's) agree on which memory is which.
+    """
+    digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()
+    for start in range(0, len(digest) - 5, 6):
+        candidate = digest[start : start + 6]
+        if candidate not in taken:
+            return candidate
+    return new_id(taken)

@@ -16,7 +16,7 @@ import json
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..core.clock import iso, new_id
+from ..core.clock import iso, stable_id
 from .content import escape_unsafe
 from .grammar import META_PREFIX, Heading
 from .model import Problem
@@ -59,7 +59,7 @@ def entry_fields(
         problems.append(Problem(line_no, message))
     entry_id = heading.id
     if entry_id is None or entry_id in taken_ids:
-        fresh = new_id(taken_ids)
+        fresh = stable_id(f"{entry_id}|{heading.category}|{content.strip()}", taken_ids)
         if entry_id is None:
             problems.append(Problem(line_no, f"entry had no id; gave it [{fresh}]"))
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
 import stat
 import time
@@ -76,6 +77,11 @@ class Backend(Protocol):
 
     def release(self, token: str) -> None:
         """Drop the displaced bytes kept under ``token`` once they are merged."""
+        ...
+
+    def late_writes(self) -> bytes | None:
+        """Bytes written into the version a save replaced after it was replaced (an editor
+        that had it open), or None."""
         ...
 
     def lock(self) -> contextlib.AbstractContextManager[None]:
@@ -170,7 +176,9 @@ class LocalFile:
             return WriteResult(digest(data))
         back = tmp.read_bytes()
         if digest(back) == expected.version:
-            tmp.unlink(missing_ok=True)
+            # An editor may hold this file open and write into it any moment now: keep it, so
+            # the next save can see such a late write (see late_writes).
+            self._keep_previous(tmp, expected.version)
             return WriteResult(digest(data))
         back = _settled_bytes(tmp)
         # Someone saved in the instant before the swap: their bytes came back. Keep them on disk
@@ -183,6 +191,33 @@ class LocalFile:
         """Delete a displaced copy once its bytes are merged into the file."""
         with contextlib.suppress(FileNotFoundError):
             Path(token).unlink()
+
+    def late_writes(self) -> bytes | None:
+        """What an editor wrote into the file the last save swapped out, after the swap.
+
+        The swapped-out file is kept as ``MEMORY.md.previous-<hash>``, named for what it held
+        at the swap; if its bytes no longer match its name, someone who still had it open
+        wrote into it later.
+        """
+        for path in self._previous_files():
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue  # removed meanwhile
+            if (digest(data) or "")[:16] != path.name.rsplit("-", 1)[-1]:
+                settled = _settled_bytes(path)
+                path.unlink(missing_ok=True)  # taken: it is merged by the caller
+                return settled
+        return None
+
+    def _previous_files(self) -> list[Path]:
+        target = self.files.target
+        return sorted(target.parent.glob(f"{glob.escape(self.files.previous.name)}-*"))
+
+    def _keep_previous(self, swapped_out: Path, version: str | None) -> None:
+        for old in self._previous_files():
+            old.unlink(missing_ok=True)
+        os.replace(swapped_out, f"{self.files.previous}-{(version or '')[:16]}")
 
     def _error(self, path: Path, exc: OSError) -> StoreError:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror or exc

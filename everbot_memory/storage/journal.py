@@ -49,11 +49,16 @@ class Journal:
         except OSError:
             return []
 
-    def record(self, data: bytes) -> None:
-        """Keep ``data`` as the engine's newest version (and drop the oldest beyond KEEP)."""
+    def record(self, data: bytes, *, by_engine: bool = True) -> None:
+        """Keep ``data`` as the newest version (and drop the oldest beyond KEEP).
+
+        A version someone else wrote (``by_engine=False``) is kept as a likely base for their
+        next save, but is not one the engine wrote: :meth:`knows` does not count it.
+        """
         version = digest(data)
         assert version is not None
-        name = f"{time.time_ns():020d}-{version[:16]}.gz"
+        mark = "" if by_engine else "-person"
+        name = f"{time.time_ns():020d}-{version[:16]}{mark}.gz"
         # The journal only improves merges: a folder it cannot be written to costs that alone.
         with contextlib.suppress(OSError):
             self.folder.mkdir(mode=0o700, exist_ok=True)
@@ -68,6 +73,9 @@ class Journal:
             return True
         return any(f.name.endswith(f"-{version[:16]}.gz") for f in files)
 
+    def _engine_files(self) -> list[Path]:
+        return [f for f in self._files() if not f.name.endswith("-person.gz")]
+
     def _read(self, path: Path) -> bytes | None:
         try:
             return gzip.decompress(path.read_bytes())
@@ -76,7 +84,7 @@ class Journal:
 
     def head(self) -> bytes | None:
         """The engine's newest version."""
-        for path in self._files():
+        for path in self._engine_files():
             data = self._read(path)
             if data is not None:
                 return data

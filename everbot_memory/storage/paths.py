@@ -58,6 +58,11 @@ class SideFiles:
         return self._beside(".jobs")
 
     @property
+    def previous(self) -> Path:
+        """``MEMORY.md.previous``: the file a save swapped out, watched for late writes."""
+        return self._beside(".previous")
+
+    @property
     def versions(self) -> Path:
         """``MEMORY.md.versions/``: the last versions the engine wrote (see the journal)."""
         return self._beside(".versions")

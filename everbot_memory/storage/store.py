@@ -113,7 +113,12 @@ class MemoryStore:
         doc = parse(self._text(snapshot), now)
         if self.journal.knows(snapshot.version):
             return doc
-        head, base = self.journal.head(), self.journal.base_of(snapshot.data)
+        return self._replayed(snapshot.data, doc, now)
+
+    def _replayed(self, data: bytes, doc: Document, now: datetime | None = None) -> Document:
+        head, base = self.journal.head(), self.journal.base_of(data)
+        # Kept as a version too: the person's next save is most likely made from this one.
+        self.journal.record(data, by_engine=False)
         if head is None or base is None or base == head:
             return doc  # made from the newest version: nothing of the engine's is missing
         merged = rebase(
@@ -162,6 +167,9 @@ class MemoryStore:
 
     def _save_locked(self, entries: list[MemoryEntry], displaced: list[WriteResult]) -> bool:
         theirs: tuple[bytes, Snapshot] | None = None  # displaced bytes, and what is on disk
+        late = self.backend.late_writes()
+        if late is not None:
+            theirs = (late, self._read_settled())  # merged with what is on disk below
         for _ in range(_SAVE_ATTEMPTS):
             merging = theirs is not None  # displaced bytes, not what is on disk
             if theirs is None:
@@ -174,7 +182,11 @@ class MemoryStore:
                 doc = loaded[1]
                 wanted = list(entries)
             else:
-                doc = parse(text) if merging else self._reconciled(snapshot)
+                doc = (
+                    self._replayed(text.encode("utf-8"), parse(text))
+                    if merging
+                    else self._reconciled(snapshot)
+                )
                 if not merging and loaded is not None and _vanished(loaded[1], doc):
                     # Many entries gone at once: a save in progress, not a person's deletions.
                     snapshot = self._read_settled(force=True)
@@ -196,17 +208,18 @@ class MemoryStore:
             output = render_header(new_doc.last_updated, len(wanted)) + body
             self._check_rendered(output, new_doc)
             written = output.encode("utf-8")
+            # Journaled before it is written: an editor's save that lands during the write is
+            # then merged with it (see _replayed), whichever of the two wins the race.
+            self.journal.record(written)
             result = self.backend.write(written, snapshot)
             if result.version is None:
                 continue  # an editor saved while we were writing: merge onto its version
             if result.displaced is None:
                 self._loaded = (result.version, new_doc)
-                self.journal.record(written)
                 return True
             # An editor's save landed at the instant of the swap: ours is on disk, theirs came
             # back. Merge theirs with our change, and write that over ours.
             displaced.append(result)
-            self.journal.record(written)
             theirs = (result.displaced, Snapshot(written, result.version))
         raise StoreError(
             f"{self.path} kept changing while saving; nothing was written, try again",
@@ -237,6 +250,8 @@ class MemoryStore:
             again = self.backend.read()
             if again.version != snapshot.version:
                 snapshot, stable_since = again, monotonic()
+                if not force and _complete(snapshot):
+                    break  # the save it was caught in the middle of is done
         return snapshot
 
     def _check_rendered(self, output: str, doc: Document) -> None:

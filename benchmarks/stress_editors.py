@@ -1,0 +1,124 @@
+"""Stress: a person's editor saving in every style while engine writers merge, for a while.
+
+Run: python benchmarks/stress_editors.py [--seconds 60] [--writers 3]
+
+One editor process cycles through the ways editors save: rename a temp file over the file
+(vim's default, VS Code), rewrite in place at once (nano), and rewrite in place slowly, 512
+bytes every 2 ms (an IDE on a slow disk). Each save reads the file, waits a little as a person
+would, adds one hand-written memory, and writes. Meanwhile engine writers each add memories
+through the library. At the end every memory an engine writer was told was saved, and every
+hand-written memory of a finished editor save, must be in the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+
+def engine(path: str, worker: int, seconds: float, done: list[str]) -> None:
+    from everbot_memory import MemoryManager
+
+    if os.environ.get("STRESS_DEBUG"):
+        from everbot_memory.storage.journal import Journal
+
+        Journal.__init__.__defaults__ = (10**6,)  # keep every version, to see where one went
+
+    memory = MemoryManager(path, lock_timeout=60)
+    deadline = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < deadline:
+        content = f"Engine writer {worker} memory {n}."
+        memory.remember(content)
+        done.append(content)
+        n += 1
+
+
+def _hand_entry(style: str, n: int) -> str:
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    return f"\n### fact | 0.9 | {today}\nHand edit {style} {n}.\n"
+
+
+def editor(path: str, seconds: float, done: list[str], seed: int) -> None:
+    rng = random.Random(seed)
+    target = Path(path)
+    deadline = time.monotonic() + seconds
+    n = 0
+    styles = os.environ.get("STYLES", "rename,in-place,in-place-slow").split(",")
+    while time.monotonic() < deadline:
+        style = styles[n % len(styles)]
+        text = target.read_text(encoding="utf-8")
+        time.sleep(rng.uniform(0, 0.05))  # the person types
+        active = text.find("\n## Archived Memories")
+        cut = active if active >= 0 else len(text)
+        new = (text[:cut] + _hand_entry(style, n) + text[cut:]).encode("utf-8")
+        if style == "rename":
+            tmp = target.with_name(f".editor-{n}.tmp")
+            tmp.write_bytes(new)
+            tmp.replace(target)
+        else:
+            with open(target, "r+b") as handle:
+                handle.truncate(0)
+                handle.flush()
+                step = len(new) if style == "in-place" else 512
+                for start in range(0, len(new), step):
+                    handle.write(new[start : start + step])
+                    handle.flush()
+                    if style == "in-place-slow":
+                        time.sleep(0.002)
+        done.append(f"Hand edit {style} {n}.")
+        n += 1
+        time.sleep(rng.uniform(0, 0.1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--writers", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, multiprocessing.Manager() as manager:
+        path = Path(tmp) / "MEMORY.md"
+        from everbot_memory import MemoryManager
+
+        for i in range(100):
+            MemoryManager(path).remember(f"Seeded memory {i}.", importance="high")
+        engine_done, editor_done = manager.list(), manager.list()
+        processes = [
+            multiprocessing.Process(target=engine, args=(str(path), w, args.seconds, engine_done))
+            for w in range(args.writers)
+        ]
+        processes.append(
+            multiprocessing.Process(target=editor, args=(str(path), args.seconds, editor_done, 1))
+        )
+        for process in processes:
+            process.start()
+        for process in processes:
+            process.join()
+        MemoryManager(path).maintain()  # one more locked save: a last editor save is merged
+        text = path.read_text(encoding="utf-8")
+        lost_engine = [c for c in engine_done if c not in text]
+        lost_hand = [c for c in editor_done if c not in text]
+        seeded_lost = [i for i in range(100) if f"Seeded memory {i}." not in text]
+        print(f"{args.seconds:g} s, {args.writers} engine writers, one editor cycling 3 styles")
+        print(f"engine merges acknowledged: {len(engine_done)}, lost: {len(lost_engine)}")
+        print(f"editor saves finished:      {len(editor_done)}, lost: {len(lost_hand)}")
+        print(f"seeded memories lost:       {len(seeded_lost)} of 100")
+        if os.environ.get("STRESS_DEBUG"):
+            import gzip
+
+            versions = [
+                gzip.decompress(v.read_bytes()).decode()
+                for v in path.parent.glob("MEMORY.md.versions/*.gz")
+            ]
+            for content in lost_hand[:5]:
+                print("  lost:", content, "in a kept version:", any(content in v for v in versions))
+
+
+if __name__ == "__main__":
+    main()
