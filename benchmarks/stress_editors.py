@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 
-def engine(path: str, worker: int, seconds: float, done: list[str]) -> None:
+def engine(path: str, worker: int, seconds: float, done: list[str], refused: list[str]) -> None:
     from everbot_memory import MemoryManager
 
     if os.environ.get("STRESS_DEBUG"):
@@ -33,10 +33,16 @@ def engine(path: str, worker: int, seconds: float, done: list[str]) -> None:
     memory = MemoryManager(path, lock_timeout=60)
     deadline = time.monotonic() + seconds
     n = 0
+    from everbot_memory.errors import StoreError
+
     while time.monotonic() < deadline:
         content = f"Engine writer {worker} memory {n}."
-        memory.remember(content)
-        done.append(content)
+        try:
+            memory.remember(content)
+        except StoreError:
+            refused.append(content)  # told it was not saved: not a loss, but counted
+        else:
+            done.append(content)
         n += 1
 
 
@@ -88,9 +94,11 @@ def main() -> None:
 
         for i in range(100):
             MemoryManager(path).remember(f"Seeded memory {i}.", importance="high")
-        engine_done, editor_done = manager.list(), manager.list()
+        engine_done, editor_done, refused = manager.list(), manager.list(), manager.list()
         processes = [
-            multiprocessing.Process(target=engine, args=(str(path), w, args.seconds, engine_done))
+            multiprocessing.Process(
+                target=engine, args=(str(path), w, args.seconds, engine_done, refused)
+            )
             for w in range(args.writers)
         ]
         processes.append(
@@ -107,6 +115,7 @@ def main() -> None:
         seeded_lost = [i for i in range(100) if f"Seeded memory {i}." not in text]
         print(f"{args.seconds:g} s, {args.writers} engine writers, one editor cycling 3 styles")
         print(f"engine merges acknowledged: {len(engine_done)}, lost: {len(lost_engine)}")
+        print(f"engine merges refused with an error (nothing written): {len(refused)}")
         print(f"editor saves finished:      {len(editor_done)}, lost: {len(lost_hand)}")
         print(f"seeded memories lost:       {len(seeded_lost)} of 100")
         if os.environ.get("STRESS_DEBUG"):

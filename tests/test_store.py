@@ -505,6 +505,51 @@ _LINES = st.sampled_from(
 @given(st.lists(_LINES, max_size=40))
 @settings(max_examples=1500, deadline=None)
 def test_property_fast_path_reads_like_markdown_it(lines: list[str]) -> None:
-    from everbot_memory.document.blocks import markdown_blocks, read_blocks
+    from everbot_memory.document.blocks import read_blocks, reference_blocks
 
-    assert read_blocks(lines) == markdown_blocks(lines)
+    assert read_blocks(lines) == reference_blocks(lines)
+
+
+def test_an_unclosed_metadata_comment_hides_nothing_after_it(memory_path: Path) -> None:
+    memory_path.write_text(
+        "# Agent Memory\n\n## Active Memories\n\n"
+        "### [aaa111] fact | 0.80 | 2026-03-01 | 1\n"
+        '<!-- everbot {"score": 0.8, "activated": "2026-03-01T09:00:00Z"\n'
+        "The user keeps bees.\n\n"
+        "A note the person wrote.\n\n"
+        "### [bbb222] fact | 0.70 | 2026-03-01 | 1\n"
+        '<!-- everbot {"score": 0.7, "activated": "2026-03-01T09:00:00Z", '
+        '"created": "2026-03-01T09:00:00Z"} -->\n'
+        "The user lives in Lyon.\n",
+        encoding="utf-8",
+    )
+    store = MemoryStore(memory_path)
+    entries = {e.id: e.content for e in store.load()}
+    assert entries == {"aaa111": "The user keeps bees.", "bbb222": "The user lives in Lyon."}
+    assert any(p.line == 6 and "metadata" in p.message for p in store.problems)
+    store.save(store.load())
+    text = memory_path.read_text(encoding="utf-8")
+    assert "A note the person wrote." in text and "The user lives in Lyon." in text
+
+
+def test_an_unclosed_comment_in_a_note_is_read_as_one_line_and_reported(
+    memory_path: Path,
+) -> None:
+    memory_path.write_text(
+        "# Agent Memory\n\n<!-- draft: things to add\n\n## Active Memories\n\n"
+        "### [aaa111] fact | 0.80 | 2026-03-01 | 1\nThe user keeps bees.\n",
+        encoding="utf-8",
+    )
+    store = MemoryStore(memory_path)
+    assert [e.content for e in store.load()] == ["The user keeps bees."]
+    assert any(p.line == 3 and "never closes" in p.message for p in store.problems)
+    store.save(store.load())
+    assert "<!-- draft: things to add" in memory_path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "content", ["<!-- an opener\nand more", "x\n<!-- everbot {\n### [zz] fact | 1 | 2000-01-01"]
+)
+def test_content_holding_an_unclosed_opener_round_trips(memory_path: Path, content: str) -> None:
+    MemoryStore(memory_path).save([make_entry("a1", content)])
+    assert [e.content for e in MemoryStore(memory_path).load()] == [content]

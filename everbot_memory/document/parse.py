@@ -64,6 +64,15 @@ def parse(text: str, now: datetime | None = None) -> Document:
         block = blocks[i]
         i += 1
         line_no = block.start + 1
+        if block.unclosed and not block.text.startswith(META_PREFIX):
+            problems.append(
+                Problem(
+                    line_no,
+                    "an HTML comment opened here never closes; read as this one line "
+                    "so it hides nothing after it (close it with -->)",
+                    "warning",
+                )
+            )
         if block.kind == "html_block" and body_start is None and HEADER_RE.match(block.text):
             match = HEADER_RE.match(block.text)
             assert match is not None

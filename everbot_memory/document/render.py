@@ -24,11 +24,9 @@ def _probe_heading(entry_id: str) -> str:
     return f"### [{entry_id}] fact | 0.50 | 2000-01-01 | 1"
 
 
-def _reads_back_raw(content: str) -> bool:
-    """True when ``content`` written as plain lines parses back exactly, alone in its entry."""
-    if "\n" not in content and content[0].isalnum():
-        return True  # a single line starting with a letter or digit cannot open any block
-    probe = f"{_probe_heading('a')}\n{content}\n\n{_probe_heading('b')}\nx\n"
+def _reads_back(written: str, content: str) -> bool:
+    """True when ``written`` under a heading parses back as exactly ``content``, alone."""
+    probe = f"{_probe_heading('a')}\n{written}\n\n{_probe_heading('b')}\nx\n"
     doc = parse(probe, now=datetime(2000, 1, 1, tzinfo=timezone.utc))
     return (
         len(doc.entries) == 2
@@ -39,12 +37,19 @@ def _reads_back_raw(content: str) -> bool:
 
 
 def render_content(content: str) -> str:
-    """Content as it is written under its heading (plain, ```` ```memory ```` or JSON)."""
+    """Content as it is written under its heading: plain when it reads back exactly, else in a
+    ```` ```memory ```` fence, else (control characters, or a line the fence cannot hold, such
+    as an unclosed comment opener) as a JSON string in a ```` ```memory-json ```` fence."""
     if UNSAFE_RE.search(content):
         return fence(json_string(content), "memory-json")
-    if _reads_back_raw(content):
+    if "\n" not in content and content[0].isalnum():
+        return content  # a single line starting with a letter or digit cannot open any block
+    if _reads_back(content, content):
         return content
-    return fence(content, "memory")
+    fenced = fence(content, "memory")
+    if "<!--" not in content or _reads_back(fenced, content):
+        return fenced
+    return fence(json_string(content), "memory-json")
 
 
 def render_header(last_updated: str, count: int) -> str:

@@ -167,10 +167,13 @@ class MemoryStore:
 
     def _save_locked(self, entries: list[MemoryEntry], displaced: list[WriteResult]) -> bool:
         theirs: tuple[bytes, Snapshot] | None = None  # displaced bytes, and what is on disk
+        deadline = monotonic() + SETTLE_TIMEOUT
         late = self.backend.late_writes()
         if late is not None:
             theirs = (late, self._read_settled())  # merged with what is on disk below
-        for _ in range(_SAVE_ATTEMPTS):
+        attempts = 0
+        while attempts < _SAVE_ATTEMPTS or monotonic() < deadline:
+            attempts += 1
             merging = theirs is not None  # displaced bytes, not what is on disk
             if theirs is None:
                 snapshot = self._read_settled()
