@@ -553,3 +553,34 @@ def test_an_unclosed_comment_in_a_note_is_read_as_one_line_and_reported(
 def test_content_holding_an_unclosed_opener_round_trips(memory_path: Path, content: str) -> None:
     MemoryStore(memory_path).save([make_entry("a1", content)])
     assert [e.content for e in MemoryStore(memory_path).load()] == [content]
+
+
+def test_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "MEMORY.md"
+    os.mkfifo(fifo)
+    with pytest.raises(StoreError, match="not a regular file"):
+        MemoryStore(fifo).load()
+
+
+def test_a_read_only_file_is_not_written(memory_path: Path) -> None:
+    copy_fixture(CANONICAL, memory_path)
+    memory_path.chmod(0o444)
+    before = memory_path.read_bytes()
+    store = MemoryStore(memory_path)
+    with pytest.raises(StoreError, match="read-only"):
+        store.save([*store.load(), make_entry("e00001", "not written")])
+    assert memory_path.read_bytes() == before
+
+
+def test_a_missing_folder_is_an_error_and_is_not_created(tmp_path: Path) -> None:
+    path = tmp_path / "typo" / "MEMORY.md"
+    with pytest.raises(StoreError, match="does not exist"):
+        MemoryStore(path).save([make_entry("e00001", "x")])
+    assert not (tmp_path / "typo").exists()
+
+
+def test_a_dangling_link_is_an_error(tmp_path: Path) -> None:
+    link = tmp_path / "MEMORY.md"
+    link.symlink_to(tmp_path / "gone" / "REAL.md")
+    with pytest.raises(StoreError, match="does not exist"):
+        MemoryStore(link).save([make_entry("e00001", "x")])

@@ -106,7 +106,10 @@ class Memory:
         return self.store.read_bytes() is not None
 
     def init(self) -> bool:
-        """Create an empty memory file (mode 0600); False when one exists (left as it is)."""
+        """Create an empty memory file (mode 0600), and its folder if need be; False when one
+        exists (left as it is)."""
+        if not self.path.is_symlink():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.store.lock():
             if self.exists():
                 return False

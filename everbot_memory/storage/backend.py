@@ -106,6 +106,7 @@ class LocalFile:
 
     def read(self) -> Snapshot:
         """The file's bytes (None when it does not exist) and their hash."""
+        self._check_kind()
         try:
             with open(self.files.target, "rb") as handle:
                 data = handle.read()
@@ -122,8 +123,36 @@ class LocalFile:
             raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}", self.path) from exc
         return Snapshot(data, digest(data), age)
 
+    def _check_kind(self) -> None:
+        # Opening a FIFO for reading blocks until someone writes to it: session start would
+        # hang. Anything that is not a regular file is refused before it is opened.
+        try:
+            info = os.stat(self.files.target)
+        except OSError:
+            return  # missing (or unreadable): the read says so
+        if not stat.S_ISREG(info.st_mode) and not stat.S_ISDIR(info.st_mode):
+            raise StoreError(
+                f"{self.path} is not a regular file (a pipe, socket or device); "
+                "point --file at a MEMORY.md",
+                self.path,
+            )
+
     def lock(self) -> contextlib.AbstractContextManager[None]:
         """Hold ``MEMORY.md.lock``; raises LockTimeoutError after the timeout."""
+        folder = self.files.target.parent
+        if not folder.is_dir():
+            # filelock would create the folder; a typo in --file must not make new folders.
+            raise StoreError(
+                f"cannot write {self.path}: folder {folder} does not exist "
+                "(create it, or run `everbot-memory init` with this --file)",
+                self.path,
+            )
+        if self.path.is_symlink() and not self.files.target.exists():
+            raise StoreError(
+                f"{self.path} is a link to {self.files.target}, which does not exist; "
+                "fix the link or point --file at the memory file",
+                self.path,
+            )
         return self._lock.held()
 
     def write(self, data: bytes, expected: Snapshot) -> WriteResult:
@@ -142,6 +171,12 @@ class LocalFile:
         if expected.data is not None:
             with contextlib.suppress(FileNotFoundError):  # deleted meanwhile: a new file
                 mode = stat.S_IMODE(target.stat().st_mode)
+            if not mode & 0o222:
+                raise StoreError(
+                    f"{self.path} is read-only (mode {mode:o}), so nothing was written; "
+                    f"make it writable (chmod u+w {self.path}) to let the engine save",
+                    self.path,
+                )
             self._replace(self.files.backup, expected.data, mode)
         if self.read().version != expected.version:
             return WriteResult(None)
