@@ -78,3 +78,5 @@ def test_killing_a_writer_at_random_moments_never_tears_the_file(tmp_path: Path)
     assert summary["bak_ok"] == 200 and summary["bak_bad"] == 0  # the .bak always parses
     # The kills did land in the middle of saves, and after completed ones.
     assert summary["mid_write"] > 0 and summary["versions"] > 0
+    # Temp files the killed writers left are removed by the next save once they are stale.
+    assert summary["temps_after_next_save"] == 0

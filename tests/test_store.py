@@ -584,3 +584,15 @@ def test_a_dangling_link_is_an_error(tmp_path: Path) -> None:
     link.symlink_to(tmp_path / "gone" / "REAL.md")
     with pytest.raises(StoreError, match="does not exist"):
         MemoryStore(link).save([make_entry("e00001", "x")])
+
+
+def test_a_save_removes_stale_temp_files_but_not_fresh_ones(memory_path: Path) -> None:
+    copy_fixture(CANONICAL, memory_path)
+    stale = memory_path.with_name(".MEMORY.md.dead1234.tmp")
+    fresh = memory_path.with_name(".MEMORY.md.live5678.tmp")
+    for path in (stale, fresh):
+        path.write_text("a copy of the memories", encoding="utf-8")
+    os.utime(stale, (0, 0))
+    store = MemoryStore(memory_path)
+    store.save([*store.load(), make_entry("e00001", "one more")])
+    assert not stale.exists() and fresh.exists()

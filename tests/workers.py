@@ -100,10 +100,10 @@ def crash(path: str, trials: int, seed: int) -> None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         summary["trials"] += 1
-        temps = [p for p in memory.parent.iterdir() if p.name.endswith(".tmp")]
+        temps = [p for p in memory.parent.rglob("*") if p.name.endswith(".tmp")]
         summary["mid_write"] += bool(temps)
-        for temp in temps:
-            temp.unlink()
+        for temp in temps:  # as if left minutes ago: the next save must remove them
+            os.utime(temp, (time.time() - 3600, time.time() - 3600))
         k = version_of(memory.read_text(encoding="utf-8"))
         bak = version_of(memory.with_name(memory.name + ".bak").read_text(encoding="utf-8"))
         summary["bak_ok" if bak is not None else "bak_bad"] += 1
@@ -113,6 +113,11 @@ def crash(path: str, trials: int, seed: int) -> None:
         summary["exact"] += 1
         summary["versions"] += k != last  # the kill came after at least one new save
         last = k
+    summary["temps_left"] = sum(p.name.endswith(".tmp") for p in memory.parent.rglob("*"))
+    MemoryStore(memory).save(version(next_version))
+    summary["temps_after_next_save"] = sum(
+        p.name.endswith(".tmp") for p in memory.parent.rglob("*")
+    )
     print(json.dumps(summary))
 
 

@@ -27,6 +27,7 @@ from .paths import SideFiles
 __all__ = [
     "QUIET_SECONDS",
     "SETTLE_TIMEOUT",
+    "STALE_TEMP_SECONDS",
     "Backend",
     "LocalFile",
     "Snapshot",
@@ -180,6 +181,7 @@ class LocalFile:
             self._replace(self.files.backup, expected.data, mode)
         if self.read().version != expected.version:
             return WriteResult(None)
+        self._sweep_temp_files()
         if can_exchange():
             return self._swap(target, data, mode, expected)
 
@@ -226,6 +228,21 @@ class LocalFile:
         """Delete a displaced copy once its bytes are merged into the file."""
         with contextlib.suppress(FileNotFoundError):
             Path(token).unlink()
+
+    def _sweep_temp_files(self) -> None:
+        """Remove temp files a crashed writer left (older than :data:`STALE_TEMP_SECONDS`).
+
+        Only files of the engine's temp pattern (``.MEMORY.md*.tmp``) beside the file and in
+        its versions folder; never a displaced copy, which may hold a person's save.
+        """
+        name = glob.escape(self.files.target.name)
+        places = [(self.files.target.parent, f".{name}*.tmp"), (self.files.versions, ".*.tmp")]
+        cutoff = _wall() - STALE_TEMP_SECONDS
+        for folder, pattern in places:
+            for path in folder.glob(pattern) if folder.is_dir() else []:
+                with contextlib.suppress(OSError):  # gone already, or not ours to remove
+                    if path.stat().st_mtime < cutoff:
+                        path.unlink()
 
     def late_writes(self) -> bytes | None:
         """What an editor wrote into the file the last save swapped out, after the swap.
@@ -277,6 +294,8 @@ def _wall() -> float:
     return time.clock_gettime(time.CLOCK_REALTIME)
 
 
+#: A temp file older than this was left by a writer that died: the next save removes it.
+STALE_TEMP_SECONDS = 300.0
 #: How long a file's bytes must stay the same before they count as a finished save.
 QUIET_SECONDS = 0.25
 #: How long to wait at most for a file that keeps changing.
