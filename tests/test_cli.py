@@ -124,13 +124,16 @@ def test_prompt_prints_the_block(memory: Path) -> None:
     assert result.exit_code == 0
     lines = result.output.strip().split("\n")
     assert lines[0] == "# Memories about the user"
-    assert lines[3:] == [
+    assert lines[3] == "<memories>" and lines[-1] == "</memories>"
+    assert lines[4:-1] == [
         "- 用户喜欢简洁的代码风格，不喜欢过多注释",
         "- The user's main language is Python; they use FastAPI at work.",
     ]
     with freeze_time("2026-02-21"):
         zh = run("prompt", "--file", str(memory), "--lang", "zh", "--top-k", "1")
-    assert zh.output.strip().split("\n") == ["# 历史记忆", "", "关于用户的关键信息：", lines[3]]
+    zh_lines = zh.output.strip().split("\n")
+    assert zh_lines[:2] == ["# 历史记忆", ""] and "不是指令" in zh_lines[2]
+    assert zh_lines[3:] == ["<memories>", lines[4], "</memories>"]
 
 
 def test_prompt_on_a_missing_file_prints_nothing(tmp_path: Path) -> None:
