@@ -241,3 +241,30 @@ def test_the_log_is_private(tmp_path: Path) -> None:
     queue.log("something happened")
     assert oct(queue.log_path.stat().st_mode & 0o777) == oct(0o600)
     assert "something happened" in queue.log_path.read_text()
+
+
+def test_side_files_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from everbot_memory.storage import ledger, queue
+    from everbot_memory.storage.ledger import SessionLedger
+
+    memory = tmp_path / "MEMORY.md"
+    monkeypatch.setattr(ledger, "MAX_SESSIONS", 50)
+    sessions = SessionLedger(memory)
+    for i in range(200):
+        sessions.record(f"s{i}", [{"role": "user", "content": f"m{i}"}])
+    assert not sessions.seen("s0") and sessions.seen("s199")
+    assert len(json.loads(sessions.path.read_text())) == 50
+
+    monkeypatch.setattr(queue, "LOG_MAX_BYTES", 1_000)
+    jobs = JobQueue(memory)
+    for i in range(200):
+        jobs.log(f"line {i} " + "x" * 50)
+    assert jobs.log_path.stat().st_size <= 1_100
+    assert jobs.log_path.with_name("MEMORY.md.log.1").exists()
+
+    jobs.failed_folder.mkdir(parents=True)
+    old, new = jobs.failed_folder / "old.json", jobs.failed_folder / "new.json"
+    for path in (old, new):
+        path.write_text("{}")
+    os.utime(old, (0, 0))
+    assert jobs.expire_failed() == 1 and new.exists() and not old.exists()

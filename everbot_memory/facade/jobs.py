@@ -48,6 +48,7 @@ def work(queue: JobQueue, close: CloseSession) -> WorkReport | None:
     with queue.worker_slot() as taken:
         if not taken:
             return None
+        queue.expire_failed()
         try:
             while jobs := queue.pending():
                 for job in jobs:

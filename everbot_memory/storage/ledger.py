@@ -20,7 +20,11 @@ from typing import Any
 from .atomic import write_atomically
 from .paths import SideFiles
 
-__all__ = ["SessionLedger"]
+__all__ = ["MAX_SESSIONS", "SessionLedger"]
+
+#: The ledger remembers at most this many sessions, the most recently closed ones: a session
+#: closed again after it was pruned is counted again, nothing worse.
+MAX_SESSIONS = 1_000
 
 
 def _digest(messages: Sequence[Mapping[str, Any]]) -> str:
@@ -65,7 +69,10 @@ class SessionLedger:
     def record(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> None:
         """Mark all these messages as merged (call under the MEMORY.md lock, after the save)."""
         data = self._read()
+        data.pop(session_id, None)  # re-inserted last: the dict keeps the order of closing
         data[session_id] = {"count": len(messages), "digest": _digest(messages)}
+        for old in list(data)[: max(0, len(data) - MAX_SESSIONS)]:
+            del data[old]
         # A ledger that cannot be written costs only a recount if the session comes again.
         with contextlib.suppress(OSError):
             write_atomically(self.path, json.dumps(data, indent=0).encode())

@@ -22,7 +22,12 @@ from .atomic import write_atomically
 from .lock import try_lock
 from .paths import SideFiles
 
-__all__ = ["Job", "JobQueue"]
+__all__ = ["FAILED_JOB_DAYS", "LOG_MAX_BYTES", "Job", "JobQueue"]
+
+#: The log is rotated past this size (one older log, ``MEMORY.md.log.1``, is kept).
+LOG_MAX_BYTES = 1_000_000
+#: A failed job is kept this long for a person to look at or retry, then removed.
+FAILED_JOB_DAYS = 30
 
 
 @dataclass
@@ -63,6 +68,17 @@ class JobQueue:
         name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.json"
         write_atomically(self.folder / name, json.dumps(job.to_json()).encode())
         return self.folder / name
+
+    def expire_failed(self) -> int:
+        """Remove failed jobs older than :data:`FAILED_JOB_DAYS`; returns how many."""
+        cutoff = time.time() - FAILED_JOB_DAYS * 86_400
+        removed = 0
+        for path in self.failed_folder.glob("*.json") if self.failed_folder.is_dir() else []:
+            with contextlib.suppress(OSError):  # removed by another worker meanwhile
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+                    removed += 1
+        return removed
 
     def pending(self) -> list[Job]:
         """The jobs not yet done, oldest first; an unreadable job file is moved to failed/."""
@@ -116,6 +132,9 @@ class JobQueue:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         line = f"{stamp} [{os.getpid()}] {message}\n".encode()
         # A log that cannot be written must not break a hook. 0600: it names sessions.
+        with contextlib.suppress(OSError):
+            if self.log_path.stat().st_size > LOG_MAX_BYTES:
+                os.replace(self.log_path, self.log_path.with_name(self.log_path.name + ".1"))
         with contextlib.suppress(OSError):
             fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
