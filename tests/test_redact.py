@@ -257,3 +257,24 @@ def test_the_ordinary_corpus_has_at_least_100_sentences() -> None:
 def test_ordinary_memories_are_not_redacted(sentence: str) -> None:
     result = redact(sentence)
     assert result.found == () and result.text == sentence
+
+
+def test_a_hand_typed_secret_leaves_no_copy_in_any_file_after_a_save(tmp_path: Path) -> None:
+    import gzip
+    from datetime import datetime, timezone
+
+    memory = tmp_path / "MEMORY.md"
+    manager = MemoryManager(memory)
+    manager.remember("The user deploys on Fridays.")
+    secret = SECRETS["github classic"]
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    with memory.open("a", encoding="utf-8") as handle:  # a person types it in by hand
+        handle.write(f"\n### fact | 0.9 | {today}\nThe CI token is {secret} for now.\n")
+    manager.recall("CI token", peek=True)  # builds the index from the file as it is
+    manager.remember("The user prefers tabs.")  # a save
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            if path.suffix == ".gz":
+                data = gzip.decompress(data)
+            assert secret.encode() not in data, path.name

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..core.clock import utcnow
 from ..core.entry import MemoryEntry
+from ..core.redaction import redact
 from ..core.scoring import score_at
 from ..core.text import tokenize
 from ..document.parse import parse
@@ -103,7 +104,8 @@ class RecallIndex:
         documents = _read_cache(cache, digest)
         entries = parse(decode(snapshot.data, path)).entries
         if documents is None or len(documents) != len(entries):
-            documents = [tokenize(e.content) for e in entries]
+            # Secrets a person typed into the file are not indexed (the cache is a file too).
+            documents = [tokenize(redact(e.content).text) for e in entries]
             _write_cache(cache, digest, documents)
         index = cls(entries, documents, digest)
         index.signature = signature

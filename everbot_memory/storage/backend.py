@@ -68,9 +68,9 @@ class Backend(Protocol):
         """The current bytes and their version; raises :class:`StoreError` when unreadable."""
         ...
 
-    def write(self, data: bytes, expected: Snapshot) -> WriteResult:
-        """Replace the bytes with ``data`` if they are still ``expected``, keeping ``expected``
-        as the previous version.
+    def write(self, data: bytes, expected: Snapshot, backup: bytes | None = None) -> WriteResult:
+        """Replace the bytes with ``data`` if they are still ``expected``, keeping ``backup``
+        (default: ``expected``'s bytes) as the previous version.
 
         Raises :class:`StoreError` on failure, with the old bytes untouched.
         """
@@ -156,9 +156,9 @@ class LocalFile:
             )
         return self._lock.held()
 
-    def write(self, data: bytes, expected: Snapshot) -> WriteResult:
-        """Keep ``expected`` as ``MEMORY.md.bak``, then put ``data`` in place if the file is
-        unchanged.
+    def write(self, data: bytes, expected: Snapshot, backup: bytes | None = None) -> WriteResult:
+        """Keep ``backup`` (default: ``expected``) as ``MEMORY.md.bak``, then put ``data`` in
+        place if the file is unchanged.
 
         On Linux the new file is swapped in with ``renameat2(RENAME_EXCHANGE)`` and what comes
         back is checked: an editor's save that landed between our check and the swap is
@@ -178,12 +178,13 @@ class LocalFile:
                     f"make it writable (chmod u+w {self.path}) to let the engine save",
                     self.path,
                 )
-            self._replace(self.files.backup, expected.data, mode)
+            self._replace(self.files.backup, expected.data if backup is None else backup, mode)
         if self.read().version != expected.version:
             return WriteResult(None)
         self._sweep_temp_files()
         if can_exchange():
-            return self._swap(target, data, mode, expected)
+            # A swapped-out file holding what the backup leaves out (a secret) is not kept.
+            return self._swap(target, data, mode, expected, keep=backup is None)
 
         def unchanged() -> bool:
             # An editor may have saved while we wrote; replacing now would lose its change.
@@ -193,7 +194,9 @@ class LocalFile:
         written = self._replace(target, data, mode, unchanged)
         return WriteResult(digest(data) if written else None)
 
-    def _swap(self, target: Path, data: bytes, mode: int, expected: Snapshot) -> WriteResult:
+    def _swap(
+        self, target: Path, data: bytes, mode: int, expected: Snapshot, *, keep: bool = True
+    ) -> WriteResult:
         try:
             tmp = temp_file(target, data, mode)
         except OSError as exc:
@@ -215,7 +218,10 @@ class LocalFile:
         if digest(back) == expected.version:
             # An editor may hold this file open and write into it any moment now: keep it, so
             # the next save can see such a late write (see late_writes).
-            self._keep_previous(tmp, expected.version)
+            if keep:
+                self._keep_previous(tmp, expected.version)
+            else:
+                tmp.unlink(missing_ok=True)
             return WriteResult(digest(data))
         back = _settled_bytes(tmp)
         # Someone saved in the instant before the swap: their bytes came back. Keep them on disk

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..core.clock import iso, utcnow
 from ..core.entry import MemoryEntry
 from ..core.merge import rebase
-from ..core.redaction import scrub
+from ..core.redaction import redact, scrub
 from ..core.scoring import file_order
 from ..document.model import Document, Problem
 from ..document.parse import parse
@@ -118,7 +118,7 @@ class MemoryStore:
     def _replayed(self, data: bytes, doc: Document, now: datetime | None = None) -> Document:
         head, base = self.journal.head(), self.journal.base_of(data)
         # Kept as a version too: the person's next save is most likely made from this one.
-        self.journal.record(data, by_engine=False)
+        self.journal.record(_without_secrets(data) or data, by_engine=False)
         if head is None or base is None or base == head:
             return doc  # made from the newest version: nothing of the engine's is missing
         merged = rebase(
@@ -214,7 +214,7 @@ class MemoryStore:
             # Journaled before it is written: an editor's save that lands during the write is
             # then merged with it (see _replayed), whichever of the two wins the race.
             self.journal.record(written)
-            result = self.backend.write(written, snapshot)
+            result = self.backend.write(written, snapshot, _without_secrets(snapshot.data))
             if result.version is None:
                 continue  # an editor saved while we were writing: merge onto its version
             if result.displaced is None:
@@ -296,3 +296,16 @@ def _vanished(before: Document, after: Document) -> bool:
     """True when ``after`` lost many of ``before``'s entries at once."""
     lost = len(before.entries) - len(after.entries)
     return lost > max(2, len(before.entries) // 10)
+
+
+def _without_secrets(data: bytes | None) -> bytes | None:
+    """``data`` with every secret redacted, or None when it holds none (keep it as it is).
+
+    The previous version kept as ``.bak`` and the versions journal are files too: a secret a
+    person typed into MEMORY.md must not survive there once a save has redacted it.
+    """
+    if data is None:
+        return None
+    text = data.decode("utf-8", "surrogateescape")
+    result = redact(text)
+    return result.text.encode("utf-8", "surrogateescape") if result.found else None
