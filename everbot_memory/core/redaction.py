@@ -17,6 +17,11 @@ from typing import Protocol, TypeVar
 
 __all__ = ["Redactable", "Redaction", "redact", "scrub"]
 
+# What follows a label but is not a secret: a mask (****), a variable or template reference
+# (${X}, $X, {{x}}, <x>), a call that fetches it (os.getenv(...)), or words in Chinese ("密码是
+# 在设置页面里修改的": the password is changed on the settings page).
+_NOT_A_VALUE = r"(?![*•xX]{3,}|\$|\{\{|<|[\w.]+\(|[\u3400-\u9fff])"
+
 # (name, pattern). Order matters where one format contains another (sk-ant- before sk-).
 _PATTERNS: list[tuple[str, str]] = [
     (
@@ -47,7 +52,8 @@ _PATTERNS: list[tuple[str, str]] = [
         "password",
         r"(?i)(?<![A-Za-z])(?:password|passwd|passphrase|pwd|密码|口令)"
         r"(?:\s+(?:is|was)|\s*[=:：]|\s*(?:是|为))\s*[\"'“]?(?!\[redacted)"
-        r"(?:(?=[^\s\"'”，。,;；]*[0-9_\-/+=.!@#$%^&*])[^\s\"'”，。,;；]{4,}"
+        + _NOT_A_VALUE
+        + r"(?:(?=[^\s\"'”，。,;；]*[0-9_\-/+=.!@#$%^&*])[^\s\"'”，。,;；]{4,}"
         r"|[^\s\"'”，。,;；]{4,}(?=\s*(?:$|[\"'”,.;:!?，。；：！？)])))",
     ),
     # ... after a weaker label only when it looks like one (long, with a digit or a symbol),
@@ -56,7 +62,8 @@ _PATTERNS: list[tuple[str, str]] = [
         "secret",
         r"(?i)(?<![A-Za-z])(?:secret|api[ _-]?key|access[ _-]?token|auth[ _-]?token|token|密钥)"
         r"(?:\s+(?:is|was)|\s*[=:：]|\s*(?:是|为))\s*[\"'“]?(?!\[redacted)"
-        r"(?=[^\s\"'”，。,;；]*[0-9_\-/+=.])[^\s\"'”，。,;；]{8,}",
+        + _NOT_A_VALUE
+        + r"(?=[^\s\"'”，。,;；]*[0-9_\-/+=.])[^\s\"'”，。,;；]{8,}",
     ),
 ]
 _COMPILED = [(name, re.compile(pattern)) for name, pattern in _PATTERNS]
