@@ -48,15 +48,9 @@ def write_atomically(
     result is False. Raises OSError, leaving no temp file behind; the caller decides whether a
     failure matters.
     """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = temp_file(path, data, mode)
     done = False
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
         if ready is not None and not ready():
             return False
         os.replace(tmp, path)
