@@ -118,15 +118,17 @@ def main() -> None:
         print(f"engine merges refused with an error (nothing written): {len(refused)}")
         print(f"editor saves finished:      {len(editor_done)}, lost: {len(lost_hand)}")
         print(f"seeded memories lost:       {len(seeded_lost)} of 100")
-        if os.environ.get("STRESS_DEBUG"):
+        if os.environ.get("STRESS_DEBUG"):  # where did a lost memory go?
             import gzip
+            import shutil
 
-            versions = [
-                gzip.decompress(v.read_bytes()).decode()
-                for v in path.parent.glob("MEMORY.md.versions/*.gz")
-            ]
-            for content in lost_hand[:5]:
-                print("  lost:", content, "in a kept version:", any(content in v for v in versions))
+            kept = path.parent.glob("MEMORY.md.versions/*.gz")
+            versions = [gzip.decompress(v.read_bytes()).decode() for v in kept]
+            for content in (lost_engine + lost_hand)[:5]:
+                seen = any(content in v for v in versions)
+                print(f"  lost: {content} (in a kept version: {seen})")
+            if os.environ.get("STRESS_KEEP"):
+                shutil.copytree(path.parent, os.environ["STRESS_KEEP"], dirs_exist_ok=True)
 
 
 if __name__ == "__main__":

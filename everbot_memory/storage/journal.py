@@ -73,6 +73,13 @@ class Journal:
             return True
         return any(f.name.endswith(f"-{version[:16]}.gz") for f in files)
 
+    def wrote(self, version: str | None) -> bool:
+        """True when this is one of the versions the engine itself wrote (complete by
+        construction: the engine never writes in place)."""
+        if version is None:
+            return False
+        return any(f.name.endswith(f"-{version[:16]}.gz") for f in self._engine_files())
+
     def _engine_files(self) -> list[Path]:
         return [f for f in self._files() if not f.name.endswith("-person.gz")]
 

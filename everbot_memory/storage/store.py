@@ -237,25 +237,44 @@ class MemoryStore:
         mid-line, is empty, holds fewer entries than its header counts, or (with no header) was
         modified in the last instant, is read again until it stops changing.
         """
-        snapshot = self.backend.read()
-        if not force and _complete(snapshot):
-            return snapshot
         deadline = monotonic() + SETTLE_TIMEOUT
+        while True:
+            snapshot = self.backend.read()
+            if force or not _complete(snapshot):
+                quiet = self._quiet(snapshot, deadline, force)
+                if quiet is not None:
+                    return quiet
+                continue  # it became whole: read it again as whole
+            if snapshot.data is None or self.journal.wrote(snapshot.version):
+                return snapshot  # the engine's own: written whole, never in place
+            if snapshot.age is None or snapshot.age >= WRITE_GAP_SECONDS:
+                return snapshot
+            # Looks whole but was written a moment ago: a prefix of an in-place save can look
+            # whole (what a person adds comes last). Read it again once the moment has passed.
+            self._check_deadline(deadline)
+            time.sleep(WRITE_GAP_SECONDS - snapshot.age)
+
+    def _quiet(self, snapshot: Snapshot, deadline: float, force: bool) -> Snapshot | None:
+        """``snapshot``, or what follows it, once the bytes stop changing for a moment; None
+        as soon as (unless ``force``) they change into a file that looks whole."""
         stable_since = monotonic()
         while monotonic() - stable_since < QUIET_SECONDS:
-            if monotonic() > deadline:
-                raise StoreError(
-                    f"{self.path} keeps changing (is an editor saving it?); "
-                    "nothing was written, try again",
-                    self.path,
-                )
+            self._check_deadline(deadline)
             time.sleep(0.02)
             again = self.backend.read()
             if again.version != snapshot.version:
+                if not force and _complete(again):
+                    return None  # the save it was caught in the middle of is done
                 snapshot, stable_since = again, monotonic()
-                if not force and _complete(snapshot):
-                    break  # the save it was caught in the middle of is done
         return snapshot
+
+    def _check_deadline(self, deadline: float) -> None:
+        if monotonic() > deadline:
+            raise StoreError(
+                f"{self.path} keeps changing (is an editor saving it?); "
+                "nothing was written, try again",
+                self.path,
+            )
 
     def _check_rendered(self, output: str, doc: Document) -> None:
         """Refuse to write text that does not read back as what was meant (fail closed)."""
@@ -275,6 +294,10 @@ class MemoryStore:
             )
 
 
+#: An editor writing a file in place writes again within this long (a slow disk: 512 bytes
+#: every few milliseconds); a file whose bytes are older than this is not being written.
+WRITE_GAP_SECONDS = 0.05
+
 _TOTAL_RE = re.compile(rb"<!--\s*Total entries\s*:\s*(\d+)\s*-->")
 _HEADING = b"\n### ["
 
@@ -287,9 +310,7 @@ def _complete(snapshot: Snapshot) -> bool:
     if not data.endswith(b"\n"):
         return False
     total = _TOTAL_RE.search(data[:400])
-    if total is None:
-        return snapshot.age is None or snapshot.age >= QUIET_SECONDS
-    return data.count(_HEADING) >= int(total.group(1))
+    return total is None or data.count(_HEADING) >= int(total.group(1))
 
 
 def _vanished(before: Document, after: Document) -> bool:
