@@ -214,7 +214,9 @@ class MemoryStore:
             # Journaled before it is written: an editor's save that lands during the write is
             # then merged with it (see _replayed), whichever of the two wins the race.
             self.journal.record(written)
-            result = self.backend.write(written, snapshot, _without_secrets(snapshot.data))
+            # When this save redacted a memory, the backup must not keep it either.
+            backup = _without_secrets(snapshot.data) if self.warnings else None
+            result = self.backend.write(written, snapshot, backup)
             if result.version is None:
                 continue  # an editor saved while we were writing: merge onto its version
             if result.displaced is None:
