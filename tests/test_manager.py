@@ -286,3 +286,12 @@ def test_a_hand_typed_secret_is_not_printed_before_any_save(memory_path: Path) -
     )
     block = MemoryManager(memory_path).prompt_block()
     assert "deploy key" in block and key not in block
+
+
+def test_a_deleted_memory_file_takes_its_session_ledger_with_it(memory_path: Path) -> None:
+    manager = MemoryManager(memory_path, ScriptedExtractor([{"content": "The user likes tea."}]))
+    assert manager.process_session_end_sync(CONVERSATION, "s1")["new"] == 1
+    memory_path.unlink()  # start over, as the quick start does with rm -f
+    again = MemoryManager(memory_path, ScriptedExtractor([{"content": "The user likes tea."}]))
+    assert again.process_session_end_sync(CONVERSATION, "s1")["new"] == 1
+    assert "tea" in memory_path.read_text(encoding="utf-8")

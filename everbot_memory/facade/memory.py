@@ -124,6 +124,10 @@ class Memory:
 
     def _begin(self, messages: Messages, session_id: str) -> PendingSession | None:
         """The session's new messages and the summary of what is known; None: nothing new."""
+        if not self.exists():
+            # The ledger belongs to a memory file that is gone (deleted to start over): what
+            # it says was merged is merged nowhere now.
+            self.ledger.clear()
         new = self.ledger.unseen(session_id, messages)
         if not new and self.ledger.seen(session_id):
             return None

@@ -47,6 +47,10 @@ class SessionLedger:
             return {}  # no ledger yet, or a damaged one: sessions are read from the start
         return data if isinstance(data, dict) else {}
 
+    def clear(self) -> None:
+        """Forget every session: the memory file they were merged into is gone."""
+        self.path.unlink(missing_ok=True)
+
     def seen(self, session_id: str) -> bool:
         """True when this session was merged before."""
         return session_id in self._read()
