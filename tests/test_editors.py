@@ -157,3 +157,11 @@ def test_a_person_deleting_from_the_newest_copy_is_a_deletion(memory_path: Path)
     memory.remember("Another one.")
     after = memory_path.read_text(encoding="utf-8")
     assert "The engine's newest memory." not in after and "Another one." in after
+
+
+def test_doctor_reports_an_editors_save_a_crash_left_aside(memory_path: Path) -> None:
+    _seed(memory_path, 3)
+    kept = memory_path.with_name(".MEMORY.md.displaced.abc123")
+    kept.write_text("a person's save", encoding="utf-8")
+    problems = MemoryManager(memory_path).diagnose().problems
+    assert any(str(kept) in p.message and p.kind == "warning" for p in problems)

@@ -383,7 +383,7 @@ class Memory:
         duplicates), each with its line."""
         from .reports import diagnose
 
-        return diagnose(self.store.load_document())
+        return diagnose(self.store.load_document(), self.store.files.displaced())
 
     # -- prompts
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..core.duplicates import find_duplicates
 from ..core.entry import MemoryEntry
@@ -68,10 +69,19 @@ class Diagnosis:
     problems: list[Problem]
 
 
-def diagnose(doc: Document) -> Diagnosis:
-    """The problems of a parsed file (repairs the next save makes, unreadable text) and its
-    likely duplicates, each with its line."""
+def diagnose(doc: Document, displaced: Sequence[Path] = ()) -> Diagnosis:
+    """The problems of a parsed file (repairs the next save makes, unreadable text), its
+    likely duplicates, each with its line, and editors' saves a crash left unmerged."""
     problems = list(doc.problems)
+    for path in displaced:
+        problems.append(
+            Problem(
+                0,
+                f"an editor's save was set aside by a write that did not finish: {path}; "
+                "copy what it has that the file lacks, then delete it",
+                "warning",
+            )
+        )
     for a, b, score in find_duplicates(doc.entries):
         problems.append(
             Problem(

@@ -227,6 +227,7 @@ class LocalFile:
         # Someone saved in the instant before the swap: their bytes came back. Keep them on disk
         # (under a name no cleanup removes) until they are merged and written.
         kept = tmp.with_name(f".{target.name}.displaced.{tmp.name.rsplit('.', 2)[-2]}")
+        # (SideFiles.displaced lists these; doctor reports one a crash left.)
         os.replace(tmp, kept)
         return WriteResult(digest(data), displaced=back, token=str(kept))
 

@@ -5,6 +5,7 @@ A symlinked MEMORY.md is written through to its target, so side files sit beside
 
 from __future__ import annotations
 
+import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,12 @@ class SideFiles:
     def jobs(self) -> Path:
         """``MEMORY.md.jobs/``: sessions queued by hooks, not yet extracted."""
         return self._beside(".jobs")
+
+    def displaced(self) -> list[Path]:
+        """Editors' saves kept at the instant of a swap and not merged yet (a crash between
+        the two leaves them: ``.MEMORY.md.displaced.*``)."""
+        target = self.target
+        return sorted(target.parent.glob(f".{glob.escape(target.name)}.displaced.*"))
 
     @property
     def previous(self) -> Path:
