@@ -168,6 +168,8 @@ class LocalFile:
         target = self.files.target
         if not target.parent.is_dir():
             raise StoreError(f"cannot write {self.path}: folder {target.parent} does not exist")
+        if self.read().version != expected.version:
+            return WriteResult(None)  # changed since it was read: nothing to back up or write
         mode = 0o600
         if expected.data is not None:
             with contextlib.suppress(FileNotFoundError):  # deleted meanwhile: a new file
@@ -179,8 +181,6 @@ class LocalFile:
                     self.path,
                 )
             self._replace(self.files.backup, expected.data if backup is None else backup, mode)
-        if self.read().version != expected.version:
-            return WriteResult(None)
         self._sweep_temp_files()
         if can_exchange():
             # A swapped-out file holding what the backup leaves out (a secret) is not kept.

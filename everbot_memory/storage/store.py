@@ -236,8 +236,10 @@ class MemoryStore:
 
         An editor that saves in place (truncate, then write) leaves a half-written file for a
         moment; read then, it would look like a person deleting most memories. A file that ends
-        mid-line, is empty, holds fewer entries than its header counts, or (with no header) was
-        modified in the last instant, is read again until it stops changing.
+        mid-line, is empty, or holds fewer entries than its header counts is read again until
+        it stops changing; one the engine did not write and that changed in the last 50 ms is
+        read again once that moment has passed (its first part can look whole). ``force``:
+        wait until it stops changing, however it looks.
         """
         deadline = monotonic() + SETTLE_TIMEOUT
         while True:
