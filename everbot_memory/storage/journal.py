@@ -68,10 +68,7 @@ class Journal:
 
     def knows(self, version: str | None) -> bool:
         """True when the engine wrote this version (or there is no journal to ask)."""
-        files = self._files()
-        if version is None or not files:
-            return True
-        return any(f.name.endswith(f"-{version[:16]}.gz") for f in files)
+        return version is None or not self._engine_files() or self.wrote(version)
 
     def wrote(self, version: str | None) -> bool:
         """True when this is one of the versions the engine itself wrote (complete by
