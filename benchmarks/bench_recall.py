@@ -3,8 +3,8 @@
 Run: python benchmarks/bench_recall.py [--repeat N]
 
 Cold: building the index from the file (with no index cache beside it, and with one). Warm: a
-query against an index already in memory (as in a long-running MCP server), with ``peek`` so
-that the file, and so the index, stays the same.
+query against an index already in memory (as in a long-running MCP server); a search only
+reads, so the file, and so the index, stays the same.
 """
 
 from __future__ import annotations
@@ -43,12 +43,12 @@ def main() -> None:
             RecallIndex.for_file(path)
             with_cache.append(time.perf_counter() - started)
         manager = MemoryManager(path)
-        manager.recall(QUERIES[0], k=5, peek=True)  # builds the index once
+        manager.recall(QUERIES[0], k=5)  # builds the index once
         warm = []
         for _ in range(args.repeat):
             for query in QUERIES:
                 started = time.perf_counter()
-                manager.recall(query, k=5, peek=True)
+                manager.recall(query, k=5)
                 warm.append(time.perf_counter() - started)
     print(f"recall over 10,000 memories, median of {args.repeat} runs")
     print(f"cold, building the index from the file, no cache: {median_ms(no_cache):7.1f} ms")

@@ -48,6 +48,9 @@ async def session_run(memory: Path) -> dict[str, Any]:
             )
         )
         seen["recall"] = payload(await session.call_tool("recall_memory", {"query": "代码风格"}))
+        seen["used"] = payload(
+            await session.call_tool("mark_used", {"ids": [seen["recall"][0]["id"]]})
+        )
         seen["list"] = payload(await session.call_tool("list_memories", {"section": "all"}))
         seen["forget"] = payload(await session.call_tool("forget", {"id": seen["remember"]["id"]}))
         missing = await session.call_tool("forget", {"id": "ffffff"})
@@ -60,9 +63,10 @@ def test_mcp_tools_end_to_end(tmp_path: Path) -> None:
     memory = tmp_path / "MEMORY.md"
     MemoryManager(memory).remember("The user deploys on Fridays.", "workflow")
     seen = anyio.run(session_run, memory)
-    assert seen["tools"] == ["forget", "list_memories", "recall_memory", "remember"]
+    assert seen["tools"] == ["forget", "list_memories", "mark_used", "recall_memory", "remember"]
     assert seen["remember"]["new"] is True and seen["remember"]["score"] == 0.8
     assert seen["recall"][0]["content"] == "用户喜欢简洁的代码风格"
+    assert seen["used"][0]["hits"] == 2  # created, then used once
     assert {m["content"] for m in seen["list"]} == {
         "用户喜欢简洁的代码风格",
         "The user deploys on Fridays.",

@@ -40,6 +40,16 @@ def test_whitespace_splitting_would_find_nothing_in_chinese() -> None:
     assert "代码" in tokens and "风格" in tokens and "码" in tokens
 
 
+def test_search_tokens_drop_what_tells_no_memory_apart() -> None:
+    from everbot_memory.core.text import search_tokens
+
+    assert search_tokens("What did the user have for breakfast?") == ["breakfast"]
+    tokens = search_tokens("用户打高尔夫吗")
+    assert "户打" not in tokens and "夫吗" not in tokens and "高尔" in tokens
+    assert "过敏" in search_tokens("用户对花生过敏")  # a pair keeps its function character
+    assert search_tokens("用户的") == []
+
+
 @pytest.mark.parametrize(
     "question, expected",
     [
@@ -55,26 +65,90 @@ def test_whitespace_splitting_would_find_nothing_in_chinese() -> None:
 )
 def test_questions_find_their_memory(memory: Path, question: str, expected: str) -> None:
     with freeze_time(T0 + days(1)):
-        hits = MemoryManager(memory).recall(question, k=3, peek=True)
+        hits = MemoryManager(memory).recall(question, k=3)
     assert hits and hits[0].entry.id == expected
 
 
-def test_recall_activates_what_it_returns_unless_peek(memory: Path) -> None:
+def test_recall_only_reads_and_mark_used_reinforces(memory: Path) -> None:
     before = memory.read_bytes()
     with freeze_time(T0 + days(10)):
-        MemoryManager(memory).recall("花生过敏", k=1, peek=True)
-    assert memory.read_bytes() == before
-    with freeze_time(T0 + days(10)):
         [hit] = MemoryManager(memory).recall("花生过敏", k=1)
+    assert memory.read_bytes() == before  # a search is not a use
+    with freeze_time(T0 + days(10)):
+        [used] = MemoryManager(memory).mark_used([hit.entry.id])
     entry = next(e for e in MemoryStore(memory).load() if e.id == hit.entry.id)
+    assert entry == used
     assert entry.activation_count == 2
     assert entry.last_activated == T0 + days(10)
     decayed = 0.6 * 0.99**3  # 10 days: 3 past the grace period
     assert entry.score == pytest.approx(decayed + (1 - decayed) * 0.2)
 
 
+def test_mark_used_with_an_unknown_id_changes_nothing(memory: Path) -> None:
+    from everbot_memory.errors import EntryNotFoundError
+
+    before = memory.read_bytes()
+    with pytest.raises(EntryNotFoundError):
+        MemoryManager(memory).mark_used(["c00004", "ffffff"])
+    assert memory.read_bytes() == before
+
+
+def test_searching_for_what_was_never_said_finds_nothing_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """Ten searches for something no memory says: no hit, the file and its scores unchanged,
+    so nothing unrelated is lifted into the prompt."""
+    from typer.testing import CliRunner
+
+    from everbot_memory.faces.cli import app
+
+    path = tmp_path / "MEMORY.md"
+    with freeze_time(T0):
+        MemoryStore(path).save(
+            [
+                make_entry("a00001", "The user lives in Lyon.", 0.5),
+                make_entry("a00002", "The user works at Nordwind Logistics.", 0.5),
+                make_entry("a00003", "The user prefers pytest over unittest.", 0.5),
+                make_entry("a00004", "用户喜欢简洁的代码风格", 0.5),
+            ]
+        )
+    before = path.read_bytes()
+    runner = CliRunner()
+    with freeze_time(T0 + days(1)):
+        for _ in range(10):
+            result = runner.invoke(
+                app, ["recall", "what did the user have for breakfast", "--file", str(path)]
+            )
+            assert result.exit_code == 0
+            assert result.stdout == "no memory matches\n"
+        assert MemoryManager(path).recall("用户早餐吃了什么") == []
+        assert MemoryManager(path).recall("the user") == []
+        assert MemoryManager(path).recall("用户的") == []
+    assert path.read_bytes() == before
+    assert {e.score for e in MemoryStore(path).load()} == {0.5}
+
+
+def test_relevance_is_absolute_not_scaled_to_the_best_hit(memory: Path) -> None:
+    [whole] = MemoryManager(memory).recall("billing service deploys Fridays", k=1)
+    assert whole.relevance == pytest.approx(1.0)
+    [part] = MemoryManager(memory).recall("billing invoices refunds chargebacks", k=1)
+    assert part.entry.id == "e00001"
+    assert 0.1 <= part.relevance < 0.5  # one word of four: the best hit, but a weak one
+
+
+def test_use_from_the_cli_reinforces_what_was_found(memory: Path) -> None:
+    from typer.testing import CliRunner
+
+    from everbot_memory.faces.cli import app
+
+    result = CliRunner().invoke(app, ["recall", "花生过敏", "--file", str(memory), "--use"])
+    assert result.exit_code == 0 and "c00004" in result.stdout
+    entry = next(e for e in MemoryStore(memory).load() if e.id == "c00004")
+    assert entry.activation_count == 2
+
+
 def test_nothing_in_common_finds_nothing(memory: Path) -> None:
-    assert MemoryManager(memory).recall("quantum chromodynamics", peek=True) == []
+    assert MemoryManager(memory).recall("quantum chromodynamics") == []
     assert MemoryManager(memory.parent / "none.md").recall("anything") == []
 
 
@@ -87,7 +161,7 @@ def test_ranking_prefers_stronger_and_fresher_memories_on_a_tie(tmp_path: Path) 
                 make_entry("a00002", "The user likes tea a lot.", 0.9, at=T0),
             ]
         )
-        hits = MemoryManager(path).recall("tea", k=2, peek=True)
+        hits = MemoryManager(path).recall("tea", k=2)
     assert [h.entry.id for h in hits] == ["a00002", "a00001"]
 
 
@@ -114,7 +188,7 @@ def test_recall_from_the_cli(memory: Path) -> None:
     result = CliRunner().invoke(app, ["recall", "代码风格", "--file", str(memory), "--json"])
     assert result.exit_code == 0
     assert json.loads(result.stdout)[0]["id"] == "c00001"
-    empty = CliRunner().invoke(app, ["recall", "zzzz", "--file", str(memory), "--peek"])
+    empty = CliRunner().invoke(app, ["recall", "zzzz", "--file", str(memory), "--peek"])  # old flag
     assert empty.stdout == "no memory matches\n"
 
 
@@ -144,9 +218,9 @@ def test_semantic_recall_finds_a_memory_with_no_word_in_common(tmp_path: Path) -
             ]
         )
         manager = MemoryManager(path)
-        assert manager.recall("automobile", peek=True) == []  # lexically: nothing in common
+        assert manager.recall("automobile") == []  # lexically: nothing in common
         manager.embedder = ConceptEmbedder()
-        hits = manager.recall("automobile", k=1, peek=True, semantic=True)
+        hits = manager.recall("automobile", k=1, semantic=True)
     assert [h.entry.id for h in hits] == ["a00001"]
 
 

@@ -270,7 +270,7 @@ def test_a_hand_typed_secret_leaves_no_copy_in_any_file_after_a_save(tmp_path: P
     today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     with memory.open("a", encoding="utf-8") as handle:  # a person types it in by hand
         handle.write(f"\n### fact | 0.9 | {today}\nThe CI token is {secret} for now.\n")
-    manager.recall("CI token", peek=True)  # builds the index from the file as it is
+    manager.recall("CI token")  # builds the index from the file as it is
     manager.remember("The user prefers tabs.")  # a save
     for path in tmp_path.rglob("*"):
         if path.is_file():

@@ -20,6 +20,7 @@ __all__ = [
     "normalize_content",
     "numbers",
     "one_line",
+    "search_tokens",
     "similarity",
     "token_set",
     "tokenize",
@@ -138,6 +139,20 @@ _STOP = frozenset(
 )
 _STEMMER = snowballstemmer.stemmer("english")
 
+# What recall ignores. The engine writes "the user" / "用户" into nearly every memory, so it
+# tells no memory apart; a Chinese run is cut where it stands, and at sentence particles and
+# "的", so that no character pair spans them ("用户打高尔夫吗" gives 打高, 高尔, 尔夫, never 户打).
+# Single characters that are particles, pronouns or function words weigh nothing either; the
+# pairs that hold them stay ("过敏" keeps its "过").
+_SEARCH_CUT = re.compile("用户|[的吗呢吧啊呀嘛]")
+_WEIGHTLESS = frozenset(
+    [
+        *("user", "什么", "怎么", "哪些", "哪里", "哪个", "为什", "是不", "不是", "有没", "没有"),
+        *"了是在么着过和与及或也都就又还才很太更最我你他她它们这那哪谁啥",
+        *"个些把被给让对向从到于为以而之其得地会",
+    ]
+)
+
 
 @functools.lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
@@ -153,6 +168,21 @@ def tokenize(text: str) -> list[str]:
             tokens.extend(run)
             tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
         elif run not in _STOP:
+            tokens.append(_stem(run))
+    return tokens
+
+
+def search_tokens(text: str) -> list[str]:
+    """The tokens recall weighs: like :func:`tokenize`, without the ones that tell no memory
+    apart, and with Chinese runs cut at "用户" and at particles."""
+    tokens: list[str] = []
+    for run in _TOKEN_RE.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if CJK_RE.match(run):
+            for piece in _SEARCH_CUT.split(run):
+                tokens.extend(c for c in piece if c not in _WEIGHTLESS)
+                pairs = (piece[i : i + 2] for i in range(len(piece) - 1))
+                tokens.extend(pair for pair in pairs if pair not in _WEIGHTLESS)
+        elif run not in _STOP and run not in _WEIGHTLESS:
             tokens.append(_stem(run))
     return tokens
 

@@ -313,16 +313,14 @@ class Memory:
 
     # -- recall
 
-    def recall(
-        self, query: str, k: int = 5, peek: bool = False, semantic: bool = False
-    ) -> list[Hit]:
+    def recall(self, query: str, k: int = 5, semantic: bool = False) -> list[Hit]:
         """The ``k`` memories (Active or Archived) that best answer ``query``, best first.
 
-        Unless ``peek``, the memories returned are activated (reinforced, one more hit, last
-        activated now) through the normal locked save. ``semantic`` fuses sentence embeddings
-        into relevance (the ``embeddings`` extra; or set :attr:`embedder` to your own).
+        Only memories relevant enough are returned (``RELEVANCE_FLOOR``): a query that shares
+        nothing meaningful with the memories finds none. Searching only reads; to say the
+        memories found were used, call :meth:`mark_used`. ``semantic`` fuses sentence
+        embeddings into relevance (the ``embeddings`` extra; or set :attr:`embedder`).
         """
-        from ..core.scoring import reinforce
         from ..recall.index import RecallIndex
 
         self._index = RecallIndex.for_file(self.path, self._index)
@@ -332,14 +330,30 @@ class Memory:
 
                 self.embedder = load_embedder()
             self._index.use_embeddings(self.embedder)
-        hits = self._index.search(query, k)
-        if hits and not peek:
-            wanted = {hit.entry.id for hit in hits}
-            now = utcnow()
-            self._update(
-                lambda existing: [reinforce(e, now) if e.id in wanted else e for e in existing]
-            )
-        return hits
+        return self._index.search(query, k)
+
+    def mark_used(self, entry_ids: Sequence[str]) -> list[MemoryEntry]:
+        """Reinforce these memories because they were used (one more hit, last activated now),
+        through the locked save; returns them as saved. An unknown id raises
+        :class:`EntryNotFoundError` and nothing changes."""
+        from ..core.scoring import reinforce
+
+        wanted = set(entry_ids)
+        used: list[MemoryEntry] = []
+        now = utcnow()
+
+        def activate(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            used.clear()
+            missing = wanted - {e.id for e in existing}
+            if missing:
+                raise EntryNotFoundError(sorted(missing)[0])
+            changed = [reinforce(e, now) if e.id in wanted else e for e in existing]
+            used.extend(e for e in changed if e.id in wanted)
+            return changed
+
+        if wanted:
+            self._update(activate)
+        return used
 
     # -- reading
 

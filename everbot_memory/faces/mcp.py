@@ -1,6 +1,7 @@
 """An MCP server over stdio, so Claude Code, Claude Desktop and other MCP clients can use memory.
 
-Tools: ``recall_memory``, ``remember``, ``forget`` and ``list_memories``, each one call into
+Tools: ``recall_memory``, ``mark_used``, ``remember``, ``forget`` and ``list_memories``, each
+one call into
 :class:`~everbot_memory.facade.memory.Memory`. Needs the ``mcp`` package
 (``pip install 'everbot-memory[mcp]'``). Errors the engine reports are returned to the client
 as tool errors with the same one-line message the CLI prints.
@@ -39,20 +40,28 @@ def build_server(memory_path: str | os.PathLike[str]) -> Any:
             raise ToolError(str(exc)) from exc
 
     @server.tool()
-    def recall_memory(query: str, k: int = 5, peek: bool = False) -> list[dict[str, Any]]:
+    def recall_memory(query: str, k: int = 5) -> list[dict[str, Any]]:
         """Search every memory (archived ones too) for what answers the query; English,
-        Chinese or Japanese. The memories found are reinforced unless peek is true."""
-        hits = call(memory.recall, query, k, peek)
+        Chinese or Japanese. Only reads; an empty list means no memory is relevant. Call
+        mark_used with the ids of the memories you actually used."""
+        hits = call(memory.recall, query, max(1, min(k, 50)))
         return [
             {
                 "id": h.entry.id,
                 "content": h.entry.content,
                 "category": h.entry.category,
                 "score": round(h.score, 4),
-                "rank": round(h.rank, 4),
+                "relevance": round(h.relevance, 4),
             }
             for h in hits
         ]
+
+    @server.tool()
+    def mark_used(ids: list[str]) -> list[dict[str, Any]]:
+        """Say these memories (ids from recall_memory) helped answer the user: they are
+        reinforced, so they stay strong and come first in later sessions."""
+        used = call(memory.mark_used, [i.strip("[] ") for i in ids])
+        return [{"id": e.id, "score": round(e.score, 4), "hits": e.activation_count} for e in used]
 
     @server.tool()
     def remember(

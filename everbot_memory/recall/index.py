@@ -3,7 +3,9 @@
 Ranking fuses three signals with the weights in :data:`WEIGHTS` (seed 002's 0.6 relevance,
 0.2 recency, 0.2 importance, tuned on the LoCoMo dev set by ``benchmarks/eval_recall.py``):
 
-- relevance: Okapi BM25 over the search tokens of :func:`everbot_memory.core.text.tokenize`;
+- relevance: Okapi BM25 over the search tokens of :func:`everbot_memory.core.text.search_tokens`,
+  as a share of the query's own ideal score (the sum of its terms' weights), so it is absolute:
+  1.0 when a memory holds every word of the query, whatever the other memories say;
 - recency: ``0.5 ** (days since last activation / 30)``;
 - score: the memory's score as of now.
 
@@ -11,6 +13,11 @@ With an :class:`~.embeddings.Embedder` the relevance is fused with the cosine si
 sentence embeddings (:data:`SEMANTIC_SHARE`). The token index is cached beside the file
 (``MEMORY.md.index``) and rebuilt whenever the file's content hash changes; deleting it loses
 nothing.
+
+Search only reads: nothing here writes MEMORY.md. A memory found is not a memory used; the
+facade reinforces a memory when a conversation confirms it or a caller says it was used.
+A memory whose relevance is under :data:`RELEVANCE_FLOOR` is never returned, so a query that
+shares only common words ("user", "的") with the memories finds nothing.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from ..core.clock import utcnow
 from ..core.entry import MemoryEntry
 from ..core.redaction import redact
 from ..core.scoring import score_at
-from ..core.text import tokenize
+from ..core.text import CJK_RE, search_tokens
 from ..document.parse import parse
 from ..storage.atomic import write_atomically
 from ..storage.backend import LocalFile
@@ -39,14 +46,17 @@ from ..storage.paths import SideFiles
 from ..storage.store import decode
 from .embeddings import Embedder
 
-__all__ = ["SEMANTIC_SHARE", "WEIGHTS", "Hit", "RecallIndex"]
+__all__ = ["RELEVANCE_FLOOR", "SEMANTIC_SHARE", "WEIGHTS", "Hit", "RecallIndex"]
 
 #: How much each signal counts in the final rank (they add up to 1).
 WEIGHTS = {"relevance": 0.85, "recency": 0.05, "score": 0.10}
 #: BM25 parameters; lower than the textbook 1.2 / 0.75 because memories are short.
 K1, B = 0.8, 0.35
 RECENCY_HALF_LIFE_DAYS = 30.0
-_INDEX_VERSION = 1
+_INDEX_VERSION = 2
+#: The least relevance (the share of the query's weight a memory matches) worth returning.
+RELEVANCE_FLOOR = 0.1
+SINGLES = 2
 #: With embeddings, relevance = (1 - share) * normalized BM25 + share * cosine similarity.
 SEMANTIC_SHARE = 0.5
 #: Besides every entry sharing a word with the query, this many nearest by meaning compete.
@@ -59,6 +69,7 @@ class Hit:
 
     entry: MemoryEntry
     rank: float
+    #: How much of the query the memory matches, 0 to 1, not scaled to the other hits.
     relevance: float
     recency: float
     #: The memory's score as of the search.
@@ -105,25 +116,45 @@ class RecallIndex:
         entries = parse(decode(snapshot.data, path)).entries
         if documents is None or len(documents) != len(entries):
             # Secrets a person typed into the file are not indexed (the cache is a file too).
-            documents = [tokenize(redact(e.content).text) for e in entries]
+            documents = [search_tokens(redact(e.content).text) for e in entries]
             _write_cache(cache, digest, documents)
         index = cls(entries, documents, digest)
         index.signature = signature
         return index
 
     def bm25(self, query: str) -> dict[int, float]:
-        """BM25 relevance of every entry that shares a term with the query."""
+        """BM25 relevance of every entry that matches the query, as a share of the query's
+        ideal score (capped at 1.0).
+
+        An entry matches when it shares a word with the query, or, for Chinese and Japanese,
+        a pair of characters: one character in common ("会" in "用户会滑雪吗" and in "开会")
+        is not a match, unless the query has no pair at all.
+        """
         scores: dict[int, float] = {}
+        matched: set[int] = set()
+        singles: Counter[int] = Counter()
         total = len(self.entries)
-        for term in set(tokenize(query)):
-            postings = self.postings.get(term)
-            if not postings:
-                continue
+        ideal = 0.0
+        terms = set(search_tokens(query))
+        pairs = any(len(term) > 1 or not CJK_RE.match(term) for term in terms)
+        for term in terms:
+            postings = self.postings.get(term, ())
+            # A term no memory holds weighs the most: a query about something never said
+            # should not be carried by its common words.
             idf = math.log(1 + (total - len(postings) + 0.5) / (len(postings) + 0.5))
+            ideal += idf
+            evidence = not pairs or len(term) > 1 or not CJK_RE.match(term)
             for number, count in postings:
                 norm = K1 * (1 - B + B * self.lengths[number] / (self.average or 1))
                 scores[number] = scores.get(number, 0.0) + idf * count * (K1 + 1) / (count + norm)
-        return scores
+                if evidence:
+                    matched.add(number)
+                else:
+                    singles[number] += 1
+        matched.update(n for n, count in singles.items() if count >= SINGLES)
+        if not ideal:
+            return {}
+        return {number: min(1.0, scores[number] / ideal) for number in matched}
 
     def use_embeddings(self, embedder: Embedder) -> None:
         """Fuse semantic similarity into relevance from now on (embeds every entry once)."""
@@ -137,26 +168,35 @@ class RecallIndex:
             return lexical
         import numpy
 
-        best = max(lexical.values(), default=0.0) or 1.0
         similarity = numpy.asarray(self.vectors) @ numpy.asarray(self.embedder.encode([query])[0])
         nearest = numpy.argsort(-similarity)[:SEMANTIC_CANDIDATES]
+        # What two unrelated texts score with this model: only what is above it is meaning.
+        unrelated = float(getattr(self.embedder, "unrelated", 0.0))
         return {
-            int(n): (1 - SEMANTIC_SHARE) * lexical.get(int(n), 0.0) / best
-            + SEMANTIC_SHARE * max(0.0, float(similarity[n]))
+            int(n): (1 - SEMANTIC_SHARE) * lexical.get(int(n), 0.0)
+            + SEMANTIC_SHARE * max(0.0, (float(similarity[n]) - unrelated) / (1 - unrelated))
             for n in {*lexical, *(int(n) for n in nearest)}
         }
 
-    def search(self, query: str, k: int = 5, now: datetime | None = None) -> list[Hit]:
-        """The ``k`` best memories for ``query``.
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        now: datetime | None = None,
+        floor: float = RELEVANCE_FLOOR,
+    ) -> list[Hit]:
+        """The ``k`` best memories for ``query`` whose relevance reaches ``floor``.
 
-        Lexically, only entries sharing a term with the query can appear; with embeddings, the
-        entries nearest in meaning compete too.
+        Lexically, only entries sharing a weighty term with the query can appear; with
+        embeddings, the entries nearest in meaning compete too.
         """
         now = now or utcnow()
-        relevance = self._relevance(query)
+        relevance = {n: v for n, v in self._relevance(query).items() if v >= floor and v > 0}
         if not relevance:
             return []
-        best = max(relevance.values()) or 1.0
+        # Among the memories relevant enough, the order weighs relevance against the best
+        # one's, then recency and score (the weights were tuned that way).
+        best = max(relevance.values())
         # Recency and score add at most their weights, so an entry whose relevance is
         # further below the k-th best than that cannot make the top k: skip it.
         kth = heapq.nlargest(max(1, k), relevance.values())[-1]
@@ -174,7 +214,7 @@ class RecallIndex:
                 + WEIGHTS["recency"] * recency
                 + WEIGHTS["score"] * score
             )
-            hits.append(Hit(entry, rank, value / best, recency, score))
+            hits.append(Hit(entry, rank, value, recency, score))
         hits.sort(key=lambda h: (-h.rank, h.entry.id))
         return hits[: max(0, k)]
 

@@ -90,8 +90,14 @@ def show(
 def recall(
     query: Annotated[str, typer.Argument(help="What to look for, in any language.")],
     k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many memories.")] = 5,
+    use: Annotated[
+        bool,
+        typer.Option(
+            "--use", help="Say the memories found were used: reinforce them (changes the file)."
+        ),
+    ] = False,
     peek: Annotated[
-        bool, typer.Option("--peek", help="Do not activate the memories found.")
+        bool, typer.Option("--peek", hidden=True, help="Accepted for old scripts: search reads.")
     ] = False,
     semantic: Annotated[
         bool,
@@ -103,9 +109,12 @@ def recall(
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
 ) -> None:
-    """Search all memories, archived ones too; the ones found are activated unless --peek."""
+    """Search all memories, archived ones too, without changing the file (unless --use)."""
     with reporting(), working("searching", not semantic):
-        hits = memory_at(file).recall(query, k, peek, semantic)
+        memory = memory_at(file)
+        hits = memory.recall(query, k, semantic)
+        if use and hits:
+            memory.mark_used([h.entry.id for h in hits])
     if as_json:
         print_json(
             [

@@ -50,7 +50,7 @@ def process_pending(
 
 @app.command()
 def mcp(file: FileOption = DEFAULT_FILE) -> None:
-    """Run an MCP server on stdio with tools recall_memory, remember, forget, list_memories."""
+    """Run an MCP server on stdio: recall_memory, mark_used, remember, forget, list_memories."""
     try:
         from ..mcp import serve
     except ModuleNotFoundError as exc:
