@@ -1,0 +1,178 @@
+"""Secrets found by what stands around them: key blocks, credentials in URLs and headers,
+values after a label in prose, config files and environment lines, and card numbers.
+
+A label rule keeps the label and replaces only the value (its group ``secret``). The value
+after "password" may be short; the value after a weaker label (key, token, secret) must look
+generated (see :mod:`.checks`), so that "the secret is patience" stays as it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .checks import basic_credentials, card_number, names_data, password_value, token_value
+from .rule import Rule, field
+
+__all__ = ["FIELDS", "PRIVATE_KEYS"]
+
+PRIVATE_KEYS: tuple[Rule, ...] = (
+    field(
+        "private-key",
+        "-----begin",
+        r"(?P<secret>-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z))",
+        lambda m: True,
+    ),
+    field(
+        "private-key",
+        "putty-user-key-file",
+        r"(?P<secret>PuTTY-User-Key-File-\d: [\s\S]*?(?:Private-MAC: [0-9a-f]+|\Z))",
+        lambda m: True,
+    ),
+)
+
+# Where a value ends: a space, a quote, CJK text or its punctuation, a separator; "&" only
+# when a next query parameter follows (a password may hold "&").
+_STOP = "\\s\"'`”’，。,;；、！？）】\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+_END = rf"(?=[.!?:)\]}}>]*(?:[{_STOP}]|&[A-Za-z_]\w*=|$))"
+# The value itself: not a placeholder opening ($X, <x>, {{x}}, [redacted...], ****).
+_VALUE = rf"(?P<secret>(?![$<{{\[(%*•])(?:[^{_STOP}&]|&(?![A-Za-z_]\w*=))+?){_END}"
+# A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword).
+_START = r"(?:(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z])))"
+_STRONG = r"pass(?:word|wd|phrase)|pwd|密码|口令"
+_WEAK = r"apikey|api[_ -]key|secret|token|key|pat|credentials?|密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
+_QUOTE = r"[\"'`“‘]?"
+# "password: x", "DB_PASSWORD=x", "password is x", "密码是x", "password for the account is x".
+_CONNECTOR = (
+    r"(?:\s+(?:for|of|on|from|to)\s+[^.,;:!?\n\"'“]{1,40}?)?(?:\s*[（(][^（()）\n]{1,30}[)）])?"
+    r"(?:[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?"
+    r"|\s*(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|变成了?))"
+)
+
+
+def _labelled(labels: str) -> str:
+    """A label, how the value is joined to it (or only a space: ``bare``), then the value."""
+    return (
+        rf"(?i){_START}(?:{labels})"
+        rf"(?:{_CONNECTOR}|(?P<bare>[ \t]+))[ \t]*{_QUOTE}{_VALUE}"
+    )
+
+
+# What a clause ends with once the value is read ("the wifi password is sunshine.").
+_CLAUSE_END = re.compile(r"[.!?:)\]}>\"'`”’]*\s*(?:$|[,.;:!?，。；：！？\n])")
+
+
+def _after_password(match: re.Match[str]) -> bool:
+    value = match["secret"]
+    if match["bare"] is not None:
+        # "password hunter2" without "is" or ":": only a value with letters and digits.
+        return len(value) >= 6 and any(c.isalpha() for c in value) and password_value(value, False)
+    return password_value(value, _CLAUSE_END.match(match.string, match.end()) is not None)
+
+
+def _after_key(match: re.Match[str]) -> bool:
+    before = match.string[max(0, match.start() - 24) : match.start()]
+    return token_value(match["secret"]) and not names_data(before)
+
+
+def _password(match: re.Match[str]) -> bool:
+    return password_value(match["secret"])
+
+
+FIELDS: tuple[Rule, ...] = (
+    field(
+        "basic-auth",
+        "basic",
+        r"(?i)(?<![A-Za-z0-9])basic\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
+        lambda m: basic_credentials(m["secret"]),
+        short=True,
+    ),
+    # user:password in base64 wherever it stands (a Docker config's "auth", a header).
+    field(
+        "basic-auth",
+        "",
+        r"(?<![A-Za-z0-9+/])(?P<secret>[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])",
+        lambda m: basic_credentials(m["secret"]),
+    ),
+    # Any scheme after "Authorization:" (token, SSWS, Bot, ApiKey ...).
+    field(
+        "authorization",
+        "authorization",
+        r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z-]+\s+)?"
+        r"(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
+        lambda m: token_value(m["secret"]),
+    ),
+    # The secret half of an (id, secret) pair passed to a client: Client(account_sid, "...").
+    field(
+        "secret",
+        "sid, id, user, name,",
+        r"(?i)(?:sid|id|user(?:name)?),\s*[\"'](?P<secret>[A-Za-z0-9._~+/=-]{12,})[\"']",
+        lambda m: token_value(m["secret"]),
+    ),
+    field(
+        "bearer-token",
+        "bearer",
+        r"(?i)(?<![A-Za-z0-9])bearer\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
+        lambda m: token_value(m["secret"]),
+    ),
+    # scheme://user:password@host, the user may be empty (redis://:password@host).
+    field(
+        "url-credentials",
+        "://",
+        r"(?<=://)[^/\s:@\"'<>`]*:(?P<secret>[^/\s@\"'<>`]+)(?=@)",
+        _password,
+        short=True,
+    ),
+    field("azure-sas", "sig=", r"(?i)[?&;]sig=(?P<secret>[A-Za-z0-9%+/=]{20,})"),
+    field(
+        "password",
+        "-u --user",
+        r"(?<![\w-])(?:-u|--user)[ =]+[\"']?[^\s:\"']+:(?P<secret>[^\s\"']{4,})",
+        _password,
+        short=True,
+    ),
+    field(
+        "password",
+        "login credential creds 账号 用户名 登录",
+        rf"(?i)(?:login|credentials?|creds|账号|用户名|登录)[^.\n。;；]{{0,40}}?"
+        rf"(?:\s(?:is|are)|[:：=是为])\s*[^\s/]{{1,64}}\s*/\s*{_VALUE}",
+        lambda m: password_value(m["secret"], False),
+        short=True,
+    ),
+    field(
+        "secret",
+        "<",
+        r"(?i)<(?P<tag>[\w:-]*(?:password|passwd|secret|token|api_?key))>"
+        r"(?P<secret>[^<\s]{4,})</(?P=tag)>",
+        _password,
+        short=True,
+    ),
+    field(
+        "secret",
+        "webhook",
+        r"(?i)webhook[\w-]*[\"']?\s*[:=]\s*[\"']?(?P<secret>https?://[^\s\"'<>`]+)",
+        lambda m: (
+            re.search(r"/[^/?]*[A-Za-z0-9_-]{16,}|[?&][\w-]+=[\w-]{16,}", m["secret"]) is not None
+        ),
+    ),
+    field("password", "pass pwd 密码 口令", _labelled(_STRONG), _after_password, short=True),
+    field(
+        "secret",
+        "key secret token pat credential 密钥 秘钥 私钥 令牌 凭证 凭据 授权码",
+        _labelled(_WEAK),
+        _after_key,
+    ),
+    field(
+        "password",
+        "pw pass",
+        rf"(?i)(?<![A-Za-z0-9])(?:pw|pass)\s*[:=：]\s*{_QUOTE}{_VALUE}",
+        _password,
+        short=True,
+    ),
+    field(
+        "card-number",
+        "",
+        r"(?<![0-9A-Za-z_.+-])(?P<secret>(?:\d[ -]?){12,18}\d)(?![0-9A-Za-z_]|[.,]\d)",
+        lambda m: card_number(m["secret"], m.string[max(0, m.start() - 24) : m.start()]),
+    ),
+)

@@ -1,0 +1,201 @@
+"""Provider token formats, written from the shapes each provider publishes for its keys.
+
+One rule a line: the placeholder's kind, the keywords (lowercase, space-separated) one of which
+a text must hold for the pattern to be tried (none: any text with a long token-like run), and
+the pattern, matched as a whole word. Ordered so that a longer prefix comes before a shorter
+one it starts with (``sk-ant-`` before ``sk-``).
+"""
+
+from __future__ import annotations
+
+from .rule import Rule, plausible, token
+
+__all__ = ["PROVIDERS"]
+
+
+def _has_digit(value: str) -> bool:
+    # A generated key of 20 or more characters almost always holds a digit; a hyphenated word
+    # after "sk-" ("sk-learn-compatible-models") does not.
+    return plausible(value) and any(c.isdigit() for c in value)
+
+
+PROVIDERS: tuple[Rule, ...] = (
+    # Model providers
+    token("anthropic-key", "sk-ant-", r"sk-ant-[A-Za-z0-9_-]{20,}"),
+    token("openrouter-key", "sk-or-", r"sk-or-v\d-[0-9a-f]{64}"),
+    token(
+        "openai-key", "sk-", r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}", _has_digit
+    ),
+    token("xai-key", "xai-", r"xai-[A-Za-z0-9]{70,}"),
+    token("groq-key", "gsk_", r"gsk_[A-Za-z0-9]{48,}"),
+    token("perplexity-key", "pplx-", r"pplx-[A-Za-z0-9]{40,}"),
+    token("huggingface-token", "hf_ api_org_", r"(?:hf_|api_org_)[A-Za-z0-9]{30,}"),
+    token("replicate-token", "r8_", r"r8_[A-Za-z0-9]{37}"),
+    token("langsmith-key", "lsv2_", r"lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}"),
+    token("pinecone-key", "pcsk_", r"pcsk_[A-Za-z0-9_]{50,}"),
+    token("tavily-key", "tvly-", r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}"),
+    token("firecrawl-key", "fc-", r"fc-[0-9a-f]{32}"),
+    token("fireworks-key", "fw_", r"fw_[A-Za-z0-9]{24,}"),
+    token("elevenlabs-key", "sk_", r"sk_[0-9a-f]{48}"),
+    token("nvidia-key", "nvapi-", r"nvapi-[A-Za-z0-9_-]{64}"),
+    token("voyage-key", "pa-", r"pa-[A-Za-z0-9_-]{43}"),
+    token("zhipu-key", "", r"[0-9a-f]{32}\.[A-Za-z0-9]{16}"),
+    # Clouds
+    token(
+        "aws-key",
+        "akia asia abia acca agpa aida aipa anpa anva apka aroa asca a3t",
+        r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}",
+    ),
+    token("azure-client-secret", "q~", r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}"),
+    token("azure-devops-pat", "azdo", r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}"),
+    token("google-api-key", "aiza", r"AIza[0-9A-Za-z_-]{35}"),
+    token("google-oauth-secret", "gocspx-", r"GOCSPX-[A-Za-z0-9_-]{28}"),
+    token("google-refresh-token", "1//", r"1//0[A-Za-z0-9_-]{40,}"),
+    token("google-access-token", "ya29.", r"ya29\.[0-9A-Za-z_-]{20,}"),
+    token("firebase-server-key", "apa91b", r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
+    token("alibaba-access-key", "ltai", r"LTAI[A-Za-z0-9]{12,20}"),
+    token("tencent-secret-id", "akid", r"AKID[A-Za-z0-9]{32}"),
+    token("volcengine-access-key", "aklt", r"AKLT[A-Za-z0-9_-]{40,}"),
+    token("digitalocean-token", "dop_v1_ doo_v1_ dor_v1_", r"do[por]_v1_[a-f0-9]{64}"),
+    token("heroku-key", "hrku-", r"HRKU-[A-Za-z0-9_-]{20,}"),
+    token("cloudflare-origin-ca-key", "v1.0-", r"v1\.0-[0-9a-f]{24}-[0-9a-f]{146}"),
+    token("netlify-token", "nfp_", r"nfp_[A-Za-z0-9]{36}"),
+    token("render-key", "rnd_", r"rnd_[A-Za-z0-9]{32}"),
+    token(
+        "flyio-token", "fo1_ fm1 fm2_", r"fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/=_-]{100,}"
+    ),
+    token("databricks-token", "dapi", r"dapi[0-9a-f]{32}(?:-\d)?"),
+    token("terraform-token", "atlasv1", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}"),
+    token("vault-token", "hvs. hvb. hvr.", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    token("doppler-token", "dp.", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    token("1password-token", "ops_eyj", r"ops_eyJ[A-Za-z0-9+/=_-]{50,}"),
+    token("pulumi-token", "pul-", r"pul-[a-f0-9]{40}"),
+    token("supabase-token", "sbp_ sb_secret_", r"sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,}"),
+    token("planetscale-token", "pscale_", r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_.=-]{32,64}"),
+    token("neon-key", "napi_", r"napi_[a-z0-9]{64}"),
+    token("scaleway-key", "scw", r"SCW[A-Z0-9]{17}"),
+    # Code hosts and package registries
+    token(
+        "github-token",
+        "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
+        r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}",
+    ),
+    token(
+        "gitlab-token",
+        "glpat- gldt- glrt- glptt- glft- glimt- glagent- gloas- glcbt- glsoat-",
+        r"gl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat|ffct)-[A-Za-z0-9_-]{20,}",
+    ),
+    token("gitlab-runner-token", "gr1348941", r"GR1348941[A-Za-z0-9_-]{20}"),
+    token("bitbucket-app-password", "atbb", r"ATBB[A-Za-z0-9_=.-]{32}"),
+    token("atlassian-token", "atatt3 atctt3", r"AT[AC]TT3[A-Za-z0-9_=-]{150,}"),
+    token("npm-token", "npm_", r"npm_[A-Za-z0-9]{36}"),
+    token("pypi-token", "pypi-", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+    token("rubygems-key", "rubygems_", r"rubygems_[0-9a-f]{48}"),
+    token("nuget-key", "oy2", r"oy2[a-z0-9]{43}"),
+    token("docker-hub-token", "dckr_", r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}"),
+    token("crates-token", "cio", r"cio[A-Za-z0-9]{32}"),
+    token("jfrog-token", "akcp cmvmdgtu", r"AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56}"),
+    token("sonar-token", "sqp_ squ_ sqa_", r"sq[pua]_[0-9a-f]{40}"),
+    token(
+        "sentry-token", "sntrys_ sntryu_", r"sntryu_[0-9a-f]{64}|sntrys_eyJ[A-Za-z0-9+/=_-]{50,}"
+    ),
+    token("postman-key", "pmak-", r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}"),
+    # Work tools
+    token("linear-key", "lin_api_ lin_oauth_", r"lin_(?:api|oauth)_[A-Za-z0-9]{40}"),
+    token("notion-token", "secret_ ntn_", r"secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35}"),
+    token("asana-token", "", r"[0-2]/\d{10,16}/\d{10,16}:[0-9a-f]{32}|0/[0-9a-f]{32}"),
+    token("figma-token", "figd_ figu_", r"fig[du]_[A-Za-z0-9_-]{40}"),
+    token("airtable-token", "pat", r"pat[A-Za-z0-9]{14}\.[0-9a-f]{64}"),
+    token("dropbox-token", "sl.", r"sl\.(?:u\.)?[A-Za-z0-9_-]{130,}"),
+    token("mapbox-token", "sk.eyj", r"sk\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{20,}"),
+    token(
+        "grafana-token",
+        "glc_ glsa_",
+        r"glc_eyJ[A-Za-z0-9+/=_-]{60,}|glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}",
+    ),
+    token("newrelic-key", "nrak- nrii- nrjs- nraa-", r"NR(?:AK|II|JS|AA)-[A-Za-z0-9]{19,27}"),
+    # Messaging, mail and payments
+    token("twilio-key", "sk", r"SK[0-9a-fA-F]{32}"),
+    token("sendgrid-key", "sg.", r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    token("mailgun-key", "key-", r"key-[0-9a-f]{32}"),
+    token("mailgun-key", "", r"[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}"),
+    token("mailchimp-key", "-us", r"[0-9a-f]{32}-us\d{1,2}"),
+    token("brevo-key", "xkeysib- xsmtpsib-", r"x(?:keysib|smtpsib)-[0-9a-f]{64}-[A-Za-z0-9]{16}"),
+    token("resend-key", "re_", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}"),
+    token("telegram-bot-token", ":aa", r"(?:bot)?\d{8,10}:AA[A-Za-z0-9_-]{33}"),
+    token("twilio-credentials", "ac", r"AC[0-9a-f]{32}:[0-9a-f]{32}"),
+    token("okta-token", "ssws", r"(?<=SSWS )00[A-Za-z0-9_-]{40}"),
+    token(
+        "discord-bot-token",
+        "",
+        r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}",
+    ),
+    token("slack-token", "xox", r"xox(?:[abposer]|e\.xox[bp])-[A-Za-z0-9-]{10,}"),
+    token("slack-app-token", "xapp-", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
+    token("stripe-key", "sk_ rk_", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    token("stripe-webhook-secret", "whsec_", r"whsec_[A-Za-z0-9+/=]{24,}"),
+    token("square-token", "sq0 eaaa", r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}|EAAA[A-Za-z0-9_-]{60}"),
+    token(
+        "braintree-token",
+        "access_token$",
+        r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}",
+    ),
+    token("shopify-token", "shpat_ shpss_ shpca_ shppa_", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    token("razorpay-key", "rzp_", r"rzp_(?:live|test)_[A-Za-z0-9]{14}"),
+    token(
+        "plaid-token",
+        "access-",
+        r"access-(?:sandbox|development|production)-[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}",
+    ),
+    token("flutterwave-key", "flwseck", r"FLWSECK(?:_TEST)?-[0-9a-f]{32}-X"),
+    token("facebook-token", "eaa", r"EAA[A-Za-z0-9]{90,}"),
+    token("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaa", r"A{22}[A-Za-z0-9%]{30,}"),
+    token("age-secret-key", "age-secret-key-1", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    token("django-secret-key", "django-insecure-", r"django-insecure-[^\s'\"`]{30,}"),
+    token("kubernetes-bootstrap-token", "token", r"[a-z0-9]{6}\.[a-z0-9]{16}"),
+    token("jwt", "eyj", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    # Webhook addresses: whoever has one can post as the bot.
+    token(
+        "slack-webhook",
+        "hooks.slack.com",
+        r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}",
+    ),
+    token(
+        "discord-webhook",
+        "discord",
+        r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+",
+    ),
+    token(
+        "teams-webhook",
+        "webhook.office outlook.office logic.azure.com",
+        r"https?://[\w.-]*(?:webhook\.office\.com|outlook\.office(?:365)?\.com)/webhook(?:b2)?/[^\s\"'<>`]+"
+        r"|https?://[\w.-]+\.logic\.azure\.com[^\s\"'<>`]*sig=[^\s\"'<>`]+",
+    ),
+    token(
+        "wecom-webhook",
+        "qyapi.weixin.qq.com",
+        r"https?://qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=[A-Za-z0-9-]+",
+    ),
+    token(
+        "dingtalk-webhook",
+        "dingtalk",
+        r"https?://oapi\.dingtalk\.com/robot/send\?access_token=[A-Za-z0-9]+(?:&[^\s\"'<>`]*)?",
+    ),
+    token("dingtalk-secret", "sec", r"SEC[0-9a-f]{64}"),
+    token(
+        "feishu-webhook",
+        "feishu larksuite",
+        r"https?://open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/[A-Za-z0-9-]+",
+    ),
+    token(
+        "zapier-webhook",
+        "hooks.zapier.com",
+        r"https?://hooks\.zapier\.com/hooks/catch/\d+/[A-Za-z0-9]+/?",
+    ),
+    token(
+        "google-chat-webhook",
+        "chat.googleapis.com",
+        r"https?://chat\.googleapis\.com/v1/spaces/[^\s\"'<>`]*key=[^\s\"'<>`]+",
+    ),
+    token("mattermost-webhook", "/hooks/", r"https?://[^\s/\"'<>`]+/hooks/[a-z0-9]{26}"),
+)
