@@ -430,6 +430,62 @@ def test_close_session_with_claude_against_a_local_api(tmp_path: Path) -> None:
     assert "The user hates long functions." in path.read_text()
 
 
+def test_close_session_on_a_group_chat_keeps_only_the_named_persons_memories(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    chat = str(TRANSCRIPTS / "group_chat.txt")
+    result = run("close-session", chat, "--user", "maria", "-f", str(path), "--extractor", "rules")
+    assert result.exit_code == 0, result.output
+    assert "reading as" not in result.stderr
+    contents = {e["content"] for e in json.loads(run("list", "-f", str(path), "--json").output)}
+    # Jonas's "I live in Berlin" is about Jonas, not the user.
+    assert contents == {
+        "The user's name is Maria.",
+        "The user lives in Lyon.",
+        "The user prefers small hotels.",
+    }
+
+
+def test_close_session_says_whom_it_reads_as_when_no_one_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    chat = str(TRANSCRIPTS / "group_chat.txt")
+    result = run("close-session", chat, "-f", str(path), "--extractor", "rules")
+    assert result.exit_code == 0, result.output
+    assert "reading as Jonas (most turns); --user NAME picks another" in result.stderr
+    unknown = run("close-session", chat, "--user", "Mara", "-f", str(tmp_path / "other.md"))
+    assert unknown.exit_code == 1
+    assert unknown.output.strip() == (
+        "everbot-memory: no speaker 'Mara' in the transcript; speakers: Jonas, Maria, Priya; "
+        "use --user NAME"
+    )
+
+
+def test_close_session_shows_claude_who_said_what(tmp_path: Path) -> None:
+    from fake_anthropic import answer, fake_anthropic
+
+    with fake_anthropic() as fake:
+        fake.replies = [answer([])]
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": fake.url}
+        chat = str(TRANSCRIPTS / "group_chat.txt")
+        result = run(
+            "close-session", chat, "--user", "Maria", "-f", str(tmp_path / "M.md"), env=env
+        )
+    assert result.exit_code == 0, result.output
+    sent = json.dumps(fake.requests[0])
+    assert "Maria (the user): My name is Maria" in sent and "Jonas: I live in Berlin" in sent
+
+
+def test_close_session_formats_are_the_engines() -> None:
+    import typer.main
+
+    from everbot_memory.extract.transcripts import FORMATS
+
+    command = typer.main.get_command(app).commands["close-session"]  # type: ignore[attr-defined]
+    option = next(p for p in command.params if "--format" in p.opts)
+    assert tuple(option.metavar.split("|")) == FORMATS
+
+
 # -- list filters, show, stats, forget --match, --quiet ----------------------------------------
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
 
 from everbot_memory.errors import TranscriptError
-from everbot_memory.extract.transcripts import parse_transcript, read_transcript
+from everbot_memory.extract.conversation import conversation_text
+from everbot_memory.extract.transcripts import FORMATS, parse_transcript, read_transcript
 
 TRANSCRIPTS = FIXTURES / "transcripts"
 
@@ -71,6 +74,14 @@ def test_plain_text_with_english_and_chinese_speakers() -> None:
         ("messages.json", "messages"),
         ("messages_wrapped.json", "messages"),
         ("chat.txt", "text"),
+        ("chat_with_notes.txt", "text"),
+        ("group_chat.txt", "named"),
+        ("whatsapp_android.txt", "named"),
+        ("whatsapp_ios.txt", "named"),
+        ("telegram_export.json", "named"),
+        ("slack_channel.json", "named"),
+        ("turns.json", "named"),
+        ("locomo_sample.json", "named"),
     ],
 )
 def test_named_format_reads_like_auto(name: str, fmt: str) -> None:
@@ -117,3 +128,207 @@ def test_content_id_is_stable_and_depends_on_the_words() -> None:
     b = parse_transcript("User: I prefer tea.\n")
     c = parse_transcript("User: I prefer coffee.")
     assert a.content_id() == b.content_id() != c.content_id()
+    # Ids recorded before speakers were read stay the same.
+    assert read_transcript(TRANSCRIPTS / "chat.txt").content_id() == "sha-ac1c30a1baeb1ca7"
+
+
+# -- conversations between named people ----------------------------------------------------
+
+
+def _said(transcript) -> list[tuple[str, str | None, str]]:  # type: ignore[no-untyped-def]
+    return [(m.role, m.speaker, m.text) for m in transcript.messages]
+
+
+def test_named_lines_are_read_as_the_person_given() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "group_chat.txt", user="  mARIA ")
+    assert transcript.format == "named" and "named" in FORMATS
+    assert transcript.speakers == ["Jonas", "Maria", "Priya"]
+    assert (transcript.user, transcript.user_reason, transcript.user_guessed) == (
+        "Maria",
+        "given",
+        False,
+    )
+    assert _said(transcript)[1:4] == [
+        ("user", "Maria", "My name is Maria, for the new people here. I live in Lyon."),
+        ("other", "Jonas", "I live in Berlin, so I will take the train."),
+        ("other", "Priya", "Count me in!"),
+    ]
+    # A line without a name continues the turn before it.
+    assert _said(transcript)[5] == (
+        "user",
+        "Maria",
+        "Yes. I prefer small hotels.\nThe old one closed, sadly.",
+    )
+    assert transcript.skipped == 1  # the line before the first speaker
+
+
+def test_without_a_name_the_speaker_with_the_most_turns_is_the_user() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "group_chat.txt")
+    assert (transcript.user, transcript.user_reason, transcript.user_guessed) == (
+        "Jonas",
+        "most turns",
+        True,
+    )
+    assert {m.speaker for m in transcript.messages if m.role == "user"} == {"Jonas"}
+
+
+@pytest.mark.parametrize(
+    "text, user, reason",
+    [
+        ("Jonas: Hi.\nMe: I live in Lyon.\nJonas: Nice.\nJonas: Bye.", "Me", "named like the user"),
+        ("Jonas: Hi.\n我：我住在里昂。\nJonas: Nice.\nJonas: Bye.", "我", "named like the user"),
+        ("Ana: Hi.\nBo: Hey.\nAna: Bye.\nBo: Bye.", "Ana", "most turns, first to speak"),
+        ("Ana: Hi.", "Ana", "the only speaker"),
+    ],
+)
+def test_the_default_speaker(text: str, user: str, reason: str) -> None:
+    transcript = parse_transcript(text, "named")
+    assert (transcript.user, transcript.user_reason) == (user, reason)
+    assert transcript.user_guessed == (reason != "the only speaker")
+
+
+def test_an_unknown_name_lists_the_speakers_in_one_line() -> None:
+    with pytest.raises(TranscriptError) as caught:
+        read_transcript(TRANSCRIPTS / "group_chat.txt", user="Mara")
+    assert str(caught.value) == (
+        "no speaker 'Mara' in the transcript; speakers: Jonas, Maria, Priya; use --user NAME"
+    )
+
+
+def test_a_stray_name_line_keeps_a_user_assistant_transcript_as_it_is() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "chat_with_notes.txt")
+    assert transcript.format == "text" and transcript.user is None
+    assert _said(transcript) == [
+        ("user", None, "I prefer green tea.\nNote: not the bagged kind."),
+        ("assistant", None, "Noted, loose-leaf green tea.\nNote: I will remember that."),
+        ("user", None, "Thanks."),
+    ]
+    assert parse_transcript("User: Hi.\nNote: buy milk\n").format == "text"
+
+
+def test_a_short_named_text_needs_its_format_or_a_user() -> None:
+    text = "Maria: I live in Lyon.\nJonas: I live in Berlin.\n"
+    with pytest.raises(TranscriptError, match=r"no conversation found.*named"):
+        parse_transcript(text)
+    assert parse_transcript(text, "named").user == "Maria"
+    assert parse_transcript(text, user="jonas").user == "Jonas"
+
+
+@pytest.mark.parametrize(
+    "name, fmt", [("chat.txt", "auto"), ("claude_code_session.jsonl", "auto"), ("chat.txt", "text")]
+)
+def test_user_is_refused_where_the_user_is_already_marked(name: str, fmt: str) -> None:
+    with pytest.raises(TranscriptError, match="already marked"):
+        read_transcript(TRANSCRIPTS / name, fmt, user="Maria")  # type: ignore[arg-type]
+
+
+def test_whatsapp_android_export() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "whatsapp_android.txt")
+    assert _said(transcript) == [
+        ("user", "Maria", "I live in Lyon.\nSee you at the station: platform 4."),
+        ("other", "Jonas", "I live in Berlin."),  # the photo before it is left out
+        ("user", "Maria", "Great!"),
+    ]
+    stamps = [m.timestamp for m in transcript.messages]
+    assert stamps[0] == datetime(2024, 3, 12, 21, 15, tzinfo=timezone.utc)  # day/month
+    assert stamps[1] == datetime(2024, 3, 13, 8, 2, tzinfo=timezone.utc)
+    assert transcript.skipped == 0  # WhatsApp's own lines are nobody's words, not errors
+
+
+def test_whatsapp_ios_export_with_month_first_and_pm() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "whatsapp_ios.txt", user="Jonas")
+    assert _said(transcript) == [
+        ("other", "Maria", "I live in Lyon."),
+        ("user", "Jonas", "I live in Berlin."),
+        ("other", "Maria", "Good morning."),
+    ]
+    assert [m.timestamp for m in transcript.messages] == [
+        datetime(2024, 3, 12, 21, 15, 3, tzinfo=timezone.utc),
+        datetime(2024, 3, 12, 21, 16, 40, tzinfo=timezone.utc),
+        datetime(2024, 3, 13, 7, 5, tzinfo=timezone.utc),  # 3/13: the month comes first
+    ]
+
+
+def test_telegram_export_reads_parts_and_picks_the_other_side_of_a_personal_chat() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "telegram_export.json")
+    assert transcript.session_id == "chat-4242"
+    assert (transcript.user, transcript.user_reason) == ("Maria", "the chat is with Jonas")
+    assert _said(transcript) == [
+        ("other", "Jonas", "How is the new flat?"),
+        ("other", "Jonas", "Did you see this?"),
+        ("user", "Maria", "I live in Lyon now."),
+    ]  # the service line and the photo without a caption are left out
+    assert transcript.messages[2].timestamp == datetime(
+        2024, 3, 12, 21, 17, 45, tzinfo=timezone.utc
+    )
+
+
+def test_slack_export_and_a_generic_list_of_turns() -> None:
+    slack = read_transcript(TRANSCRIPTS / "slack_channel.json")
+    assert _said(slack) == [
+        ("user", "Maria Costa", "I prefer short meetings."),
+        ("other", "jonas", "Same here."),
+    ]  # the join notice is left out; the profile's name is used
+    assert slack.messages[0].timestamp == datetime(2024, 3, 12, 21, 15, 3, 200, tzinfo=timezone.utc)
+    turns = read_transcript(TRANSCRIPTS / "turns.json", user="Jonas")
+    assert turns.session_id == "reunion-chat" and turns.skipped == 1
+    assert [m.role for m in turns.messages] == ["other", "user", "other"]
+
+
+def test_one_named_turn_a_line() -> None:
+    text = '{"speaker": "Maria", "text": "I live in Lyon."}\n{"speaker": "Jonas", "text": "Ok."}\n'
+    transcript = parse_transcript(text, user="Jonas")
+    assert _said(transcript) == [("other", "Maria", "I live in Lyon."), ("user", "Jonas", "Ok.")]
+
+
+def test_locomo_sample_reads_sessions_in_order_with_their_dates() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "locomo_sample.json", user="Melanie")
+    assert transcript.format == "named" and transcript.session_id == "conv-demo"
+    assert transcript.speakers == ["Caroline", "Melanie"]
+    assert _said(transcript) == [
+        ("other", "Caroline", "Hey Mel! I live in Lyon now."),
+        ("user", "Melanie", "Lovely! How is it?"),
+        ("other", "Caroline", "Great, thanks."),
+        ("user", "Melanie", "I live in Berlin these days."),
+        ("other", "Caroline", "I prefer quiet cafes.\n[shares a photo: a photo of a small cafe]"),
+    ]
+    assert transcript.skipped == 1  # the turn without text
+    assert transcript.messages[0].timestamp == datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+    assert transcript.messages[3].timestamp == datetime(2023, 5, 20, 19, 30, tzinfo=timezone.utc)
+
+
+def test_several_locomo_samples_are_picked_by_the_user_named() -> None:
+    sample = json.loads((TRANSCRIPTS / "locomo_sample.json").read_text(encoding="utf-8"))
+    other = json.loads(json.dumps(sample).replace("Caroline", "Jon").replace("conv-demo", "c2"))
+    text = json.dumps([sample, other])
+    with pytest.raises(TranscriptError, match=r"holds 2 LoCoMo conversations \(conv-demo \("):
+        parse_transcript(text)
+    with pytest.raises(TranscriptError, match="'Melanie' speaks in 2 of them"):
+        parse_transcript(text, user="Melanie")
+    with pytest.raises(TranscriptError, match=r"no speaker 'Bob'.*Caroline, Jon, Melanie"):
+        parse_transcript(text, user="Bob")
+    picked = parse_transcript(text, user="jon")
+    assert picked.session_id == "c2" and picked.user == "Jon"
+
+
+def test_named_messages_carry_their_speaker_to_extractors() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "turns.json")
+    assert transcript.as_dicts()[:2] == [
+        {
+            "role": "user",
+            "content": "I live in Lyon.",
+            "timestamp": "2024-03-12T21:15:00+00:00",
+            "speaker": "Maria",
+        },
+        {"role": "other", "content": "I live in Berlin.", "speaker": "Jonas"},
+    ]
+    assert conversation_text(transcript.as_dicts()) == (
+        "Maria (the user): I live in Lyon.\n\nJonas: I live in Berlin.\n\n"
+        "Maria (the user): See you in June."
+    )
+
+
+def test_the_person_read_as_changes_the_content_id() -> None:
+    path = TRANSCRIPTS / "group_chat.txt"
+    ids = {read_transcript(path, user=name).content_id() for name in ("Maria", "Jonas", "Priya")}
+    assert len(ids) == 3

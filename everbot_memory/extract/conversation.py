@@ -11,7 +11,8 @@ from ..core.clock import utcnow
 
 __all__ = ["Messages", "conversation_text", "message_text", "session_day"]
 
-#: Chat messages: mappings with ``role``, ``content`` and, optionally, ``timestamp``.
+#: Chat messages: mappings with ``role``, ``content`` and, optionally, ``timestamp`` and
+#: ``speaker`` (a person's name in a conversation between named people).
 Messages = Sequence[Mapping[str, Any]]
 
 
@@ -29,15 +30,33 @@ def message_text(message: Mapping[str, Any]) -> str:
     return ""
 
 
+_NAMES = {
+    "user": "User",
+    "assistant": "Assistant",
+    "other": "Someone else",
+    "context": "Earlier in this session",
+}
+
+
+def _who(message: Mapping[str, Any]) -> str | None:
+    """How a turn's line starts: its role's name, or between named people the speaker's name
+    (the user's marked, so the model knows whose memories these are)."""
+    role = str(message.get("role", ""))
+    speaker = message.get("speaker")
+    if isinstance(speaker, str) and speaker.strip() and role in ("user", "other"):
+        return f"{speaker.strip()} (the user)" if role == "user" else speaker.strip()
+    return _NAMES.get(role)
+
+
 def conversation_text(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The conversation as ``User: ...`` / ``Assistant: ...`` lines."""
-    names = {"user": "User", "assistant": "Assistant", "context": "Earlier in this session"}
+    """The conversation as ``User: ...`` / ``Assistant: ...`` lines; between named people,
+    ``Maria (the user): ...`` and ``Jonas: ...``."""
     lines = []
     for message in messages:
-        role = str(message.get("role", ""))
+        who = _who(message)
         text = message_text(message).strip()
-        if text and role in names:
-            lines.append(f"{names[role]}: {text}")
+        if text and who:
+            lines.append(f"{who}: {text}")
     return "\n\n".join(lines)
 
 

@@ -188,25 +188,37 @@ class Memory:
         *,
         session_id: str | None = None,
         format: str = "auto",
+        user: str | None = None,
     ) -> SessionReport:
         """Read a finished conversation (a transcript file, or its bytes) and merge it.
 
         The session id defaults to the transcript's own, else a hash of its content. The
-        extractor is this memory's, else ``"auto"``.
+        extractor is this memory's, else ``"auto"``. In a conversation between named people,
+        ``user`` names the person the memories are about; when it is chosen for them, the
+        report's first warning says who and why.
         """
         from ..extract.transcripts import parse_bytes, read_transcript
         from .reports import SessionReport
 
+        fmt: Any = format  # the readers check it against their FORMATS
         if isinstance(source, bytes):
-            transcript = parse_bytes(source, format, "standard input")  # type: ignore[arg-type]
+            transcript = parse_bytes(source, fmt, "standard input", user)
         else:
-            transcript = read_transcript(source, format)  # type: ignore[arg-type]
+            transcript = read_transcript(source, fmt, user)
         if self.extractor is None:
             self.extractor = "auto"
         name = extractor_name(self.extractor)
         session = session_id or transcript.session_id or transcript.content_id()
         stats = self.process_session_end_sync(transcript.as_dicts(), session)
-        return SessionReport(session, name, stats, transcript.skipped, list(self.warnings))
+        warnings = list(self.warnings)
+        if transcript.user_guessed:
+            # A guess about whose memories these are: if it is wrong, they are someone else's.
+            warnings.insert(
+                0,
+                f"reading as {transcript.user} ({transcript.user_reason}); "
+                "--user NAME picks another",
+            )
+        return SessionReport(session, name, stats, transcript.skipped, warnings)
 
     # -- changes, always under the lock
 

@@ -78,8 +78,9 @@ def close_session(
         str,
         typer.Argument(
             metavar="TRANSCRIPT|-",
-            help="The conversation: a Claude Code .jsonl, a JSON message list, or "
-            "User:/Assistant: text; '-' reads standard input.",
+            help="The conversation: a Claude Code .jsonl, a JSON message list, "
+            "User:/Assistant: text, or people talking (Name: text lines, a chat export, "
+            "LoCoMo's JSON); '-' reads standard input.",
         ),
     ],
     session_id: Annotated[
@@ -93,6 +94,15 @@ def close_session(
         str,
         choice(TRANSCRIPT_FORMATS, "--format", help="The transcript's format."),
     ] = "auto",
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--user",
+            metavar="NAME",
+            help="Between named people, whose memories to keep (default: a speaker called "
+            "Me, User or the like, else the one with the most turns).",
+        ),
+    ] = None,
     extractor: Annotated[
         str,
         choice(
@@ -117,7 +127,9 @@ def close_session(
     with reporting():
         memory = Memory(file, extractor, lock_timeout=lock_timeout(), model=model)
         with working("extracting memories", quiet):
-            report = memory.close_transcript(source, session_id=session_id, format=format)
+            report = memory.close_transcript(
+                source, session_id=session_id, format=format, user=user
+            )
     for warning in report.warnings:
         typer.echo(f"everbot-memory: warning: {warning}", err=True)
     if report.skipped:
