@@ -111,7 +111,9 @@ def test_session_end_returns_fast_and_the_memories_appear_later(tmp_path: Path) 
     memory = tmp_path / "MEMORY.md"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if memory.exists() and len(MemoryStore(memory).load()) == 2:
+        # The worker saves the memories, then removes the job: wait for both.
+        done = memory.exists() and len(MemoryStore(memory).load()) == 2
+        if done and JobQueue(memory).pending() == []:
             break
         time.sleep(0.1)
     contents = {e.content for e in MemoryStore(memory).load()}
