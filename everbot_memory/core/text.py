@@ -22,6 +22,7 @@ __all__ = [
     "one_line",
     "search_tokens",
     "similarity",
+    "stem",
     "token_set",
     "tokenize",
 ]
@@ -158,6 +159,11 @@ _WEIGHTLESS = frozenset(
 def _stem(word: str) -> str:
     """The Snowball (Porter 2) English stem: "painting" and "paints" meet "paint"."""
     return str(_STEMMER.stemWord(word))
+
+
+def stem(word: str) -> str:
+    """The English stem of one lower-cased word (memoized)."""
+    return _stem(word)
 
 
 def tokenize(text: str) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...core.candidate import Candidate
 from ...core.entry import Category
+from ...core.redaction import redact
 from ...core.rules import TODO_DEFAULT_DAYS
 from ...core.scoring import expiry_after
 from ...core.text import CJK_RE
@@ -23,7 +24,11 @@ from ..summary import parse_summary
 from . import chinese, english
 from .changes import CHANGES, contradicted
 from .dates import WHEN_EN, WHEN_ZH, resolve_date
-from .wording import sentence, third_person, zh_third_person
+from .kinds import kinds
+from .selector import load_selector
+from .sentences import sentences
+from .updates import changed_memories, forget_request
+from .wording import about_the_user, corrected, sentence, third_person, zh_third_person
 
 __all__ = ["RuleExtractor"]
 
@@ -45,6 +50,39 @@ _NOT_A_STATEMENT = re.compile(
     r"\?$|？$|^(?:if|when|what|how|why|do|does|can|could|would|should|is|are)\b|^(?:如果|假如|要是)|吗$",
     re.I,
 )
+
+
+# Something to do or attend: with a coming day, a todo.
+_PLAN = re.compile(
+    r"\b(?:need to|needs to|have to|has to|got to|gotta|must|should|remind|appointment|booked|"
+    r"book|meeting|meet|flight|flying|fly|train|test|exam|interview|deadline|due|starts?|"
+    r"visiting|coming|wedding|birthday|party|conference|trip|away|leaving|driving|moving|"
+    r"renew|renewed|file|submit|pick up|call|doctor|dentist|surgery|hosting|host|taking|"
+    r"going|seeing|giving|i'll|i will|we'll|we're|i'm)\b"
+    r"|要|得|需要|打算|准备|约了|预约|航班|高铁|飞|去|开会|见|面试|考试|复查|到期|结婚|生日|搬|交|"
+    r"提醒|记得|出发|回老家|开工|面签",
+    re.I,
+)
+# Not about the user's own life: a hypothetical, or news about someone else.
+_HYPOTHETICAL = re.compile(
+    r"^(?:if|what if|suppose|imagine)\b|\b(?:did you hear|have you heard)\b|^(?:如果|假如|要是|万一)",
+    re.I,
+)
+# Said to the assistant, not about the user: a question, a request, an introduction to pasted
+# text ("it's from the team's newsletter:"), a reaction. The user's facts are in statements.
+_NOT_ABOUT_USER = re.compile(
+    r"[?？:：]\s*$|[?？]\s*[^\w\s]*$"
+    r"|\b(?:can|could|would|will) (?:you|u)\b|\bhelp me\b|\bplease\b|\bpls\b"
+    r"|^(?:lol|haha|ok|okay|cool|nice|great|thanks|thank you|thx|sure|yes|yeah|yep|no|nope|hmm)\b"
+    r"|帮我|帮忙|麻烦你?|请你?|你能|能不能|可不可以|给我|把这|翻成|推荐|在线等"
+    r"|^(?:知道|好的|好吧|行|嗯|哈哈|卧槽|可以了|收到|谢谢|感谢)",
+    re.I,
+)
+
+
+def _too_short(said: str) -> bool:
+    """Fewer than four words, or six Chinese characters: a reply, not a memory."""
+    return len(re.findall(r"[A-Za-z0-9]+", said)) + len(CJK_RE.findall(said)) // 2 < 4
 
 
 def _classify(content: str) -> Category:
@@ -96,26 +134,97 @@ class RuleExtractor:
         seen: set[str] = set()
         today = session_day(messages)
         known = parse_summary(existing_summary)
+
+        def add(candidate: Candidate | None, old_value: str | None = None) -> bool:
+            if candidate is None:
+                return False
+            if known and not candidate.forget:
+                contradicts = contradicted(candidate, old_value, known)
+                if contradicts:
+                    candidate = candidate.replace(contradicts=contradicts)
+            if candidate.content.lower() not in seen:
+                seen.add(candidate.content.lower())
+                found.append(candidate)
+            return True
+
         for message in messages:
             if message.get("role") != "user":
                 continue
-            clauses = (
-                clause
-                for part in _SENTENCE_END.split(message_text(message))
-                for clause in _CLAUSE_END.split(part)
-            )
-            for clause in clauses:
-                candidate, old_value = self._change(clause.strip())
-                if candidate is None:
-                    candidate = self._match(clause.strip(), today)
-                if candidate is not None and known and not candidate.forget:
-                    contradicts = contradicted(candidate, old_value, known)
-                    if contradicts:
-                        candidate = candidate.replace(contradicts=contradicts)
-                if candidate is not None and candidate.content.lower() not in seen:
-                    seen.add(candidate.content.lower())
-                    found.append(candidate)
+            for said in sentences(message_text(message)):
+                said = corrected(said)
+                target = forget_request(said, known)
+                if target is not None:
+                    content = next(c for i, c in known if i == target)
+                    add(Candidate(content=content, confirms=target, forget=True))
+                    continue
+                before = len(found)
+                for clause in _CLAUSE_END.split(said):
+                    candidate, old_value = self._change(clause.strip())
+                    if candidate is None:
+                        candidate = self._match(clause.strip(), today)
+                    add(candidate, old_value)
+                if len(found) == before and not _HYPOTHETICAL.search(said):
+                    add(self._plan(said, today) or self._select(said, today))
+                changed = changed_memories(said, known)
+                if changed:
+                    self._retire(found, before, said, changed)
         return found
+
+    @staticmethod
+    def _retire(found: list[Candidate], first: int, said: str, ids: tuple[str, ...]) -> None:
+        """Mark what ``said`` replaces: on the memories it gave, else on itself as a memory."""
+        if len(found) == first:
+            content = about_the_user(said)
+            if not content or redact(content).only_secret:
+                return
+            found.append(Candidate(content=content, category="fact", importance="medium"))
+        for i in range(first, len(found)):
+            if not found[i].forget:
+                merged = tuple(dict.fromkeys((*found[i].contradicts, *ids)))
+                found[i] = found[i].replace(contradicts=merged)
+
+    @staticmethod
+    def _plan(said: str, today: date) -> Candidate | None:
+        """A todo from a sentence that names a coming day and something to do or attend."""
+        if not _PLAN.search(said) or re.search(r"[?？]\s*$", said):
+            return None
+        day = resolve_date(said, today)
+        if day is None or day < today:
+            return None
+        content = about_the_user(said)
+        if not content or redact(content).only_secret:
+            return None
+        return Candidate(
+            content=content, category="todo", importance="medium", expires_at=expiry_after(day)
+        )
+
+    @staticmethod
+    def _select(said: str, today: date) -> Candidate | None:
+        """A memory from a sentence no fixed rule reads, when the selector judges it durable."""
+        selector = load_selector()
+        if selector is None or _NOT_ABOUT_USER.search(said) or _too_short(said):
+            return None
+        verdict = selector.judge(said)
+        if verdict.probability < selector.threshold:
+            return None
+        content = about_the_user(said)
+        if not content or redact(content).only_secret:
+            return None
+        # The words of a kind decide it when they appear; the fitted model only when none does.
+        found_kinds = kinds(said)
+        category: Category = found_kinds[0] if found_kinds else verdict.category
+        day = resolve_date(said, today)
+        if day is not None and day >= today and category in ("fact", "todo", "experience"):
+            category = "todo"
+        expires = None
+        if category == "todo":
+            expires = expiry_after(day or today + timedelta(days=TODO_DEFAULT_DAYS))
+        # Kept for recall, but shown in prompts only once a later session confirms it (a new
+        # memory of low importance starts under the prompt's 0.5), unless the model is sure.
+        importance = "medium" if verdict.probability >= 0.8 else "low"
+        return Candidate(
+            content=content, category=category, importance=importance, expires_at=expires
+        )
 
     @staticmethod
     def _change(text: str) -> tuple[Candidate | None, str | None]:

@@ -1,10 +1,19 @@
-"""Dates in what people say: "tomorrow", "next Wednesday", "下周三", "3月5日", from a given day."""
+"""Dates in what people say: "tomorrow", "next Wednesday", "May 12", "the 22nd", "下周三",
+"下个月18号", "十天后", from a given day.
+
+English dates the table below does not know go to parsedatetime (a maintained parser of
+human-written dates), keeping only what it read from words that name a time ("May 12",
+"next Saturday", "EOD friday"), never a bare number ("3.12", "9.30"). Chinese relative dates
+come from the table, with Chinese numerals read ("十天后", "过两天", "三个月后").
+"""
 
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
+
+from ...core.text import CJK_RE
 
 __all__ = ["WEEKDAYS", "WHEN_EN", "WHEN_ZH", "resolve_date"]
 
@@ -14,7 +23,7 @@ WHEN_EN = (
     rf"friday)|on (?:{WEEKDAYS})|by (?:{WEEKDAYS}|tomorrow|the end of \w+|next \w+)|"
     rf"in \d+ (?:days|weeks)|before (?:{WEEKDAYS}|the \w+))"
 )
-WHEN_ZH = r"(?:明天|后天|下周[一二三四五六日天]?|下个?月|下星期[一二三四五六日天]?|这周[一二三四五六日天]|周[一二三四五六日天]|星期[一二三四五六日天]|月底|年底|\d+月\d+[日号])"
+WHEN_ZH = r"(?:明天|后天|大后天|过两天|[一二两三四五六七八九十\d]+(?:天|个?星期|个?周|个月)后|下个?月\d+[号日]|月底|年底|元旦|\d+[号日]|下周[一二三四五六日天]?|下个?月|下星期[一二三四五六日天]?|这周[一二三四五六日天]|周[一二三四五六日天]|星期[一二三四五六日天]|月底|年底|\d+月\d+[日号])"
 _WEEKDAY_EN = {d: i for i, d in enumerate(WEEKDAYS.split("|"))}
 _WEEKDAY_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 
@@ -62,11 +71,98 @@ def resolve_date(text: str, today: date) -> date | None:
             lambda m: _month_day(today, int(m.group(1)), int(m.group(2))),
         ),
     ]
+    checks[:0] = [
+        (r"大后天", lambda m: today + timedelta(days=3)),
+        (r"过两天", lambda m: today + timedelta(days=2)),
+        (
+            rf"([{_ZH_DIGITS}\d]+)\s*(天|个?星期|个?周|个月)后",
+            lambda m: _after(today, _zh_number(m.group(1)), m.group(2)),
+        ),
+        (
+            r"下个?月(\d{1,2})[号日]",
+            lambda m: _month_day(_next_month(today), _next_month(today).month, int(m.group(1))),
+        ),
+        (r"月底", lambda m: _next_month(today) - timedelta(days=1)),
+        (r"年底", lambda m: date(today.year, 12, 31)),
+        (r"元旦", lambda m: date(today.year + 1, 1, 1)),
+    ]
+    checks += [
+        (r"(?<![\d月])(\d{1,2})[号日]", lambda m: _day_of_month(today, int(m.group(1)))),
+        (r"\bend of (?:the |this )?month\b", lambda m: _next_month(today) - timedelta(days=1)),
+        (
+            r"\bend of (?:the |this )?week\b",
+            lambda m: today + timedelta(days=(4 - today.weekday()) % 7),
+        ),
+        (
+            r"\b(?:the |on the |by the |before the )(\d{1,2})(?:st|nd|rd|th)\b",
+            lambda m: _day_of_month(today, int(m.group(1))),
+        ),
+    ]
     for pattern, build in checks:
         match = re.search(pattern, lowered)
         if match:
             result: date | None = build(match)
             return result
+    if not CJK_RE.search(text):
+        return _parsed(text, today)
+    return None
+
+
+_ZH_DIGITS = "一二两三四五六七八九十"
+# Words parsedatetime may read a date from; a match without one is a number, not a date.
+_DATE_WORDS = re.compile(
+    rf"\b(?:{WEEKDAYS}|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|jan|feb|mar|apr|may|jun|"
+    r"jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|"
+    r"october|november|december|tomorrow|tonight|today|next|week|weeks|month|months|days|"
+    r"eod|eow|weekend)\b",
+    re.I,
+)
+
+
+def _zh_number(text: str) -> int:
+    """A small number written in digits or Chinese numerals ("十", "两", "十五")."""
+    if text.isdigit():
+        return int(text)
+    values = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return values.get(tens, 1) * 10 + values.get(ones, 0)
+    return values.get(text, 0)
+
+
+def _after(today: date, count: int, unit: str) -> date:
+    if "月" in unit:
+        month = today.month - 1 + count
+        return _month_day(today, month % 12 + 1, min(today.day, 28)) or today
+    return today + timedelta(days=count * (7 if ("周" in unit or "星期" in unit) else 1))
+
+
+def _next_month(today: date) -> date:
+    """The first day of the month after ``today``'s."""
+    return (today.replace(day=28) + timedelta(days=4)).replace(day=1)
+
+
+def _day_of_month(today: date, day: int) -> date | None:
+    """The next ``day`` of a month on or after ``today`` ("the 22nd", "15号")."""
+    if not 1 <= day <= 31:
+        return None
+    month = today if day >= today.day else _next_month(today)
+    try:
+        return month.replace(day=day)
+    except ValueError:
+        return None
+
+
+def _parsed(text: str, today: date) -> date | None:
+    """A date parsedatetime reads from words that name a time, on or after ``today``."""
+    import parsedatetime
+
+    calendar = parsedatetime.Calendar(version=parsedatetime.VERSION_CONTEXT_STYLE)
+    source = datetime.combine(today, time(12, 0))
+    for when, _, _, _, said in calendar.nlp(text, sourceTime=source) or ():
+        if _DATE_WORDS.search(said) and when.date() >= today:
+            found: date = when.date()
+            return found
     return None
 
 

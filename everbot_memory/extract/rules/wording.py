@@ -9,7 +9,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["Rule", "sentence", "third_person", "verb_phrase", "zh_third_person"]
+from ...core.text import CJK_RE
+
+__all__ = [
+    "Rule",
+    "about_the_user",
+    "corrected",
+    "sentence",
+    "third_person",
+    "verb_phrase",
+    "zh_third_person",
+]
 
 #: A rule: (pattern, category or "explicit", importance, builds the memory from the match).
 Rule = tuple[re.Pattern[str], str, str, Any]
@@ -66,8 +76,8 @@ _NOT_VERBS = {
 def _verb_s(match: re.Match[str]) -> str:
     word = match.group(2)
     lowered = word.lower()
-    if lowered in _NOT_VERBS or not word.isalpha():
-        return match.group(0)
+    if lowered in _NOT_VERBS or not word.isalpha() or lowered.endswith("ed"):
+        return match.group(0)  # not a verb, or one in the past tense ("moved")
     if lowered == "have":
         inflected = "has"
     elif lowered.endswith(("s", "sh", "ch", "x", "z", "o")):
@@ -87,8 +97,19 @@ def verb_phrase(text: str) -> str:
 def third_person(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user."""
     clause = clause.strip().rstrip(".!")
-    clause = re.sub(r"^(I )(\w+)", _verb_s, clause)
+    # "I" as a subject, not after an auxiliary ("how do I filter" stays uninflected).
+    clause = re.sub(
+        r"(?<!\bdo )(?<!\bdid )(?<!\bcan )(?<!\bwill )(?<!\bshould )(?<!\bwould )"
+        r"(?<!\bcould )(\bI )([A-Za-z]+)\b(?!')",
+        _verb_s,
+        clause,
+    )
     replacements = [
+        (r"\bI don't\b", "the user doesn't"),
+        (r"\bI do not\b", "the user does not"),
+        (r"\bI haven't\b", "the user hasn't"),
+        (r"\bI have not\b", "the user has not"),
+        (r"\bI'd\b", "the user would"),
         (r"\bI am\b", "the user is"),
         (r"\bI'm\b", "the user is"),
         (r"\bI've\b", "the user has"),
@@ -117,3 +138,91 @@ def zh_third_person(text: str) -> str:
     text = re.sub(r"我的", "用户的", text)
     text = re.sub(r"^我", "用户", text)
     return text
+
+
+# Words a rewrite to "the user" cannot carry: "we" and "our" (the user and someone: family,
+# team?), "you" (the assistant, or anyone).
+_STILL_SPEAKING_EN = re.compile(r"\b(?:we|we're|we've|we'll|our|ours|us|you|your|you're)\b", re.I)
+_FILLER_EN = re.compile(
+    r"^(?:(?:ugh|um+|uh+|hmm+|lol|haha|oh|ah|ok|okay|so|well|also|and|but|anyway|btw|"
+    r"by the way|actually|honestly|tbh|fyi|yeah|yep|yes|no|hey|hi|hello)\b[,.!: ]*)+",
+    re.I,
+)
+_TRAILER_EN = re.compile(r"(?:[,.!]*\s*(?:lol|haha+|lmao|tbh|😅|🙃|😂|😬|🙂|😊|🤦\S*))+\s*$", re.I)
+_FILLER_ZH = re.compile(
+    r"^(?:(?:哈哈+|嗯+|啊|哦|对了|另外|还有|其实|话说|不过|好的?|是的?)[，,、！!。 ]*)+"
+)
+
+
+def about_the_user(said: str) -> str:
+    """A sentence the user said, as a memory: turned into a sentence about the user where that
+    can be done whole, else kept in the user's words, quoted, never half-rewritten."""
+    text = said.strip()
+    if CJK_RE.search(text):
+        text = _FILLER_ZH.sub("", text).strip().rstrip("。！!～~ ")
+        if not text:
+            return ""
+        if "我们" in text or "咱们" in text or "你" in text:
+            return f"用户说：“{text}”"
+        return re.sub("我", "用户", text) + "。"
+    text = _TRAILER_EN.sub("", _FILLER_EN.sub("", text)).strip()
+    if not text:
+        return ""
+    rewritten = (
+        third_person(text)
+        if re.search(r"\b(?:i|i'm|i've|i'll|i'd|my|me|myself)\b", text, re.I)
+        else text
+    )
+    if _STILL_SPEAKING_EN.search(rewritten) or re.search(r"\bi'd\b|\bmine\b", rewritten, re.I):
+        return f'The user said: "{text.rstrip(".!")}".'
+    return sentence(rewritten)
+
+
+# "34 — 35 actually", "12楼，哦不，16楼", "在张江，啊说错了是金桥", "June — July, sorry, July 11th":
+# the speaker corrects a value in the same breath; the memory keeps the later one.
+_CORRECTION = re.compile(
+    r"\s*(?:[,，;；—–-]+\s*)(?:no wait|no,|no|wait,?|sorry,?|i mean|actually|or rather|"
+    r"well,? (?:no|technically|actually),?|technically|"
+    r"不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
+)
+_VALUE = re.compile(r"\d+(?:[.:]\d+)?")
+
+
+_DASHED = re.compile(r"(\d+(?:[.:]\d+)?)\s*[—–-]+\s*(\d+(?:[.:]\d+)?)\s*,?\s*actually\b,?")
+
+
+def corrected(said: str) -> str:
+    """``said`` with a value the speaker corrected in passing replaced by the correction."""
+    said = _DASHED.sub(lambda m: m.group(2), said)
+    match = _CORRECTION.search(said)
+    if not match or match.start() == 0:
+        return said
+    left, right = said[: match.start()], said[match.end() :]
+    new = _VALUE.search(right)
+    old = list(_VALUE.finditer(left))
+    if new and old and new.start() <= 12:
+        last = old[-1]
+        rest = right[new.end() :]
+        rest = re.sub(r"^\s*(?:actually|sorry|其实)\b", "", rest, flags=re.I)
+        # The unit said again after the correction ("12楼，哦不，16楼"): keep it once.
+        unit = re.match(r"\s*([^\s,，。;；]*)", left[last.end() :])
+        again = re.match(r"\s*([^\s,，。;；]*)", rest)
+        if unit and again and again.group(1) and unit.group(1).startswith(again.group(1)):
+            rest = rest[again.end() :]
+        fixed = left[: last.start()] + new.group(0) + left[last.end() :]
+        return fixed + rest
+    if CJK_RE.search(right[:1] or " "):
+        word = re.match(f"[{CJK_RE.pattern[1:-1]}]{{1,6}}", right)
+        head = re.search(f"[{CJK_RE.pattern[1:-1]}]+$", left)
+        if word and head:
+            value = word.group(0)[: len(head.group(0))]
+            size = len(value)
+            if size <= len(head.group(0)):
+                return left[: len(left) - size] + value + right[len(value) :]
+        return said
+    name = re.match(r"([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)", right)
+    names = list(re.finditer(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*", left))
+    if name and names and names[-1].start() > 0:
+        last = names[-1]
+        return left[: last.start()] + name.group(1) + left[last.end() :] + right[name.end() :]
+    return said

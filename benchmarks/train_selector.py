@@ -1,0 +1,194 @@
+"""Fit the sentence selector of the offline extractor on the dev half of the labeled corpora.
+
+Run: python benchmarks/train_selector.py [--folds 5] [--target-precision 0.9] [--write]
+
+Every sentence the user said in a dev conversation is an example: durable when it holds every
+key of one of the conversation's expected memories (its category is that memory's first one),
+left out when it only matches an optional one, and not durable otherwise. Two logistic
+regressions are fitted by gradient descent with an L2 penalty: durable or not, and the
+category (one against the rest). The keep threshold is chosen by cross-validation over whole
+conversations, as the lowest one whose sentence precision reaches the target, or given with
+``--threshold`` after ``--end-to-end THRESHOLD`` has measured whole extraction at it (each
+fold's conversations closed with a model fitted on the other folds). With ``--write`` the model
+is saved to ``everbot_memory/extract/rules/selector.json``. The test half is never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from everbot_memory.extract.rules.selector import WEIGHTS_FILE, Selector, features
+from everbot_memory.extract.rules.sentences import sentences
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # eval_corpus, beside this script
+VERBOSE = bool(__import__("os").environ.get("VERBOSE"))
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extraction"
+Example = tuple[list[str], bool, str, str]  # features, durable, category, case id
+
+
+def holds(text: str, key: str | list[str]) -> bool:
+    options = [key] if isinstance(key, str) else key
+    return any(option.casefold() in text.casefold() for option in options)
+
+
+def label_of(text: str, labels: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return next((lab for lab in labels if all(holds(text, k) for k in lab["keys"])), None)
+
+
+def user_texts(case: dict[str, Any]) -> list[str]:
+    if case["format"] == "named":
+        return [t["text"] for t in case["conversation"] if t["speaker"] == case["user"]]
+    return [m["content"] for m in case["conversation"] if m["role"] == "user"]
+
+
+def examples(split: str = "dev") -> list[Example]:
+    found: list[Example] = []
+    for lang in ("en", "zh"):
+        cases = json.loads((FIXTURES / f"corpus_{lang}.json").read_text(encoding="utf-8"))
+        for case in cases:
+            if case["split"] != split:
+                continue
+            for text in user_texts(case):
+                for sentence in sentences(text):
+                    expected = label_of(sentence, case["expected"])
+                    if expected is None and label_of(sentence, case.get("optional", [])):
+                        continue  # neither right nor wrong to keep
+                    category = expected["category"][0] if expected else ""
+                    found.append((features(sentence), expected is not None, category, case["id"]))
+    return found
+
+
+def fit(
+    rows: list[tuple[list[str], bool]], l2: float = 0.01, epochs: int = 60, seed: int = 7
+) -> dict[str, float]:
+    """Logistic regression by stochastic gradient descent (AdaGrad steps)."""
+    weights: dict[str, float] = defaultdict(float)
+    squares: dict[str, float] = defaultdict(lambda: 1e-8)
+    order = list(range(len(rows)))
+    rng = random.Random(seed)
+    for _ in range(epochs):
+        rng.shuffle(order)
+        for i in order:
+            names, target = rows[i]
+            z = sum(weights[n] for n in names)
+            p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+            error = p - (1.0 if target else 0.0)
+            for n in names:
+                gradient = error + l2 * weights[n]
+                squares[n] += gradient * gradient
+                weights[n] -= 0.5 * gradient / math.sqrt(squares[n])
+    return dict(weights)
+
+
+def train(rows: list[Example], l2: float) -> Selector:
+    keep = fit([(names, durable) for names, durable, _, _ in rows], l2)
+    categories = {}
+    positives = [(names, category) for names, durable, category, _ in rows if durable]
+    for category in sorted({c for _, c in positives}):
+        categories[category] = fit([(n, c == category) for n, c in positives], l2)
+    return Selector(keep, categories, 0.5)
+
+
+def end_to_end(rows: list[Example], folds: int, l2: float, threshold: float) -> None:
+    """Cross-validated extraction end to end: each fold's conversations closed with a model
+    fitted on the other folds (as ``eval_corpus.py`` closes them)."""
+    import tempfile
+
+    import eval_corpus
+
+    from everbot_memory.extract.rules import selector as selector_module
+
+    cases = {
+        case["id"]: case
+        for lang in ("en", "zh")
+        for case in json.loads((FIXTURES / f"corpus_{lang}.json").read_text(encoding="utf-8"))
+        if case["split"] == "dev"
+    }
+    ids = sorted(cases)
+    random.Random(11).shuffle(ids)
+    fold_of = {case: i % folds for i, case in enumerate(ids)}
+    totals = {lang: eval_corpus.Tally() for lang in ("en", "zh", "all")}
+    with tempfile.TemporaryDirectory() as tmp:
+        for fold in range(folds):
+            model = train([r for r in rows if fold_of[r[3]] != fold], l2)
+            model.threshold = threshold
+            selector_module.load_selector.cache_clear()
+            selector_module.WEIGHTS_FILE = Path(tmp) / f"fold{fold}.json"
+            selector_module.WEIGHTS_FILE.write_text(model.to_json(), encoding="utf-8")
+            for case_id in ids:
+                if fold_of[case_id] == fold:
+                    case = cases[case_id]
+                    tally = eval_corpus.run_case(case, Path(tmp), "rules", False)
+                    if VERBOSE:
+                        print("\n".join(tally.notes))
+                    totals[case["lang"]].add(tally)
+                    totals["all"].add(tally)
+    selector_module.load_selector.cache_clear()
+    for lang, tally in totals.items():
+        eval_corpus.report(f"cv {lang}", tally)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--target-precision", type=float, default=0.9)
+    parser.add_argument("--l2", type=float, default=0.05)
+    parser.add_argument(
+        "--threshold", type=float, help="the keep threshold (default: from --target-precision)"
+    )
+    parser.add_argument("--write", action="store_true")
+    parser.add_argument(
+        "--end-to-end", type=float, metavar="THRESHOLD", help="cross-validate whole extraction"
+    )
+    args = parser.parse_args()
+    rows = examples("dev")
+    print(f"{len(rows)} dev sentences, {sum(r[1] for r in rows)} durable")
+    if args.end_to_end is not None:
+        end_to_end(rows, args.folds, args.l2, args.end_to_end)
+        return
+    cases = sorted({r[3] for r in rows})
+    random.Random(11).shuffle(cases)
+    fold_of = {case: i % args.folds for i, case in enumerate(cases)}
+    scored: list[tuple[float, bool, bool]] = []  # probability, durable, category right
+    for fold in range(args.folds):
+        model = train([r for r in rows if fold_of[r[3]] != fold], args.l2)
+        for names, durable, category, case in rows:
+            if fold_of[case] == fold:
+                verdict = model.judge_features(names)
+                scored.append((verdict.probability, durable, verdict.category == category))
+    total = sum(d for _, d, _ in scored)
+    print("threshold  kept  precision  recall  category right")
+    chosen = None
+    for step in range(5, 100, 5):
+        threshold = step / 100
+        kept = [(d, c) for p, d, c in scored if p >= threshold]
+        right = sum(d for d, _ in kept)
+        precision = right / len(kept) if kept else 1.0
+        categories = sum(c for d, c in kept if d) / right if right else 0.0
+        print(
+            f"{threshold:>9.2f} {len(kept):>5} {precision:>10.3f} {right / total:>7.3f} "
+            f"{categories:>14.3f}"
+        )
+        if chosen is None and precision >= args.target_precision:
+            chosen = threshold
+    chosen = args.threshold or chosen or 0.95
+    print(f"threshold {chosen:.2f}")
+    model = train(rows, args.l2)
+    model.threshold = chosen
+    if args.write:
+        WEIGHTS_FILE.write_text(model.to_json() + "\n", encoding="utf-8")
+        size = WEIGHTS_FILE.stat().st_size
+        print(f"wrote {WEIGHTS_FILE} ({size / 1024:.0f} KiB, {len(model.keep)} features)")
+    counts = Counter(r[2] for r in rows if r[1])
+    print("durable sentences per category:", dict(counts))
+
+
+if __name__ == "__main__":
+    main()

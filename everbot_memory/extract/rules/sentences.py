@@ -1,0 +1,51 @@
+"""The user's words cut into sentences, after secrets are taken out.
+
+Redaction comes first, so that no boundary falls inside a secret ("S3cure!Pass" is one
+password, not a sentence ending in "!"). The cutting is sentencex's, which knows
+abbreviations ("St.", "Dr.", "e.g."), numbers and versions ("3.12.1"), host names
+("staging.acme.io") and addresses, in English, Chinese and many other languages.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from sentencex import segment
+
+from ...core.redaction import redact
+from ...core.text import CJK_RE
+
+__all__ = ["sentences"]
+
+_SPACE = re.compile(r"[ \t]+")
+# Pasted code, logs and tool output say nothing in the user's voice.
+_FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+_CODE_LINE = re.compile(
+    r"^\s*(?:\$ |>>> |at \S+\(|File \"|Traceback|[{}\[\]();]+$|(?:def|class|import|from|return|"
+    r"const|let|var|function|SELECT|INSERT|UPDATE)\b)|^\s{4,}\S|[{};]\s*$"
+)
+
+
+def _prose(line: str) -> bool:
+    """True for a line written in words rather than code or machine output."""
+    if _CODE_LINE.search(line):
+        return False
+    letters = sum(c.isalpha() or c.isspace() for c in line)
+    return letters >= 0.7 * len(line)
+
+
+@functools.lru_cache(maxsize=4096)
+def sentences(text: str) -> tuple[str, ...]:
+    """The sentences of one message, secrets already replaced by placeholders."""
+    clean = _FENCE.sub("\n\n", redact(text).text)
+    clean = "\n".join(line if _prose(line) else "" for line in clean.split("\n"))
+    found: list[str] = []
+    for paragraph in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)", clean):
+        language = "zh" if len(CJK_RE.findall(paragraph)) * 3 > len(paragraph) else "en"
+        for part in segment(language, paragraph):
+            for line in part.split("\n"):
+                line = _SPACE.sub(" ", line).strip()
+                if line:
+                    found.append(line)
+    return tuple(found)

@@ -1,0 +1,165 @@
+"""The offline extractor on natural speech: sentences, self-corrections, dates, changes, forget
+requests, the user's voice, and the sentence selector."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import pytest
+from freezegun import freeze_time
+
+from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules.dates import resolve_date
+from everbot_memory.extract.rules.selector import features, load_selector
+from everbot_memory.extract.rules.sentences import sentences
+from everbot_memory.extract.rules.updates import changed_memories, forget_request
+from everbot_memory.extract.rules.wording import about_the_user, corrected
+
+
+def test_sentences_keep_abbreviations_hosts_versions_and_secrets_whole() -> None:
+    said = (
+        "Our staging server is staging.acme.io. I'm a nurse at St. Mary's. We're on Python "
+        "3.12.1 now. My password is S3cure!Pass and I keep losing it."
+    )
+    assert sentences(said) == (
+        "Our staging server is staging.acme.io.",
+        "I'm a nurse at St. Mary's.",
+        "We're on Python 3.12.1 now.",
+        "My password is [redacted:password] and I keep losing it.",
+    )
+
+
+def test_sentences_leave_out_pasted_code_and_logs() -> None:
+    said = "here is the error:\n```\nTraceback (most recent call last):\n  x\n```\nI use pytest."
+    assert sentences(said) == ("here is the error:", "I use pytest.")
+    assert sentences("我现在不再用 Vue 了，改用 React。提醒我下周一交房租！") == (
+        "我现在不再用 Vue 了，改用 React。",
+        "提醒我下周一交房租！",
+    )
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("I'm 34 — 35 actually, as of Tuesday", "I'm 35 as of Tuesday"),
+        ("我住12楼，哦不，16楼，刚搬的", "我住16楼，刚搬的"),
+        ("我们公司在张江，啊说错了是金桥，地铁站老搞混", "我们公司在金桥，地铁站老搞混"),
+        ("my standup is at 9.30 — no, 9.45 since they moved it", "my standup is at 9.45 since"),
+        ("I live in Toronto, well no, Mississauga", "I live in Mississauga"),
+        ("I have 2 kids, no, 3 kids", "I have 3 kids"),
+    ],
+)
+def test_a_value_corrected_in_passing_keeps_the_later_one(said: str, kept: str) -> None:
+    assert corrected(said).startswith(kept)
+
+
+def test_nothing_to_correct_is_left_as_it_is() -> None:
+    assert corrected("I do not like it, but fine") == "I do not like it, but fine"
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("gotta file the VAT return by the end of the month", date(2026, 4, 30)),
+        ("the driving test is booked for the 22nd", date(2026, 4, 22)),
+        ("Knee replacement is booked for May 12", date(2026, 5, 12)),
+        ("need it back by EOD friday", date(2026, 4, 10)),
+        ("his parents are visiting next Saturday", date(2026, 4, 18)),
+        ("十天后去面签", date(2026, 4, 18)),
+        ("下个月18号结婚", date(2026, 5, 18)),
+        ("大后天飞成都", date(2026, 4, 11)),
+        ("三个月后复查", date(2026, 7, 8)),
+        ("月底前必须搬走", date(2026, 4, 30)),
+    ],
+)
+def test_dates_as_people_write_them(said: str, day: date) -> None:
+    assert resolve_date(said, date(2026, 4, 8)) == day  # a Wednesday
+
+
+def test_a_bare_number_is_not_a_date() -> None:
+    assert resolve_date("we upgraded to version 3.12 and it runs fine", date(2026, 4, 8)) is None
+    assert resolve_date("I ran 10 km", date(2026, 4, 8)) is None
+
+
+def test_the_users_voice_is_rewritten_whole_or_quoted() -> None:
+    assert about_the_user("ugh I write garbage before 10 lol") == (
+        "The user writes garbage before 10."
+    )
+    assert about_the_user("I don't drink coffee and I go to bed at 10") == (
+        "The user doesn't drink coffee and the user goes to bed at 10."
+    )
+    assert about_the_user("since I moved to Lyon") == "Since the user moved to Lyon."
+    # "we" cannot be rewritten without guessing who "we" are: the user's words, quoted.
+    assert about_the_user("we only moved up from Lyon in September") == (
+        'The user said: "we only moved up from Lyon in September".'
+    )
+    assert about_the_user("哈哈 我的猫叫年糕") == "用户的猫叫年糕。"
+    assert about_the_user("我们下周搬家") == "用户说：“我们下周搬家”"
+
+
+KNOWN = [
+    ("k1", "The user is training for the Berlin Marathon in September."),
+    ("k2", "The user prefers dark roast coffee."),
+    ("k3", "The user drives a 2014 Honda Civic."),
+    ("k4", "用户养了一只柯基，叫豆豆"),
+]
+
+
+@pytest.mark.parametrize(
+    "said, target",
+    [
+        ("oh and you can drop the marathon stuff", "k1"),
+        ("that note about the coffee, get rid of it", "k2"),
+        ("之前说的豆豆那个事忘了吧", "k4"),
+    ],
+)
+def test_forget_requests_said_naturally(said: str, target: str) -> None:
+    assert forget_request(said, KNOWN) == target
+
+
+def test_a_request_about_the_world_forgets_nothing() -> None:
+    assert forget_request("please remove the mold from the shower", KNOWN) is None
+    assert forget_request("I ran the Berlin marathon route today", KNOWN) is None
+
+
+def test_a_change_said_in_passing_names_what_it_replaces() -> None:
+    assert changed_memories("sold the Civic last weekend, it's the Ioniq now", KNOWN) == ("k3",)
+    assert changed_memories("I still drive the Civic", KNOWN) == ()
+
+
+def test_the_selector_ships_and_prefers_statements_about_the_user() -> None:
+    selector = load_selector()
+    assert selector is not None and 0 < selector.threshold < 1
+    fact = selector.judge("I'm a nurse on night shifts at the children's hospital.")
+    chat = selector.judge("can you make the font bigger?")
+    assert fact.probability > chat.probability
+    assert "cue:request" in features("can you make the font bigger?")
+    assert "cue:first-person" in features("我在杭州工作")
+
+
+def _close(lines: list[str], known: str = "") -> list[tuple[str, str, bool, tuple[str, ...]]]:
+    messages = [{"role": "user", "content": line} for line in lines]
+    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, known)
+    return [(c.category, c.content, c.forget, c.contradicts) for c in found]
+
+
+def test_natural_conversation_end_to_end() -> None:
+    found = _close(
+        [
+            "ugh can you push the standup reminder to 10:30?",
+            "I have a dentist appointment tomorrow at 3pm.",
+            "Also my password is hunter2!x, don't lose it.",
+            "sold the Civic last weekend!",
+            "you can drop the marathon stuff, tore my ACL",
+        ],
+        "\n".join(f"[{i}] {c}" for i, c in KNOWN),
+    )
+    categories = {category for category, *_ in found}
+    assert "todo" in categories
+    todo = next(f for f in found if f[0] == "todo")
+    assert "dentist" in todo[1]
+    assert not any("hunter2" in content for _, content, _, _ in found)
+    assert any(forget and "Marathon" in content for _, content, forget, _ in found)
+    assert any(contradicts == ("k3",) for *_, contradicts in found)
+    assert not any("standup reminder" in content for _, content, _, _ in found)  # a request
