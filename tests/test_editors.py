@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import threading
 import time
 from datetime import datetime, timezone
@@ -12,6 +14,9 @@ from conftest import make_entry
 
 from everbot_memory import MemoryManager, MemoryStore
 from everbot_memory.storage import atomic, backend
+from everbot_memory.storage.journal import KEEP, Journal
+
+STRESS = Path(__file__).parent.parent / "benchmarks" / "stress_editors.py"
 
 
 def _seed(path: Path, n: int = 100) -> list[str]:
@@ -19,6 +24,10 @@ def _seed(path: Path, n: int = 100) -> list[str]:
     entries = [make_entry(f"e{i:05d}", f"Seeded memory number {i}.", 0.5, at=now) for i in range(n)]
     MemoryStore(path).save(entries)
     return [e.content for e in entries]
+
+
+def _seeded_contents(n: int) -> list[str]:
+    return [f"Seeded memory number {i}." for i in range(n)]
 
 
 def _slow_in_place_save(path: Path, data: bytes, chunk: int = 512, pause: float = 0.002) -> None:
@@ -165,3 +174,81 @@ def test_doctor_reports_an_editors_save_a_crash_left_aside(memory_path: Path) ->
     kept.write_text("a person's save", encoding="utf-8")
     problems = MemoryManager(memory_path).diagnose().problems
     assert any(str(kept) in p.message and p.kind == "warning" for p in problems)
+
+
+def _hand_saved(path: Path, copy: str, n: int) -> str:
+    """The person's copy with one more hand-written memory, saved over the file (as an editor
+    saves the buffer it holds, whatever the file now says)."""
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    at = copy.find("\n## Archived Memories")
+    at = at if at >= 0 else len(copy)
+    copy = copy[:at] + f"\n### fact | 0.9 | {today}\nHand edit number {n}.\n" + copy[at:]
+    path.write_text(copy, encoding="utf-8")
+    return copy
+
+
+def test_a_person_saving_again_and_again_from_their_own_buffer_keeps_every_hand_edit(
+    memory_path: Path,
+) -> None:
+    # The person never reloads: each save is their buffer plus one memory, made from a copy
+    # the engine wrote over many times since. Two engine processes read every save; one
+    # writes now and then. More saves and writes than the journal keeps versions.
+    _seed(memory_path, 20)
+    copy = memory_path.read_text(encoding="utf-8")
+    reader, writer = MemoryManager(memory_path), MemoryManager(memory_path)
+    engine: list[str] = []
+    for n in range(2 * KEEP + 5):
+        copy = _hand_saved(memory_path, copy, n)
+        reader.store.load_document()  # a hook reads the file
+        if n % 3 == 1:
+            engine.append(f"Engine memory {n}.")
+            writer.remember(engine[-1])
+    writer.remember("The engine's last memory.")
+    text = memory_path.read_text(encoding="utf-8")
+    assert [n for n in range(2 * KEEP + 5) if f"Hand edit number {n}." not in text] == []
+    assert [c for c in engine if c not in text] == []
+    assert "The engine's last memory." in text
+    assert all(text.count(c) == 1 for c in engine)  # merged, not duplicated
+    assert len(list(Journal(memory_path).folder.glob("*.gz"))) <= 2 * KEEP
+
+
+def test_a_copy_older_than_every_kept_version_loses_nothing_and_forgetting_stands(
+    memory_path: Path,
+) -> None:
+    _seed(memory_path, 10)
+    memory = MemoryManager(memory_path)
+    forgotten = memory.store.load()[0]
+    opened = memory_path.read_text(encoding="utf-8")  # the editor opens it, and stays open
+    memory.forget(forgotten.id)
+    added = [f"Engine memory {n}." for n in range(KEEP + 4)]  # the journal drops the rest
+    for content in added:
+        memory.remember(content)
+    # The person saves their old buffer with a memory of their own; no kept version is an
+    # ancestor of it, so nothing either side lacks is taken as deleted, but what the engine
+    # forgot on purpose stays forgotten.
+    _hand_saved(memory_path, opened, 1)
+    memory.remember("After the old copy was saved.")
+    text = memory_path.read_text(encoding="utf-8")
+    assert "Hand edit number 1." in text
+    assert [c for c in added if c not in text] == []
+    assert "After the old copy was saved." in text
+    assert forgotten.content not in text
+    assert all(c in text for c in _seeded_contents(10) if c != forgotten.content)
+
+
+def test_editors_of_every_style_against_three_writers_lose_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A few seconds of benchmarks/stress_editors.py. The journal keeps 4 versions instead of
+    # 16, so that a merge base pruned from it (the way saves used to be lost) comes soon.
+    spec = importlib.util.spec_from_file_location("stress_editors", STRESS)
+    assert spec is not None and spec.loader is not None
+    stress = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "stress_editors", stress)
+    spec.loader.exec_module(stress)
+    monkeypatch.setattr(Journal.__init__, "__defaults__", (4,))
+    out = stress.run(tmp_path / "MEMORY.md", 8.0, 3, ["rename", "in-place", "in-place-slow"])
+    assert len(out.editor_done) > 30
+    assert out.editor_lost == []
+    assert out.engine_lost == []
+    assert out.seeded_lost == []

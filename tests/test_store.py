@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -13,10 +14,13 @@ from freezegun import freeze_time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from everbot_memory import MemoryManager
 from everbot_memory.core.entry import MemoryEntry
 from everbot_memory.core.rules import CATEGORIES
 from everbot_memory.document import Document, parse, render
 from everbot_memory.errors import LockTimeoutError, NotTextError, StoreError
+from everbot_memory.storage.atomic import digest
+from everbot_memory.storage.journal import KEEP, Journal
 from everbot_memory.storage.store import MemoryStore
 
 CANONICAL = FIXTURES / "memory" / "canonical.md"
@@ -596,3 +600,98 @@ def test_a_save_removes_stale_temp_files_but_not_fresh_ones(memory_path: Path) -
     store = MemoryStore(memory_path)
     store.save([*store.load(), make_entry("e00001", "one more")])
     assert not stale.exists() and fresh.exists()
+
+
+# -- the versions journal: which version came from which
+
+
+def _stamped(n: int, *entries: str) -> bytes:
+    """A file the engine wrote at second ``n``, holding ``entries``."""
+    head = f"# Memory\n\n<!-- Last updated: 2026-01-01T00:00:{n:02d}Z -->\n"
+    return (head + "".join(f"\n### [{e}] fact | 0.5\n{e}\n" for e in entries)).encode()
+
+
+def test_the_merge_base_of_a_long_person_lineage_is_its_engine_ancestor(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "MEMORY.md")
+    root = _stamped(1, "a")
+    journal.record(root)
+    person = root
+    for n in range(3 * KEEP):  # more saves than the journal keeps of them
+        person += f"\n### fact | 0.9\nhand {n}\n".encode()
+        journal.observe(person, digest(person) or "")
+    assert journal.common_ancestor(digest(root) or "", digest(person) or "") == root
+    # The engine merges one of the person's saves: that save is the newest common ancestor.
+    merged = _stamped(2, "a", "b") + person[len(root) :]
+    journal.record(merged, parents=[digest(person), digest(root)])
+    later = person + b"\n### fact | 0.9\nhand later\n"
+    journal.observe(later, digest(later) or "")
+    assert journal.common_ancestor(digest(merged) or "", digest(later) or "") == person
+
+
+def test_a_copy_whose_version_was_pruned_has_no_merge_base(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "MEMORY.md", keep=4)
+    first = _stamped(0, "a")
+    versions = [first, *(_stamped(n, "a", *map(str, range(n))) for n in range(1, 8))]
+    for version in versions:
+        journal.record(version)
+    # Edited from the first version, which is gone: the nearest kept one is not its parent
+    # (it holds memories the copy never had), so no version is taken as the merge base.
+    copy = first + b"\n### fact | 0.9\nhand\n"
+    journal.observe(copy, digest(copy) or "")
+    assert journal.common_ancestor(digest(versions[-1]) or "", digest(copy) or "") is None
+    assert journal.parent(digest(copy) or "") is not None  # still the nearest, for fields
+
+
+def test_a_write_that_did_not_happen_is_not_a_version(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "MEMORY.md")
+    journal.record(_stamped(1, "a"))
+    journal.discard(journal.record(_stamped(2, "a", "b")))
+    assert journal.head() == ((digest(_stamped(1, "a")) or "")[:16], _stamped(1, "a"))
+    assert not journal.wrote(digest(_stamped(2, "a", "b")))
+
+
+def test_what_the_engine_forgot_outlives_the_versions_that_forgot_it(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "MEMORY.md", keep=3)
+    previous = journal.record(_stamped(0, "a"))
+    assert previous is not None
+    for n in range(1, 10):
+        data = _stamped(n, "a", str(n))
+        forgot = {"abc123": "f00d"} if n == 1 else {}
+        journal.record(data, parents=[digest(_stamped(n - 1, "a", str(n - 1)))], forgot=forgot)
+    assert journal.forgotten() == {"abc123": "f00d"}
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["type", "type", "reload", "read", "write"]), max_size=45))
+def test_any_interleaving_of_editor_saves_and_engine_writes_loses_nothing(
+    steps: list[str],
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "MEMORY.md"
+        now = datetime.now(timezone.utc)
+        MemoryStore(path).save(
+            [make_entry(f"e{i:05d}", f"seed {i}", 0.5, at=now) for i in range(5)]
+        )
+        buffer = path.read_text(encoding="utf-8")  # what the person's editor holds
+        hand: list[str] = []
+        engine: list[str] = []
+        memory = MemoryManager(path)
+        for step in steps:
+            if step == "type":  # the person adds a memory and saves the buffer
+                hand.append(f"Hand memory {len(hand)}.")
+                at = buffer.find("\n## Archived Memories")
+                at = at if at >= 0 else len(buffer)
+                today = now.strftime("%Y-%m-%d")
+                buffer = buffer[:at] + f"\n### fact | 0.9 | {today}\n{hand[-1]}\n" + buffer[at:]
+                path.write_text(buffer, encoding="utf-8")
+            elif step == "reload":
+                buffer = path.read_text(encoding="utf-8")
+            elif step == "read":
+                MemoryStore(path).load()
+            else:
+                engine.append(f"Engine memory {len(engine)}.")
+                memory.remember(engine[-1])
+        memory.remember("The last word.")
+        text = path.read_text(encoding="utf-8")
+        assert [c for c in hand + engine if c not in text] == []
+        assert all(text.count(c) == 1 for c in hand + engine)

@@ -7,7 +7,8 @@ given. The formulas are in :mod:`everbot_memory.core.scoring`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ from .text import normalize_content
 if TYPE_CHECKING:
     from .candidate import Candidate
 
-__all__ = ["MemoryMerger", "MergeResult", "MergeStats", "rebase", "settle"]
+__all__ = ["MemoryMerger", "MergeResult", "MergeStats", "fingerprint", "rebase", "settle", "unite"]
 
 
 @dataclass
@@ -176,6 +177,12 @@ def _merge_fields(base: MemoryEntry, ours: MemoryEntry, theirs: MemoryEntry) -> 
     return theirs.replace(**update) if update else theirs
 
 
+def fingerprint(entry: MemoryEntry) -> str:
+    """A short hash of what an entry says, to tell the same memory from an edited one."""
+    text = normalize_content(entry.content).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=8).hexdigest()
+
+
 def rebase(
     base: Sequence[MemoryEntry],
     ours: Sequence[MemoryEntry],
@@ -187,10 +194,13 @@ def rebase(
     engine's additions, removals and updates are applied to the new content. Where both sides
     changed the same field of an entry, or one side deleted an entry the other changed, the
     other writer (the person) wins, so a hand edit is never overwritten.
+
+    Right only when ``base`` is an ancestor of both sides: an entry of ``base`` that one side
+    lacks is taken as deleted by that side. With no such base, use :func:`unite`.
     """
     base_by = {e.id: e for e in base}
     ours_by = {e.id: e for e in ours}
-    theirs_ids = {e.id for e in theirs}
+    theirs_by = {e.id: e for e in theirs}
     result: list[MemoryEntry] = []
     for entry in theirs:
         original = base_by.get(entry.id)
@@ -206,8 +216,43 @@ def rebase(
     for entry in ours:
         if entry.id in base_by:
             continue  # ours already handled above, or deleted by them: their delete wins
-        if entry.id in theirs_ids:
-            entry = entry.replace(id=new_id(taken))
+        other = theirs_by.get(entry.id)
+        if other is not None:
+            if fingerprint(other) == fingerprint(entry):
+                continue  # both sides hold the same new memory: it is there once
+            entry = entry.replace(id=new_id(taken))  # two memories that drew the same id
         taken.add(entry.id)
         result.append(entry)
+    return sort_entries(result)
+
+
+def unite(
+    ours: Sequence[MemoryEntry],
+    theirs: Sequence[MemoryEntry],
+    forgotten: Mapping[str, str] | None = None,
+    nearest: Sequence[MemoryEntry] = (),
+) -> list[MemoryEntry]:
+    """Merge two versions that share no known ancestor: every memory either side holds.
+
+    Without a common ancestor there is no telling a deletion from a copy that never had the
+    memory, so nothing one side lacks is taken as deleted (a line brought back is better than
+    a person's line lost), except what ``ours`` removed on purpose: ``forgotten`` maps such an
+    id to the :func:`fingerprint` of what it said, and their copy of it goes unless they
+    edited it. A memory both hold is merged field by field from its copy in ``nearest`` (the
+    version theirs most likely came from) when there is one; otherwise theirs is kept.
+    """
+    forgotten = forgotten or {}
+    ours_by = {e.id: e for e in ours}
+    nearest_by = {e.id: e for e in nearest}
+    theirs_ids = {e.id for e in theirs}
+    result: list[MemoryEntry] = []
+    for entry in theirs:
+        mine = ours_by.get(entry.id)
+        if mine is None:
+            if forgotten.get(entry.id) != fingerprint(entry):
+                result.append(entry)
+            continue
+        original = nearest_by.get(entry.id)
+        result.append(entry if original is None else _merge_fields(original, mine, entry))
+    result.extend(entry for entry in ours if entry.id not in theirs_ids)
     return sort_entries(result)

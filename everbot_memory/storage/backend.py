@@ -77,12 +77,14 @@ class Backend(Protocol):
         ...
 
     def release(self, token: str) -> None:
-        """Drop the displaced bytes kept under ``token`` once they are merged."""
+        """Drop the bytes set aside under ``token`` once they are merged."""
         ...
 
-    def late_writes(self) -> bytes | None:
-        """Bytes written into the version a save replaced after it was replaced (an editor
-        that had it open), or None."""
+    def late_writes(self) -> list[tuple[bytes, str]]:
+        """People's saves a past write set aside and no save has merged yet: bytes written
+        into a version after a save replaced it (an editor that had it open), or kept at the
+        instant of a swap by a save that then failed. Each comes with the token to
+        :meth:`release` once it is merged."""
         ...
 
     def lock(self) -> contextlib.AbstractContextManager[None]:
@@ -232,7 +234,7 @@ class LocalFile:
         return WriteResult(digest(data), displaced=back, token=str(kept))
 
     def release(self, token: str) -> None:
-        """Delete a displaced copy once its bytes are merged into the file."""
+        """Delete a set-aside copy (displaced, or written into late) once it is merged."""
         with contextlib.suppress(FileNotFoundError):
             Path(token).unlink()
 
@@ -251,23 +253,26 @@ class LocalFile:
                     if path.stat().st_mtime < cutoff:
                         path.unlink()
 
-    def late_writes(self) -> bytes | None:
-        """What an editor wrote into the file the last save swapped out, after the swap.
+    def late_writes(self) -> list[tuple[bytes, str]]:
+        """What editors saved that a past write set aside, not merged yet (see the protocol).
 
         The swapped-out file is kept as ``MEMORY.md.previous-<hash>``, named for what it held
         at the swap; if its bytes no longer match its name, someone who still had it open
-        wrote into it later.
+        wrote into it later. A displaced copy (``.MEMORY.md.displaced.*``) is found here only
+        when the save that made it failed: a save merges its own before it returns.
         """
+        found: list[tuple[bytes, str]] = []
         for path in self._previous_files():
             try:
-                data = path.read_bytes()
+                written_into = not _holds_its_name(path, path.read_bytes())
             except OSError:
                 continue  # removed meanwhile
-            if (digest(data) or "")[:16] != path.name.rsplit("-", 1)[-1]:
-                settled = _settled_bytes(path)
-                path.unlink(missing_ok=True)  # taken: it is merged by the caller
-                return settled
-        return None
+            if written_into:
+                found.append((_settled_bytes(path), str(path)))
+        for path in self.files.displaced():
+            with contextlib.suppress(OSError):  # removed meanwhile
+                found.append((path.read_bytes(), str(path)))
+        return found
 
     def _previous_files(self) -> list[Path]:
         target = self.files.target
@@ -275,7 +280,9 @@ class LocalFile:
 
     def _keep_previous(self, swapped_out: Path, version: str | None) -> None:
         for old in self._previous_files():
-            old.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # removed meanwhile
+                if _holds_its_name(old, old.read_bytes()):
+                    old.unlink()  # one written into later waits for the save that merges it
         os.replace(swapped_out, f"{self.files.previous}-{(version or '')[:16]}")
 
     def _error(self, path: Path, exc: OSError) -> StoreError:
@@ -309,9 +316,16 @@ QUIET_SECONDS = 0.25
 SETTLE_TIMEOUT = 10.0
 
 
+def _holds_its_name(path: Path, data: bytes) -> bool:
+    """True when a ``previous-<hash>`` file still holds what it held when it was swapped out."""
+    return (digest(data) or "")[:16] == path.name.rsplit("-", 1)[-1]
+
+
 def _settled_bytes(path: Path) -> bytes:
     """The bytes of ``path`` once they have stopped changing (an editor may still be writing
     into that very file through a handle it opened before)."""
+    if _wall() - path.stat().st_mtime >= QUIET_SECONDS:
+        return path.read_bytes()  # not written lately: no one is writing into it
     last = path.read_bytes()
     stable_since = monotonic()
     deadline = stable_since + SETTLE_TIMEOUT

@@ -1,39 +1,106 @@
-"""The last versions the engine wrote, so that an editor's save made from an older copy of the
-file is merged three ways instead of taken as the person undoing what the engine did since.
+"""The versions of the file the engine has written or seen, and which came from which, so that
+an editor's save made from an older copy is merged three ways from a true common ancestor.
 
 A person opens MEMORY.md, the engine adds a memory, the person saves: their file lacks the new
 memory only because their copy is older, not because they deleted it. When the file on disk is
-not a version the engine wrote, the journal finds the version the person most likely started
-from (the one their file differs from least, entry by entry) and the change from it to the
-engine's latest version is replayed onto the person's file.
+not a version the engine wrote, it is kept here as a person's version, and its parent is taken
+to be the kept version it differs from least, entry by entry (the copy it was most likely
+edited from). Every version records its ancestors, so the merge base of the person's file and
+the engine's newest version is the newest version that is an ancestor of both: never a version
+only one side descends from, whose entries the other side would seem to have deleted. A
+person's versions are links in that chain: a person saving many times while the engine keeps
+failing to write still has their first copy's engine version as an ancestor.
 
-``MEMORY.md.versions/`` keeps the last :data:`KEEP` versions, compressed. Deleting it loses only
-this: an editor's save from an older copy is then taken as it is.
+When no common ancestor is kept (a copy opened before the oldest kept version), the merge
+falls back to a union: what one side lacks is not taken as deleted, except the memories the
+engine removed on purpose, which each version lists (its ``forgot``).
+
+``MEMORY.md.versions/`` keeps the engine's last :data:`KEEP` versions and the last :data:`KEEP`
+versions people saved, compressed. Deleting it loses only this: an editor's save from an older
+copy is then taken as it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gzip
 import hashlib
+import json
 import os
+import re
 import time
+import zlib
 from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .atomic import digest, write_atomically
 from .paths import SideFiles
 
-__all__ = ["KEEP", "Journal"]
+__all__ = ["FORGOT_KEPT", "KEEP", "Journal", "Version", "key"]
 
-#: How many of the engine's last versions are kept.
+#: How many of the engine's last versions are kept (and as many of people's versions).
 KEEP = 16
+#: How many of the engine's last removals each version carries.
+FORGOT_KEPT = 1000
+
+_PERSON = "-person"
+#: A kept version starts with this, then one line of JSON (its ancestry), then the file's bytes.
+#: A memory file never starts with a NUL byte, so a version kept without it reads as bytes only.
+_MAGIC = b"\0"
+
+
+def key(version: str) -> str:
+    """How the journal names a version (the first 16 hex digits of its content hash)."""
+    return version[:16]
+
+
+@dataclass(frozen=True)
+class Version:
+    """One kept version: its key, when it was kept, who made it, and what it came from."""
+
+    path: Path
+    key: str
+    time: int
+    by_engine: bool
+    #: Keys of the kept versions it descends from (as known when it was kept).
+    ancestors: frozenset[str] = frozenset()
+    #: Keys of the versions it was made from directly, then (a person's) the kept version
+    #: it is nearest to, when that is not known to be its parent.
+    parents: tuple[str, ...] = ()
+    #: Memories the engine removed on purpose in this version: id -> content fingerprint.
+    forgot: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, path: Path) -> Version | None:
+        """The version a journal file name describes (None: not a journal file)."""
+        stem = path.name.removesuffix(".gz")
+        by_engine = not stem.endswith(_PERSON)
+        parts = stem.removesuffix(_PERSON).split("-")
+        if len(parts) != 2 or not parts[0].isdigit():
+            return None
+        return cls(path, parts[1], int(parts[0]), by_engine)
 
 
 def _blocks(data: bytes) -> Counter[bytes]:
     """The file cut into entry blocks (at each ``### `` line), each by a short hash."""
     parts = data.split(b"\n### ")
     return Counter(hashlib.blake2b(part, digest_size=8).digest() for part in parts)
+
+
+_STAMP = re.compile(rb"<!--\s*(?:Last updated|Total entries)\s*:[^>]*-->")
+
+
+def _stamp(data: bytes) -> tuple[bytes, ...] | None:
+    """The header the engine wrote (when, how many entries); an editor keeps it as it was."""
+    found = tuple(_STAMP.findall(data[:400]))
+    return found or None
+
+
+def _difference(a: Counter[bytes], b: Counter[bytes]) -> int:
+    return sum(((a - b) + (b - a)).values())
 
 
 class Journal:
@@ -43,68 +110,220 @@ class Journal:
         self.folder = SideFiles.of(memory_path).versions
         self.keep = keep
 
-    def _files(self) -> list[Path]:
+    # -- the folder
+
+    def _versions(self) -> list[Version]:
+        """Every kept version, newest first."""
         try:
-            return sorted(self.folder.glob("*.gz"), reverse=True)  # newest first
+            names = sorted(self.folder.glob("*.gz"), reverse=True)
         except OSError:
             return []
+        return [v for v in map(Version.of, names) if v is not None]
 
-    def record(self, data: bytes, *, by_engine: bool = True) -> None:
-        """Keep ``data`` as the newest version (and drop the oldest beyond KEEP).
+    def _engine_versions(self) -> list[Version]:
+        return [v for v in self._versions() if v.by_engine]
 
-        A version someone else wrote (``by_engine=False``) is kept as a likely base for their
-        next save, but is not one the engine wrote: :meth:`knows` does not count it.
+    def _find(self, version_key: str, versions: Iterable[Version]) -> Version | None:
+        return next((v for v in versions if v.key == version_key), None)
+
+    def _read(self, version: Version) -> bytes | None:
+        """The file's bytes as kept (None: pruned by another writer meanwhile, or damaged)."""
+        try:
+            data = gzip.decompress(version.path.read_bytes())
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
+            return None
+        if data.startswith(_MAGIC):
+            return data[data.index(b"\n") + 1 :]
+        return data
+
+    def _with_meta(self, version: Version) -> Version:
+        """``version`` with its ancestry, read from the start of its file only."""
+        try:
+            raw = version.path.read_bytes()
+            stream = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            head = stream.decompress(raw, 4096)
+            while head.startswith(_MAGIC) and b"\n" not in head and stream.unconsumed_tail:
+                head += stream.decompress(stream.unconsumed_tail, 65536)
+        except (OSError, zlib.error):
+            return version
+        if not head.startswith(_MAGIC) or b"\n" not in head:
+            return version  # kept before versions recorded their ancestry
+        try:
+            meta = json.loads(head[1 : head.index(b"\n")])
+            ancestors = frozenset(str(a) for a in meta.get("ancestors", []))
+            parents = tuple(str(p) for p in meta.get("parents", []))
+            nearest = meta.get("nearest")
+            if isinstance(nearest, str) and nearest not in parents:
+                parents += (nearest,)  # the likeliest copy: parents first, then this one
+            forgot = {str(k): str(v) for k, v in meta.get("forgot", {}).items()}
+        except (ValueError, AttributeError):
+            return version  # damaged: a version without ancestry only merges less well
+        return dataclasses.replace(version, ancestors=ancestors, parents=parents, forgot=forgot)
+
+    # -- recording
+
+    def record(
+        self,
+        data: bytes,
+        *,
+        parents: Iterable[str | None] = (),
+        forgot: Mapping[str, str] | None = None,
+        nearest: str | None = None,
+        version: str | None = None,
+        by_engine: bool = True,
+    ) -> Path | None:
+        """Keep ``data`` as the newest version, descending from ``parents`` (versions, as
+        content hashes), and drop the oldest beyond :data:`KEEP` of its kind.
+
+        ``version`` names it when ``data`` is not the exact bytes (a copy with secrets
+        redacted). A version someone else wrote (``by_engine=False``) is a likely base for
+        their next save, but is not one the engine wrote: :meth:`knows` does not count it.
+        Returns the file kept, for :meth:`discard`; None when it was already kept, or the
+        folder cannot be written (the journal only improves merges: that costs only that).
         """
-        version = digest(data)
-        assert version is not None
-        mark = "" if by_engine else "-person"
-        name = f"{time.time_ns():020d}-{version[:16]}{mark}.gz"
-        # The journal only improves merges: a folder it cannot be written to costs that alone.
-        with contextlib.suppress(OSError):
+        name_key = key(version or digest(data) or "")
+        versions = self._versions()
+        if any(v.key == name_key and v.by_engine == by_engine for v in versions):
+            return None  # kept already (with the ancestry it had then)
+        parent_keys = [key(p) for p in parents if p is not None]
+        ancestors, inherited = self._ancestry(parent_keys, versions)
+        meta: dict[str, object] = {"parents": parent_keys, "ancestors": sorted(ancestors)}
+        if nearest is not None:
+            meta["nearest"] = nearest
+        inherited.update(forgot or {})
+        if inherited:
+            meta["forgot"] = dict(list(inherited.items())[-FORGOT_KEPT:])
+        header = _MAGIC + json.dumps(meta, separators=(",", ":")).encode("ascii") + b"\n"
+        mark = "" if by_engine else _PERSON
+        path = self.folder / f"{time.time_ns():020d}-{name_key}{mark}.gz"
+        try:
             self.folder.mkdir(mode=0o700, exist_ok=True)
-            write_atomically(self.folder / name, gzip.compress(data, compresslevel=1))
-            for old in self._files()[self.keep :]:
-                old.unlink(missing_ok=True)
+            write_atomically(path, gzip.compress(header + data, compresslevel=1))
+        except OSError:
+            return None
+        self._prune([Version(path, name_key, 0, by_engine), *versions])
+        return path
+
+    def _ancestry(
+        self, parents: list[str], versions: list[Version]
+    ) -> tuple[set[str], dict[str, str]]:
+        """The kept versions that ``parents`` are or descend from, and what the engine
+        removed on purpose in them (carried on, so it outlives the versions that did it)."""
+        kept = {v.key for v in versions}
+        found: set[str] = set()
+        forgot: dict[str, str] = {}
+        for parent in parents:
+            version = self._find(parent, versions)
+            if version is None:
+                continue
+            found.add(parent)
+            version = self._with_meta(version)
+            found |= version.ancestors & kept
+            forgot.update(version.forgot)
+        return found, forgot
+
+    def _prune(self, versions: list[Version]) -> None:
+        engine = [v for v in versions if v.by_engine]
+        person = [v for v in versions if not v.by_engine]
+        for old in [*engine[self.keep :], *person[self.keep :]]:
+            with contextlib.suppress(OSError):  # removed by another writer meanwhile
+                old.path.unlink(missing_ok=True)
+
+    def discard(self, path: Path | None) -> None:
+        """Forget a version recorded for a write that did not happen (no one can have read
+        it, so no one's save descends from it)."""
+        if path is not None:
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+
+    def observe(self, data: bytes, version: str, *, kept: bytes | None = None) -> None:
+        """Keep a version someone else wrote (found on disk, or set aside by a write), with
+        its likeliest parent: the copy it was edited from. ``kept``: the bytes to keep
+        instead of ``data`` (secrets redacted).
+
+        The parent is the kept version it differs from least, entry by entry, among those
+        with the same header stamp (when the engine last wrote, and how many entries it
+        wrote): an editor saves the header of the copy it opened, so a version with another
+        stamp is not that copy. Were the copy itself pruned, its nearest kept descendant
+        would look like its parent, and what the engine added since would look deleted; so
+        with no kept version of the same stamp there is no parent (see :meth:`parent`).
+        """
+        versions = self._versions()
+        if any(v.key == key(version) for v in versions):
+            return  # seen before (or the engine's own)
+        mine, stamp = _blocks(data), _stamp(data)
+        best: tuple[bool, int, str] | None = None  # (another stamp, difference, key)
+        for candidate in versions:
+            theirs = self._read(candidate)
+            if theirs is None:
+                continue
+            rank = (stamp is None or _stamp(theirs) != stamp, _difference(mine, _blocks(theirs)))
+            if best is None or rank < best[:2]:  # the newest, on a tie
+                best = (*rank, candidate.key)
+        parents = [best[2]] if best is not None and not best[0] else []
+        nearest = None if best is None else best[2]
+        self.record(
+            kept or data, parents=parents, nearest=nearest, version=version, by_engine=False
+        )
+
+    # -- asking
 
     def knows(self, version: str | None) -> bool:
         """True when the engine wrote this version (or there is no journal to ask)."""
-        return version is None or not self._engine_files() or self.wrote(version)
+        return version is None or not self._engine_versions() or self.wrote(version)
 
     def wrote(self, version: str | None) -> bool:
         """True when this is one of the versions the engine itself wrote (complete by
         construction: the engine never writes in place)."""
         if version is None:
             return False
-        return any(f.name.endswith(f"-{version[:16]}.gz") for f in self._engine_files())
+        return self._find(key(version), self._engine_versions()) is not None
 
-    def _engine_files(self) -> list[Path]:
-        return [f for f in self._files() if not f.name.endswith("-person.gz")]
+    def head(self) -> tuple[str, bytes] | None:
+        """The engine's newest version: its key and its bytes."""
+        for version in self._engine_versions():
+            data = self._read(version)
+            if data is not None:
+                return version.key, data
+        return None
 
-    def _read(self, path: Path) -> bytes | None:
-        try:
-            return gzip.decompress(path.read_bytes())
-        except (OSError, EOFError, gzip.BadGzipFile):
-            return None  # pruned by another writer meanwhile, or damaged: skip it
+    def common_ancestor(self, a: str, b: str) -> bytes | None:
+        """The newest kept version that is ``a`` or ``b`` or an ancestor of both (None: no
+        such version is kept)."""
+        versions = self._versions()
+        lines: list[set[str]] = []
+        for one in (a, b):
+            found = self._find(key(one), versions)
+            line = {key(one)}
+            if found is not None:
+                line |= self._with_meta(found).ancestors
+            lines.append(line)
+        common = lines[0] & lines[1]
+        for version in versions:  # newest first
+            if version.key in common:
+                data = self._read(version)
+                if data is not None:
+                    return data
+        return None
 
-    def head(self) -> bytes | None:
-        """The engine's newest version."""
-        for path in self._engine_files():
-            data = self._read(path)
+    def forgotten(self) -> dict[str, str]:
+        """What the engine removed on purpose lately (its last :data:`FORGOT_KEPT` removals,
+        carried from version to version): id -> fingerprint of what it said."""
+        removed: dict[str, str] = {}
+        for version in reversed(self._engine_versions()):
+            removed.update(self._with_meta(version).forgot)
+        return removed
+
+    def parent(self, version: str) -> bytes | None:
+        """The kept version a person's ``version`` was most likely edited from, or is nearest
+        to (good for merging fields, not for telling deletions)."""
+        versions = self._versions()
+        found = self._find(key(version), versions)
+        if found is None:
+            return None
+        for parent_key in self._with_meta(found).parents:
+            parent = self._find(parent_key, versions)
+            data = None if parent is None else self._read(parent)
             if data is not None:
                 return data
         return None
-
-    def base_of(self, data: bytes) -> bytes | None:
-        """The engine version ``data`` most likely started from: the one it differs from in
-        the fewest entry blocks (the newest, on a tie)."""
-        mine = _blocks(data)
-        best: tuple[int, bytes] | None = None
-        for path in self._files():
-            version = self._read(path)
-            if version is None:
-                continue
-            theirs = _blocks(version)
-            difference = sum(((mine - theirs) + (theirs - mine)).values())
-            if best is None or difference < best[0]:
-                best = (difference, version)
-        return None if best is None else best[1]

@@ -18,20 +18,20 @@ from pathlib import Path
 
 from ..core.clock import iso, utcnow
 from ..core.entry import MemoryEntry
-from ..core.merge import rebase
+from ..core.merge import fingerprint, rebase, unite
 from ..core.redaction import redact, scrub
 from ..core.scoring import file_order
 from ..document.model import Document, Problem
 from ..document.parse import parse
 from ..document.render import render_body, render_header
 from ..errors import NotTextError, StoreError
+from .atomic import digest
 from .backend import (
     QUIET_SECONDS,
     SETTLE_TIMEOUT,
     Backend,
     LocalFile,
     Snapshot,
-    WriteResult,
     monotonic,
 )
 from .journal import Journal
@@ -74,6 +74,7 @@ class MemoryStore:
         self.backend: Backend = backend or LocalFile(path, lock_timeout=lock_timeout)
         self.journal = Journal(path)
         self._loaded: tuple[str | None, Document] | None = None  # (version, document)
+        self._sources: tuple[str, ...] = ()  # the versions the loaded document holds
         #: What the last save redacted or dropped.
         self.warnings: list[str] = []
 
@@ -101,32 +102,75 @@ class MemoryStore:
     def load_document(self, now: datetime | None = None) -> Document:
         """Read the whole file (entries, a person's text, problems). Missing file: empty."""
         snapshot = self._read_settled()
-        doc = self._reconciled(snapshot, now)
+        doc, self._sources = self._reconciled(snapshot, now)
         self._loaded = (snapshot.version, doc)
         return doc
 
-    def _reconciled(self, snapshot: Snapshot, now: datetime | None = None) -> Document:
-        """The file as a document; a version the engine did not write (an editor's save) has
-        the engine's changes made since the copy it was edited from replayed onto it."""
-        if snapshot.data is None:
-            return Document()
+    def _reconciled(
+        self, snapshot: Snapshot, now: datetime | None = None
+    ) -> tuple[Document, tuple[str, ...]]:
+        """The file as a document, and the versions it holds (the parents of a version
+        written from it). A version the engine did not write (an editor's save) has the
+        engine's changes made since the copy it was edited from replayed onto it."""
+        if snapshot.data is None or snapshot.version is None:
+            return Document(), ()
         doc = parse(self._text(snapshot), now)
         if self.journal.knows(snapshot.version):
-            return doc
+            return doc, (snapshot.version,)
         return self._replayed(snapshot.data, doc, now)
 
-    def _replayed(self, data: bytes, doc: Document, now: datetime | None = None) -> Document:
-        head, base = self.journal.head(), self.journal.base_of(data)
+    def _replayed(
+        self,
+        data: bytes,
+        doc: Document,
+        now: datetime | None = None,
+        ours: Document | None = None,
+    ) -> tuple[Document, tuple[str, ...]]:
+        """``doc`` (a person's save, ``data``) merged with the engine's newest version, or
+        with ``ours`` (a document that already holds it), from their newest common ancestor.
+
+        Returns the merged document and the versions it holds.
+        """
+        version = digest(data)
+        assert version is not None
         # Kept as a version too: the person's next save is most likely made from this one.
-        self.journal.record(_without_secrets(data) or data, by_engine=False)
-        if head is None or base is None or base == head:
-            return doc  # made from the newest version: nothing of the engine's is missing
-        merged = rebase(
-            parse(decode(base, self.path), now).entries,
-            parse(decode(head, self.path), now).entries,
-            doc.entries,
+        self.journal.observe(data, version, kept=_without_secrets(data))
+        head = self.journal.head()
+        if head is None:
+            return doc, (version,)  # no engine version to merge with: the file as it is
+        sources = (version, head[0])
+        base = self.journal.common_ancestor(head[0], version)
+        into = ours  # a document being written, that a set-aside save is folded into
+        if ours is None:
+            if base == head[1]:
+                return doc, sources  # made from the newest version: nothing is missing
+            ours = parse(decode(head[1], self.path), now)
+        if base is None:
+            # No common ancestor kept (a copy older than the journal): keep what either side
+            # holds, except what the engine removed on purpose.
+            nearest = self.journal.parent(version)
+            merged = unite(
+                ours.entries,
+                doc.entries,
+                self.journal.forgotten(),
+                () if nearest is None else parse(decode(nearest, self.path), now).entries,
+            )
+            base_doc = Document()
+        else:
+            base_doc = parse(decode(base, self.path), now)
+            merged = rebase(base_doc.entries, ours.entries, doc.entries)
+        shown = doc if into is None else into  # whose header, problems and lines to keep
+        return (
+            Document(
+                merged,
+                _side(base_doc.preamble, ours.preamble, doc.preamble),
+                _side(base_doc.notes, ours.notes, doc.notes),
+                shown.last_updated,
+                shown.problems,
+                shown.lines,
+            ),
+            sources,
         )
-        return Document(merged, doc.preamble, doc.notes, doc.last_updated, doc.problems, doc.lines)
 
     def load(self) -> list[MemoryEntry]:
         """The entries in the file; problems found are in :attr:`problems`."""
@@ -157,55 +201,61 @@ class MemoryStore:
             entries, lambda e, text: e.replace(content=text), lambda e: f"memory [{e.id}]"
         )
         with self.lock():
-            displaced: list[WriteResult] = []
-            try:
-                return self._save_locked(entries, displaced)
-            finally:
-                for result in displaced:
-                    if result.token is not None:
-                        self.backend.release(result.token)
+            return self._save_locked(entries)
 
-    def _save_locked(self, entries: list[MemoryEntry], displaced: list[WriteResult]) -> bool:
-        theirs: tuple[bytes, Snapshot] | None = None  # displaced bytes, and what is on disk
+    def _save_locked(self, entries: list[MemoryEntry]) -> bool:
+        # People's saves set aside by past writes or by this one (bytes, and the token to
+        # release once they are in the file): merged into every attempt until one is written.
+        # One that is not (the save fails) stays on disk for the next save to merge.
+        pending = self.backend.late_writes()
+        unmerged: set[str] = set()
+        loaded = self._loaded
+        kept = {e.id for e in entries}
+        # What this save removes on purpose, so that a merge with no common ancestor (see
+        # the journal) does not bring it back.
+        forgot = (
+            {}
+            if loaded is None
+            else {e.id: fingerprint(e) for e in loaded[1].entries if e.id not in kept}
+        )
         deadline = monotonic() + SETTLE_TIMEOUT
-        late = self.backend.late_writes()
-        if late is not None:
-            theirs = (late, self._read_settled())  # merged with what is on disk below
         attempts = 0
         while attempts < _SAVE_ATTEMPTS or monotonic() < deadline:
             attempts += 1
-            merging = theirs is not None  # displaced bytes, not what is on disk
-            if theirs is None:
-                snapshot = self._read_settled()
-                text = self._text(snapshot)
-            else:
-                text, snapshot = decode(theirs[0], self.path), theirs[1]
-            loaded = self._loaded
-            if not merging and loaded is not None and loaded[0] == snapshot.version:
-                doc = loaded[1]
+            snapshot = self._read_settled()
+            text = self._text(snapshot)
+            parents: tuple[str | None, ...]
+            if not pending and loaded is not None and loaded[0] == snapshot.version:
+                doc, parents = loaded[1], (snapshot.version, *self._sources)
                 wanted = list(entries)
             else:
-                doc = (
-                    self._replayed(text.encode("utf-8"), parse(text))
-                    if merging
-                    else self._reconciled(snapshot)
-                )
-                if not merging and loaded is not None and _vanished(loaded[1], doc):
+                doc, parents = self._reconciled(snapshot)
+                if loaded is not None and _vanished(loaded[1], doc):
                     # Many entries gone at once: a save in progress, not a person's deletions.
                     snapshot = self._read_settled(force=True)
                     text = self._text(snapshot)
-                    doc = self._reconciled(snapshot)
+                    doc, parents = self._reconciled(snapshot)
+                for data, token in pending:
+                    try:
+                        theirs = parse(decode(data, self.path))
+                    except NotTextError:
+                        # Not text: kept on disk as it is (doctor lists it), not merged.
+                        self.warnings.append(f"{token} is not text; it was not merged")
+                        unmerged.add(token)
+                        continue
+                    doc, more = self._replayed(data, theirs, ours=doc)
+                    parents += more
                 wanted = (
                     list(entries)
                     if loaded is None
                     else rebase(loaded[1].entries, entries, doc.entries)
                 )
-            theirs = None
             new_doc = Document(wanted, doc.preamble, doc.notes, doc.last_updated)
             body = render_body(new_doc)
             header = render_header(doc.last_updated or "", len(wanted))
-            if not merging and doc.last_updated and header + body == text:
+            if not pending and doc.last_updated and header + body == text:
                 self._loaded = (snapshot.version, new_doc)
+                self._sources = tuple(p for p in parents if p is not None)
                 return False
             new_doc.last_updated = iso(utcnow())
             output = render_header(new_doc.last_updated, len(wanted)) + body
@@ -213,19 +263,25 @@ class MemoryStore:
             written = output.encode("utf-8")
             # Journaled before it is written: an editor's save that lands during the write is
             # then merged with it (see _replayed), whichever of the two wins the race.
-            self.journal.record(written)
+            recorded = self.journal.record(written, parents=parents, forgot=forgot)
             # When this save redacted a memory, the backup must not keep it either.
             backup = _without_secrets(snapshot.data) if self.warnings else None
             result = self.backend.write(written, snapshot, backup)
             if result.version is None:
-                continue  # an editor saved while we were writing: merge onto its version
+                # An editor saved while we were writing: nothing of ours reached the disk, so
+                # no one's save descends from it. Merge onto their version.
+                self.journal.discard(recorded)
+                continue
             if result.displaced is None:
-                self._loaded = (result.version, new_doc)
+                self._loaded, self._sources = (result.version, new_doc), ()
+                for _, token in pending:
+                    if token not in unmerged:
+                        self.backend.release(token)
                 return True
             # An editor's save landed at the instant of the swap: ours is on disk, theirs came
             # back. Merge theirs with our change, and write that over ours.
-            displaced.append(result)
-            theirs = (result.displaced, Snapshot(written, result.version))
+            assert result.token is not None
+            pending.append((result.displaced, result.token))
         raise StoreError(
             f"{self.path} kept changing while saving; nothing was written, try again",
             self.path,
@@ -321,6 +377,12 @@ def _vanished(before: Document, after: Document) -> bool:
     """True when ``after`` lost many of ``before``'s entries at once."""
     lost = len(before.entries) - len(after.entries)
     return lost > max(2, len(before.entries) // 10)
+
+
+def _side(base: list[str], ours: list[str], theirs: list[str]) -> list[str]:
+    """A person's text beside the entries (preamble or notes), merged three ways: theirs
+    where they changed it, else ours."""
+    return theirs if theirs != base else ours
 
 
 def _without_secrets(data: bytes | None) -> bytes | None:
