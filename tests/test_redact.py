@@ -407,10 +407,6 @@ def test_no_corpus_secret_reaches_any_file_by_any_path(tmp_path: Path) -> None:
     assert "[redacted:" in files["MEMORY.md"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the store writes the file's notes and preamble back as typed, without redaction",
-)
 def test_a_secret_typed_into_the_files_notes_is_redacted_at_the_next_save(
     tmp_path: Path,
 ) -> None:

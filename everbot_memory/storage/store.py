@@ -250,7 +250,14 @@ class MemoryStore:
                     if loaded is None
                     else rebase(loaded[1].entries, entries, doc.entries)
                 )
-            new_doc = Document(wanted, doc.preamble, doc.notes, doc.last_updated)
+            # A secret typed outside any entry (before the first section, between entries)
+            # is kept there as typed, but never its value.
+            preamble = _redact_blocks(doc.preamble, "the text before the first section")
+            notes = _redact_blocks(doc.notes, "the file's notes")
+            for warning in (*preamble[1], *notes[1]):
+                if warning not in self.warnings:
+                    self.warnings.append(warning)
+            new_doc = Document(wanted, preamble[0], notes[0], doc.last_updated)
             body = render_body(new_doc)
             header = render_header(doc.last_updated or "", len(wanted))
             if not pending and doc.last_updated and header + body == text:
@@ -383,6 +390,19 @@ def _side(base: list[str], ours: list[str], theirs: list[str]) -> list[str]:
     """A person's text beside the entries (preamble or notes), merged three ways: theirs
     where they changed it, else ours."""
     return theirs if theirs != base else ours
+
+
+def _redact_blocks(blocks: list[str], where: str) -> tuple[list[str], list[str]]:
+    """``blocks`` (a person's text beside the entries) with every secret redacted, and one
+    warning per block that held one."""
+    kept: list[str] = []
+    warnings: list[str] = []
+    for block in blocks:
+        result = redact(block)
+        if result.found:
+            warnings.append(f"redacted {', '.join(result.found)} in {where}")
+        kept.append(result.text)
+    return kept, warnings
 
 
 def _without_secrets(data: bytes | None) -> bytes | None:
