@@ -67,7 +67,7 @@ def _zh_rules() -> list[Rule]:
             "todo",
             "high",
             lambda m: (
-                "用户" + re.sub(r"我(?=要|需要|得|准备|打算|记得)", "", zh_third_person(m.group(1)))
+                "用户" + zh_third_person(re.sub(r"我(?=要|需要|得|准备|打算|记得)", "", m.group(1)))
             ),
         ),
         (

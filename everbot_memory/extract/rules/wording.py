@@ -73,10 +73,20 @@ _NOT_VERBS = {
 }
 
 
+# Verbs already in the past tense that do not end in "-ed" ("I forgot", "I went").
+_PAST = frozenset(
+    "forgot went got had made took came saw knew thought told found gave left felt kept began "
+    "ran wrote bought brought caught taught sold sent spent built lost met paid said stood "
+    "understood won broke chose drove ate fell flew grew rode spoke stole swam threw woke wore "
+    "did became heard held led meant slept sat shot fought dug hung lent sought swore tore "
+    "wound".split()
+)
+
+
 def _verb_s(match: re.Match[str]) -> str:
     word = match.group(2)
     lowered = word.lower()
-    if lowered in _NOT_VERBS or not word.isalpha() or lowered.endswith("ed"):
+    if lowered in _NOT_VERBS or lowered in _PAST or not word.isalpha() or lowered.endswith("ed"):
         return match.group(0)  # not a verb, or one in the past tense ("moved")
     if lowered == "have":
         inflected = "has"
@@ -126,7 +136,10 @@ def third_person(clause: str) -> str:
 
 def sentence(text: str) -> str:
     """``text`` with a capital first letter and a final full stop."""
-    text = text.strip()
+    # A clause cut before its separator keeps it ("... Logistics;"): a stop goes in its place.
+    text = text.strip().rstrip(",;:、，；：").rstrip()
+    if not text:
+        return text
     text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
 
@@ -135,9 +148,8 @@ def zh_third_person(text: str) -> str:
     """A Chinese clause said by the user, about the user: 我 -> 用户, 我们 -> 团队."""
     text = text.strip().rstrip("。！!.")
     text = re.sub(r"^我们", "团队", text)
-    text = re.sub(r"我的", "用户的", text)
-    text = re.sub(r"^我", "用户", text)
-    return text
+    # Every "我" is the user, not only a leading one ("…班主任点名要我去" too); "我们" stays.
+    return re.sub(r"我(?!们)", "用户", text)
 
 
 # Words a rewrite to "the user" cannot carry: "we" and "our" (the user and someone: family,
@@ -175,6 +187,8 @@ def about_the_user(said: str) -> str:
     )
     if _STILL_SPEAKING_EN.search(rewritten) or re.search(r"\bi'd\b|\bmine\b", rewritten, re.I):
         return f'The user said: "{text.rstrip(".!")}".'
+    # A second sentence the splitter left in ("pray for me. I'm 31") starts with a capital too.
+    rewritten = re.sub(r"([.!?] )the user\b", r"\1The user", rewritten)
     return sentence(rewritten)
 
 
