@@ -8,7 +8,8 @@ Every error the engine reports derives from one base class, so a caller can catc
     │   └── LockTimeoutError  another writer held the lock past the timeout
     ├── EntryNotFoundError    no memory has the id that was asked for
     ├── TranscriptError       a conversation could not be read
-    └── ExtractionError       the extractor failed (API error, rejected key, timeout)
+    └── ExtractionError       the extractor failed (API error, rejected key, timeout, an
+                              unusable answer, the SDK not installed)
 
 Each message is one line a person can act on; the original exception is chained with ``from``.
 """
@@ -57,7 +58,8 @@ class EntryNotFoundError(EverbotMemoryError):
 
 
 class ExtractionError(EverbotMemoryError):
-    """Extracting memories from a conversation failed; nothing was written."""
+    """Extracting memories from a conversation failed; nothing was written, and the session
+    is not marked as merged, so closing it again retries."""
 
 
 class TranscriptError(EverbotMemoryError):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
 import contextlib
+import io
 import json
 import os
 import re
@@ -12,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import filelock
 import pytest
@@ -136,9 +139,30 @@ def test_prompt_prints_the_block(memory: Path) -> None:
     assert zh_lines[3:] == ["<memories>", lines[4], "</memories>"]
 
 
-def test_prompt_on_a_missing_file_prints_nothing(tmp_path: Path) -> None:
-    result = run("prompt", "--file", str(tmp_path / "MEMORY.md"))
-    assert (result.exit_code, result.output) == (0, "")
+def test_prompt_on_a_missing_file_prints_nothing_and_says_why(tmp_path: Path) -> None:
+    # A new user has no file yet: session start goes on, with a note on stderr.
+    path = tmp_path / "MEMORY.md"
+    result = run("prompt", "--file", str(path))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == f"everbot-memory: no memory file at {path}; nothing to inject\n"
+    # A folder that does not exist is a mistyped --file.
+    typo = run("prompt", "--file", str(tmp_path / "nowhere" / "MEMORY.md"))
+    assert typo.exit_code == 1 and typo.stdout == ""
+    assert typo.stderr.count("\n") == 1 and "nowhere" in typo.stderr
+
+
+def test_prompt_json_gives_the_block_and_its_memories(memory: Path) -> None:
+    with freeze_time("2026-02-21"):
+        text = run("prompt", "--file", str(memory)).stdout
+        data = json.loads(run("prompt", "--file", str(memory), "--json").stdout)
+        cut = json.loads(run("prompt", "-f", str(memory), "--json", "--max-chars", "250").stdout)
+    assert data["block"] + "\n" == text
+    assert [m["id"] for m in data["memories"]] == ["a1b2c3", "d4e5f6"]
+    # Only the memories that fit in the block are listed.
+    assert [m["id"] for m in cut["memories"]] == ["a1b2c3"]
+    assert cut["block"].count("\n- ") == 1
+    empty = run("prompt", "--file", str(memory.parent / "none.md"), "--json")
+    assert json.loads(empty.stdout) == {"block": "", "memories": []}
 
 
 def test_maintain_decays_and_reports(memory: Path) -> None:
@@ -508,10 +532,24 @@ def test_show_prints_every_field(memory: Path) -> None:
     result = run("show", "g7h8i9", "--file", str(memory))
     assert result.exit_code == 0
     assert "base_score: 0.5" in result.stdout and "用户每天早上" in result.stdout
+    # Fields the memory does not use are left out, not shown as None or [].
+    assert "None" not in result.stdout and "[]" not in result.stdout
+    assert "expires_at" not in result.stdout and "merged_ids" not in result.stdout
     data = json.loads(run("show", "[g7h8i9]", "--file", str(memory), "--json").stdout)
     assert data["activation_count"] == 15 and data["section"] == "active"
     missing = run("show", "ffffff", "--file", str(memory))
     assert missing.exit_code == 1 and "ffffff" in missing.output
+
+
+def test_scores_are_shown_to_four_digits(tmp_path: Path) -> None:
+    path = str(tmp_path / "MEMORY.md")
+    run("remember", "The user likes green tea.", "--file", path)
+    again = run("remember", "the user likes green tea", "--file", path, "--json")
+    entry_id = json.loads(again.stdout)["entry"]["id"]  # 0.6 reinforced by 0.08: 0.68
+    shown = run("show", entry_id, "--file", path).stdout
+    data = json.loads(run("show", entry_id, "--file", path, "--json").stdout)
+    assert "score: 0.68\n" in shown and "0.6799" not in shown
+    assert data["score"] == data["base_score"] == 0.68
 
 
 def test_stats_counts_sections_categories_and_scores(memory: Path) -> None:
@@ -594,3 +632,164 @@ def test_no_color_and_pipes_get_plain_errors(tmp_path: Path) -> None:
     assert "\x1b[" not in usage_error()  # piped: plain text
     assert _colour_codes(usage_error(FORCE_COLOR="1")) > 0  # a terminal gets colours ...
     assert _colour_codes(usage_error(FORCE_COLOR="1", NO_COLOR="1")) == 0  # ... unless NO_COLOR
+
+
+# -- mistakes and long work --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, where, said",
+    [
+        (["remember", "x", "--category", "hobby"], "remember", "preference, fact, experience"),
+        (["list", "--sectoin", "all"], "list", "No such option: --sectoin"),
+        (["show"], "show", "Missing argument 'ID'"),
+        (["lst"], "", "Did you mean 'list'?"),
+        (["recall", "tea", "-k", "0"], "recall", "0 is not in the range"),
+        (["forget"], "forget", "give either an ID or --match TEXT"),
+        (["hook", "claude-code", "--bogus"], "hook claude-code", "--bogus"),
+    ],
+)
+def test_usage_errors_are_one_line_with_exit_2(
+    tmp_path: Path, args: list[str], where: str, said: str
+) -> None:
+    result = run(*args, env={"EVERBOT_MEMORY_FILE": str(tmp_path / "MEMORY.md")})
+    assert result.exit_code == 2 and result.stdout == ""
+    line = result.stderr
+    assert line.count("\n") == 1 and "╭" not in line and "Usage:" not in line
+    assert line.startswith("everbot-memory: error: ") and said in line
+    assert line.endswith(f"(see {' '.join(['everbot-memory', *where.split()])} -h)\n")
+
+
+@pytest.mark.parametrize("env", [{}, {"NO_COLOR": "1"}, {"FORCE_COLOR": "1"}, {"TERM": "dumb"}])
+def test_usage_errors_stay_one_line_in_every_terminal_setting(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    result = subprocess.run(
+        [*installed(), "remember", "x", "-c", "hobby", "-f", str(tmp_path / "M.md")],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")} | env,
+        timeout=60,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "╭" not in result.stderr
+    assert "is not one of preference, fact" in result.stderr
+
+
+def test_help_is_dash_h_too() -> None:
+    assert run("-h").stdout == run("--help").stdout
+    assert "--min-score" in run("list", "-h").stdout
+
+
+def refuse_to_read(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """Make ``path`` unreadable, also for root: opening it raises PermissionError."""
+    real_open = io.open
+
+    def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(file, (str, os.PathLike)) and Path(file) == path:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    monkeypatch.setattr(io, "open", guarded_open)
+
+
+@pytest.mark.parametrize("command", [["list"], ["prompt"], ["remember", "x"], ["maintain"]])
+def test_unreadable_memory_file_is_one_line_and_exit_1(
+    memory: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    refuse_to_read(monkeypatch, memory)
+    result = run(*command, "--file", str(memory))
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == f"everbot-memory: cannot read {memory}: permission denied\n"
+
+
+def test_unreadable_transcript_is_one_line_and_exit_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcript = tmp_path / "chat.txt"
+    transcript.write_text("User: I like tea.\n")
+    refuse_to_read(monkeypatch, transcript)
+    result = run("close-session", str(transcript), "--file", str(tmp_path / "M.md"))
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "Permission denied" in result.stderr
+
+
+def test_long_work_shows_a_spinner_on_a_terminal_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from everbot_memory.faces.cli import changes, reading
+
+    path = tmp_path / "MEMORY.md"
+    run("remember", "The user likes green tea.", "--file", str(path))
+    shown: list[str] = []
+
+    @contextlib.contextmanager
+    def spinner(message: str, quiet: bool = False) -> Iterator[None]:
+        shown.append(message)
+        yield
+
+    for module in (changes, reading):
+        monkeypatch.setattr(module, "working", spinner)
+    for args in (
+        ["maintain"],
+        ["dedupe", "--yes"],
+        ["recall", "tea"],
+        ["close-session", str(TRANSCRIPTS / "chat.txt"), "--extractor", "rules"],
+    ):
+        assert run(*args, "--file", str(path)).exit_code == 0, args
+    assert set(shown) >= {
+        "applying decay",
+        "looking for duplicates",
+        "searching",
+        "extracting memories",
+    }
+
+
+def stderr_on_a_terminal(*args: str) -> tuple[subprocess.CompletedProcess[bytes], bytes]:
+    """Run the installed command with stderr on a pseudo-terminal; returns what it showed."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [*installed(), *args], stdout=subprocess.PIPE, stderr=follower, timeout=60
+        )
+    finally:
+        os.close(follower)
+    shown = b""
+    with contextlib.suppress(OSError):  # EIO: the terminal has no writer left
+        while chunk := os.read(leader, 4096):
+            shown += chunk
+    os.close(leader)
+    return done, shown
+
+
+def test_the_spinner_is_on_stderr_and_only_on_a_terminal(tmp_path: Path) -> None:
+    path = str(tmp_path / "MEMORY.md")
+    run("remember", "The user likes green tea.", "--file", path)
+    done, shown = stderr_on_a_terminal("maintain", "--file", path)
+    assert done.returncode == 0 and b"applying decay" in shown
+    assert done.stdout.decode().startswith("new 0, updated 0")
+    piped = subprocess.run(
+        [*installed(), "maintain", "--file", path], capture_output=True, text=True, timeout=60
+    )
+    assert piped.returncode == 0 and piped.stderr == ""
+    quiet = stderr_on_a_terminal("maintain", "--quiet", "--file", path)
+    assert quiet[1] == b""
+
+
+def test_mcp_without_the_extra_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Importing mcp now fails as if it were not installed, also where it was loaded before.
+    for name in [n for n in sys.modules if n == "mcp" or n.startswith("mcp.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    monkeypatch.delitem(sys.modules, "everbot_memory.faces.mcp", raising=False)
+    result = run("mcp", "--file", str(tmp_path / "MEMORY.md"))
+    assert result.exit_code == 1 and result.stdout == ""
+    line = result.stderr
+    assert line.count("\n") == 1 and "Traceback" not in line
+    assert "the mcp extra" in line and "pip install -e '.[mcp]'" in line
+    assert "everbot-memory[mcp] @ git+" in line

@@ -48,8 +48,61 @@ def test_every_command_has_help_and_is_in_the_readme(name: str) -> None:
         if param.param_type_name == "option":
             assert param.help, f"{name} {param.opts} has no help"
     assert re.search(rf"`everbot-memory {name}\b", README), f"{name} is not in the README"
-    result = CliRunner().invoke(app, [*name.split(), "--help"])
-    assert result.exit_code == 0 and "--file" in result.output
+    for flag in ("--help", "-h"):
+        result = CliRunner().invoke(app, [*name.split(), flag])
+        assert result.exit_code == 0 and "--file" in result.output, (name, flag)
+
+
+COMMAND_LINE = README.split("\n## Command line\n", 1)[1].split("\n## ", 1)[0]
+# The options every command (or every one of a kind) takes, said once above the table.
+SHARED_OPTIONS = {"--file", "--json", "--quiet", "--help"}
+
+
+def _row(name: str) -> str:
+    """The README's table row for a command."""
+    rows = [
+        line
+        for line in COMMAND_LINE.splitlines()
+        if re.match(rf"\| `everbot-memory {re.escape(name)}(`| )", line)
+    ]
+    assert len(rows) == 1, f"{name}: {len(rows)} rows in the command table"
+    return rows[0]
+
+
+def _shown(option: object) -> bool:
+    return not getattr(option, "hidden", False)
+
+
+def test_shared_options_are_described_above_the_table() -> None:
+    intro = COMMAND_LINE.split("\n| command |", 1)[0]
+    for option in SHARED_OPTIONS - {"--help"}:
+        assert f"`{option}" in intro, option
+    assert "`-h`" in intro and "`everbot-memory --version`" in intro
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_option_of_a_command_is_in_its_readme_row(name: str) -> None:
+    row = _row(name)
+    for param in COMMANDS[name].params:  # type: ignore[attr-defined]
+        if param.param_type_name != "option" or not _shown(param):
+            continue
+        if SHARED_OPTIONS & set(param.opts):
+            continue
+        said = [o for o in param.opts if re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", row)]
+        assert said, f"{name} {param.opts} is not in its README row"
+
+
+@pytest.mark.parametrize("name", sorted(set(COMMANDS) - {"mcp", "hook claude-code"}))
+def test_every_command_that_prints_data_takes_json(name: str) -> None:
+    options = {o for p in COMMANDS[name].params for o in p.opts}  # type: ignore[attr-defined]
+    assert "--json" in options, name
+
+
+@pytest.mark.parametrize("args", [[], ["hook"]])
+def test_groups_answer_dash_h(args: list[str]) -> None:
+    for flag in ("-h", "--help"):
+        result = CliRunner().invoke(app, [*args, flag])
+        assert result.exit_code == 0 and "Usage" in result.output, (args, flag)
 
 
 MODULES = sorted(

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +20,10 @@ from everbot_memory.errors import ExtractionError
 from everbot_memory.extract.claude import ClaudeExtractor
 from everbot_memory.extract.contract import COMPRESS_ABOVE_TOKENS
 from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules.changes import contradicted
+from everbot_memory.extract.rules.wording import sentence
+from everbot_memory.facade.choice import choose_extractor
+from everbot_memory.storage.ledger import SessionLedger
 
 anthropic = pytest.importorskip("anthropic")
 
@@ -121,6 +128,43 @@ def test_rules_on_the_labeled_set_keep_precision_high() -> None:
     assert scores["all"].recall >= 0.75
 
 
+def test_a_clause_cut_before_its_separator_ends_with_one_stop() -> None:
+    assert sentence("the user no longer works at Nordwind Logistics;") == (
+        "The user no longer works at Nordwind Logistics."
+    )
+    assert sentence("the user lives in Lyon,") == "The user lives in Lyon."
+    assert sentence("the user asked why?") == "The user asked why?"
+
+
+@pytest.mark.parametrize(
+    "new, old, replaced",
+    [
+        ("lives in Paris", "The user lives in Lyon.", True),
+        ("The user lives in Paris.", "lives in Lyon", True),
+        ("I live in Paris", "The user lives in Lyon.", True),
+        ("lives in Paris", "The user lives in Paris.", False),
+        ("works at Acme", "The user works at Nordwind Logistics.", True),
+        ("The user works for Acme as a tester.", "I work at Acme", False),
+        ("用户住在上海", "用户住在成都。", True),
+        ("用户住在成都", "用户住在成都。", False),
+        ("Live in the moment.", "The user lives in Lyon.", False),
+    ],
+)
+def test_a_single_valued_fact_replaces_its_other_values(new: str, old: str, replaced: bool) -> None:
+    from everbot_memory.core.candidate import Candidate
+
+    ids = contradicted(Candidate(content=new), None, [("old111", old)])
+    assert ids == (("old111",) if replaced else ())
+
+
+def test_a_changed_fact_finds_the_memory_despite_trailing_punctuation() -> None:
+    from everbot_memory.core.candidate import Candidate
+
+    known = [("old111", "The user works at Nordwind Logistics.")]
+    candidate = Candidate(content="The user no longer works at Nordwind Logistics.")
+    assert contradicted(candidate, "Nordwind Logistics;", known) == ("old111",)
+
+
 def test_token_estimate_counts_cjk_characters_one_each() -> None:
     assert estimate_tokens("用户喜欢简洁的代码风格") == 11
     assert estimate_tokens("a" * 400) == 100
@@ -189,25 +233,42 @@ def test_good_answer_gives_memories_and_confirmations(fake: FakeAnthropic, memor
     assert "test-key" in sent.get("x-api-key", "") + sent.get("authorization", "")
 
 
-@pytest.mark.parametrize(
-    "reply",
-    [
-        message("Sure! Here are the memories: the user likes pytest."),  # not JSON
-        message('{"memories": [{"content": "x", "category": "hobby", "importance": "high"}]}'),
-        message('{"memories": "none"}'),
-    ],
-    ids=["malformed-text", "schema-violation", "wrong-type"],
+GOOD = answer(
+    [{"content": "The user prefers pytest.", "category": "preference", "importance": "high"}]
 )
-def test_bad_answer_is_a_warning_and_no_memories(
-    fake: FakeAnthropic, memory: Path, reply: object
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (message("Sure! Here are the memories: the user likes pytest."), "memory schema"),
+        (
+            message('{"memories": [{"content": "x", "category": "hobby", "importance": "high"}]}'),
+            "memory schema",
+        ),
+        (message('{"memories": "none"}'), "memory schema"),
+        (
+            message('{"memories": [{"content": "The user prefers py', stop_reason="max_tokens"),
+            "cut short at max_tokens",
+        ),
+        (message("", stop_reason="max_tokens"), "cut short at max_tokens"),
+    ],
+    ids=["malformed-text", "schema-violation", "wrong-type", "cut-at-max-tokens", "empty-cut"],
+)
+def test_an_unusable_answer_changes_nothing_and_the_session_stays_open(
+    fake: FakeAnthropic, memory: Path, reply: object, expected: str
 ) -> None:
     before = memory.read_bytes()
     fake.replies = [reply]  # type: ignore[list-item]
-    manager = MemoryManager(memory, claude(fake))
-    stats = manager.process_session_end_sync(SHORT, "s1")
-    assert stats["new"] == 0 and stats["updated"] == 0
-    assert manager.warnings and "no memories" in manager.warnings[0]
+    with pytest.raises(ExtractionError, match=f"{expected}.*closing the session again retries"):
+        MemoryManager(memory, claude(fake)).process_session_end_sync(SHORT, "s1")
     assert memory.read_bytes() == before
+    assert not SessionLedger(memory).seen("s1")
+    # The API answers properly now: closing the session again reads it all.
+    fake.replies = [GOOD]
+    stats = MemoryManager(memory, claude(fake)).process_session_end_sync(SHORT, "s1")
+    assert (stats["new"], stats["messages"]) == (1, 2)
+    assert SessionLedger(memory).seen("s1")
 
 
 @pytest.mark.parametrize(
@@ -243,17 +304,102 @@ def test_429_then_success_is_retried_by_the_sdk(fake: FakeAnthropic, memory: Pat
     assert stats["new"] == 1 and fake.calls == 2
 
 
-def test_an_answer_slower_than_the_timeout_is_a_clear_error(
-    fake: FakeAnthropic, memory: Path
+def test_a_silent_server_is_given_up_on_after_the_timeout_setting(
+    fake: FakeAnthropic, memory: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """EVERBOT_MEMORY_TIMEOUT bounds each try; the SDK tries three times, then it is an error."""
     before = memory.read_bytes()
-    fake.replies = [answer([])] * 2
+    fake.replies = [answer([]) for _ in range(3)]
     for reply in fake.replies:
-        reply.delay = 1.5
+        reply.delay = 30  # never answers in time
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    monkeypatch.setenv("EVERBOT_MEMORY_TIMEOUT", "0.3")
+    started = time.monotonic()
     with pytest.raises(ExtractionError, match="did not answer in time"):
-        extractor = claude(fake, timeout=0.3, max_retries=1)
-        MemoryManager(memory, extractor).process_session_end_sync(SHORT, "s1")
+        MemoryManager(memory, "claude").process_session_end_sync(SHORT, "s1")
+    assert time.monotonic() - started < 10  # 3 tries of 0.3 s and the SDK's short pauses
+    assert fake.calls == 3
     assert memory.read_bytes() == before
+    assert not SessionLedger(memory).seen("s1")
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5", "inf"])
+def test_a_bad_timeout_setting_is_a_clear_error(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("EVERBOT_MEMORY_TIMEOUT", value)
+    with pytest.raises(ExtractionError, match="EVERBOT_MEMORY_TIMEOUT"):
+        ClaudeExtractor().extract(SHORT)
+
+
+# -- the choice of extractor when the 'claude' extra is not installed ------------------------
+
+
+@pytest.fixture
+def no_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The anthropic SDK not installed: ``import anthropic`` raises ImportError."""
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+
+
+def test_auto_with_a_key_but_no_sdk_uses_the_rules_and_says_so(
+    no_sdk: None, tmp_path: Path
+) -> None:
+    choice = choose_extractor("auto")
+    assert isinstance(choice.extractor, RuleExtractor) and choice.name == "rules"
+    assert choice.warning is not None and "'claude' extra is not installed" in choice.warning
+    manager = MemoryManager(tmp_path / "MEMORY.md", "auto")
+    stats = manager.process_session_end_sync(SHORT, "s1")
+    assert stats["new"] == 1
+    assert manager.warnings[0] == choice.warning
+
+
+def test_claude_by_name_without_the_sdk_is_a_one_line_error(no_sdk: None, tmp_path: Path) -> None:
+    with pytest.raises(ExtractionError, match=r"needs the 'claude' extra: pip install"):
+        choose_extractor("claude")
+    with pytest.raises(ExtractionError, match="needs the 'claude' extra"):
+        ClaudeExtractor().extract(SHORT)  # made directly, it says the same
+    path = tmp_path / "MEMORY.md"
+    with pytest.raises(ExtractionError, match="needs the 'claude' extra"):
+        MemoryManager(path, "claude").process_session_end_sync(SHORT, "s1")
+    assert not path.exists() and not SessionLedger(path).seen("s1")
+
+
+# The command without the SDK: importing anthropic fails, as on a default install.
+_WITHOUT_SDK = (
+    "import runpy, sys; sys.modules['anthropic'] = None; sys.argv[0] = 'everbot-memory'; "
+    "runpy.run_module('everbot_memory', run_name='__main__')"
+)
+
+
+@pytest.mark.parametrize("extractor", ["auto", "claude"])
+def test_close_session_without_the_sdk_says_so_in_one_line(extractor: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVERBOT_"))}
+    memory = tmp_path / "MEMORY.md"
+    transcript = FIXTURES / "conversations" / "demo.txt"
+    args = ["close-session", str(transcript), "--file", str(memory), "--extractor", extractor]
+    result = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_SDK, *args],
+        capture_output=True,
+        text=True,
+        env={**env, "ANTHROPIC_API_KEY": "test-key"},
+        timeout=60,
+    )
+    assert "Traceback" not in result.stderr
+    if extractor == "auto":
+        assert result.returncode == 0, result.stderr
+        assert result.stderr.splitlines()[0] == (
+            "everbot-memory: warning: ANTHROPIC_API_KEY is set but the 'claude' extra is not "
+            "installed: pip install -e '.[claude]'; using the offline rules"
+        )
+        assert "(rules extractor)" in result.stdout
+        assert MemoryManager(memory).entries()
+    else:
+        assert result.returncode == 1
+        assert result.stderr.count("\n") == 1 and "needs the 'claude' extra" in result.stderr
+        assert not memory.exists()
 
 
 def test_a_long_conversation_is_summarized_first(fake: FakeAnthropic, tmp_path: Path) -> None:

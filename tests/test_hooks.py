@@ -15,6 +15,9 @@ from conftest import FIXTURES
 from fake_anthropic import answer, fake_anthropic
 
 from everbot_memory import Memory, MemoryManager, MemoryStore
+from everbot_memory.facade import jobs as jobs_module
+from everbot_memory.facade.jobs import MAX_ATTEMPTS, RETRY_DELAYS, Jobs
+from everbot_memory.facade.reports import SessionReport
 from everbot_memory.faces import hooks as hooks_module
 from everbot_memory.faces.hooks import handle_claude_code
 from everbot_memory.storage.queue import Job, JobQueue
@@ -218,17 +221,174 @@ def test_other_events_do_nothing(tmp_path: Path, no_worker: list[Path]) -> None:
     assert no_worker == [] and not (tmp_path / "MEMORY.md.jobs").exists()
 
 
-def test_a_job_that_keeps_failing_is_set_aside(tmp_path: Path) -> None:
+class Clock:
+    """The worker's clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def time(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    fake = Clock()
+    monkeypatch.setattr(jobs_module, "time", fake)
+    return fake
+
+
+def test_a_job_that_keeps_failing_is_retried_later_then_set_aside(
+    tmp_path: Path, clock: Clock
+) -> None:
     memory = tmp_path / "MEMORY.md"
     queue = JobQueue(memory)
-
     queue.add(Job(session_id="s", transcript_path=str(tmp_path / "gone.jsonl"), event="SessionEnd"))
-    for _ in range(3):
+    assert RETRY_DELAYS == (30, 120, 600) and MAX_ATTEMPTS == 4
+    for attempt, delay in enumerate(RETRY_DELAYS, start=1):
         report = Memory(memory).jobs.process()
         assert report is not None and report.failed == 1
+        [job] = queue.pending()
+        assert job.attempts == attempt and job.not_before == clock.now + delay
+        assert "does not exist" in job.error
+        # Not due yet: the next run leaves it alone, and says so.
+        report = Memory(memory).jobs.process()
+        assert report is not None and (report.failed, report.waiting) == (0, 1)
+        assert "waiting" in report.messages[0] and "does not exist" in report.messages[0]
+        assert Memory(memory).jobs.due() == []
+        clock.now += delay
+    report = Memory(memory).jobs.process()
+    assert report is not None and report.failed == 1
     assert queue.pending() == []
-    assert len(list((queue.folder / "failed").glob("*.json"))) == 1
+    [failed] = Memory(memory).jobs.failed()
+    assert failed.attempts == MAX_ATTEMPTS and "does not exist" in failed.error
     assert "gave up" in queue.log_path.read_text()
+
+    # The transcript is back: a retry of the failed jobs extracts it at once.
+    (tmp_path / "gone.jsonl").write_text(user_line("I prefer pytest over unittest.", 1))
+    assert Memory(memory).jobs.retry_failed() == 1
+    assert Memory(memory).jobs.failed() == [] and queue.pending()[0].attempts == 0
+    report = Memory(memory).jobs.process()
+    assert report is not None and report.done == 1 and queue.pending() == []
+    assert [e.content for e in MemoryStore(memory).load()] == [
+        "The user prefers pytest over unittest."
+    ]
+
+
+def test_retry_failed_makes_a_waiting_job_due_now(tmp_path: Path, clock: Clock) -> None:
+    memory = tmp_path / "MEMORY.md"
+    JobQueue(memory).add(Job(session_id="s", transcript_path=str(tmp_path / "t"), event="x"))
+    Memory(memory).jobs.process()
+    assert Memory(memory).jobs.due() == []
+    assert Memory(memory).jobs.retry_failed() == 1
+    assert len(Memory(memory).jobs.due()) == 1
+    assert Memory(memory).jobs.retry_failed() == 0  # nothing failed any more
+
+
+@pytest.mark.parametrize(
+    "problem",
+    [ModuleNotFoundError("No module named 'anthropic'"), RuntimeError("a bug"), KeyError("x")],
+    ids=["missing-module", "runtime-error", "key-error"],
+)
+def test_any_exception_from_a_job_is_counted_and_the_worker_goes_on(
+    tmp_path: Path, clock: Clock, problem: Exception
+) -> None:
+    memory = tmp_path / "MEMORY.md"
+    queue = JobQueue(memory)
+    queue.add(Job(session_id="bad", transcript_path="bad.jsonl", event="SessionEnd"))
+    queue.add(Job(session_id="good", transcript_path="good.jsonl", event="SessionEnd"))
+    closed: list[str] = []
+
+    def close(transcript_path: str, session_id: str) -> SessionReport:
+        if session_id == "bad":
+            raise problem
+        closed.append(session_id)
+        stats = {"new": 1, "updated": 0, "messages": 1}
+        return SessionReport(session_id, "rules", stats)
+
+    jobs = Jobs(memory, close)
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        report = jobs.process()
+        assert report is not None and report.failed == 1
+        assert type(problem).__name__ in report.messages[0]
+        if attempt < MAX_ATTEMPTS:
+            [job] = queue.pending()
+            assert job.attempts == attempt and type(problem).__name__ in job.error
+        clock.now += max(RETRY_DELAYS)
+    assert closed == ["good"]  # the worker went on past the failing job
+    assert queue.pending() == []
+    [failed] = jobs.failed()
+    assert failed.session_id == "bad" and failed.attempts == MAX_ATTEMPTS
+    assert type(problem).__name__ in failed.error
+
+
+def test_an_api_failure_ends_the_run_and_the_next_run_goes_on(tmp_path: Path, clock: Clock) -> None:
+    from everbot_memory.errors import ExtractionError
+
+    memory = tmp_path / "MEMORY.md"
+    queue = JobQueue(memory)
+    for name in ("first", "second"):
+        queue.add(Job(session_id=name, transcript_path=name, event="SessionEnd"))
+    down = [True]
+
+    def close(transcript_path: str, session_id: str) -> SessionReport:
+        if down[0]:
+            raise ExtractionError("cannot reach the API: connection refused")
+        return SessionReport(session_id, "claude", {"new": 0, "updated": 0, "messages": 1})
+
+    jobs = Jobs(memory, close)
+    report = jobs.process()
+    assert report is not None and (report.failed, report.done) == (1, 0)
+    assert [j.attempts for j in queue.pending()] == [1, 0]  # the second was not tried
+    down[0] = False
+    report = jobs.process()
+    assert report is not None and (report.done, report.waiting) == (1, 1)
+    clock.now += RETRY_DELAYS[0]
+    report = jobs.process()
+    assert report is not None and report.done == 1 and queue.pending() == []
+
+
+def test_session_start_starts_no_worker_for_jobs_waiting_to_retry(
+    tmp_path: Path, no_worker: list[Path], clock: Clock
+) -> None:
+    memory = tmp_path / "MEMORY.md"
+    JobQueue(memory).add(Job(session_id="s", transcript_path=str(tmp_path / "t"), event="x"))
+    handle_claude_code(hook_input("SessionStart", tmp_path))
+    assert len(no_worker) == 1  # a due job: a worker is started
+    Memory(memory).jobs.process()  # fails: the job now waits
+    handle_claude_code(hook_input("SessionStart", tmp_path))
+    assert len(no_worker) == 1
+
+
+def test_a_worker_with_a_key_but_no_sdk_uses_the_rules_and_logs_why(tmp_path: Path) -> None:
+    """A default install (no 'claude' extra) with ANTHROPIC_API_KEY set: the job is done with
+    the offline rules, and the log says why in one line."""
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(user_line("I prefer pytest over unittest.", 1))
+    memory = tmp_path / "MEMORY.md"
+    JobQueue(memory).add(
+        Job(session_id=SESSION, transcript_path=str(transcript), event="SessionEnd")
+    )
+    without_sdk = (
+        "import runpy, sys; sys.modules['anthropic'] = None; sys.argv[0] = 'everbot-memory'; "
+        "runpy.run_module('everbot_memory', run_name='__main__')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", without_sdk, "process-pending", "--file", str(memory), "--json"],
+        capture_output=True,
+        text=True,
+        env=clean_env(ANTHROPIC_API_KEY="test-key"),
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert json.loads(result.stdout)["done"] == 1
+    assert [e.content for e in MemoryStore(memory).load()] == [
+        "The user prefers pytest over unittest."
+    ]
+    log = (tmp_path / "MEMORY.md.log").read_text()
+    assert "ANTHROPIC_API_KEY is set but the 'claude' extra is not installed" in log
+    assert JobQueue(memory).pending() == [] and not (JobQueue(memory).failed_folder).exists()
 
 
 def test_fixture_transcript_goes_through_the_queue(tmp_path: Path, no_worker: list[Path]) -> None:
@@ -270,3 +430,23 @@ def test_side_files_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         path.write_text("{}")
     os.utime(old, (0, 0))
     assert jobs.expire_failed() == 1 and new.exists() and not old.exists()
+
+
+def test_process_pending_retry_failed_from_the_cli(tmp_path: Path, clock: Clock) -> None:
+    from typer.testing import CliRunner
+
+    from everbot_memory.faces.cli import app
+
+    memory = tmp_path / "MEMORY.md"
+    transcript = tmp_path / "session.jsonl"
+    JobQueue(memory).add(Job(session_id="s", transcript_path=str(transcript), event="SessionEnd"))
+    runner = CliRunner()
+    first = runner.invoke(app, ["process-pending", "--file", str(memory)])
+    assert first.exit_code == 1 and "will retry in 30 s" in first.stdout  # no transcript yet
+    transcript.write_text(user_line("I prefer pytest over unittest.", 1))
+    again = runner.invoke(app, ["process-pending", "--retry-failed", "--file", str(memory)])
+    assert again.exit_code == 0, again.stdout
+    assert "1 failed or waiting job(s) queued again" in again.stdout
+    assert [e.content for e in MemoryStore(memory).load()] == [
+        "The user prefers pytest over unittest."
+    ]

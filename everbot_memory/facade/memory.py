@@ -3,7 +3,8 @@
 At session end: load the file (no lock) and summarize what is known, run the extractor (the slow
 LLM call, outside the lock), then under the lock re-read the file, merge and save. A writer that
 started later cannot be lost: the merge always runs on what is on disk at that moment. The
-synchronous and asynchronous session-end calls share every step but the extractor call.
+synchronous and asynchronous session-end calls share every step but the extractor call; every
+other ``a``-prefixed call is its synchronous twin run in a worker thread (:func:`_threaded`).
 
 This module is imported at every session start (the prompt block), so what only writers need
 (pydantic, asyncio, the LLM SDKs, the recall index) is imported where it is used.
@@ -12,14 +13,14 @@ This module is imported at every session start (the prompt block), so what only 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from ..core import prompt
 from ..core.clock import utcnow
-from ..core.entry import Category, Importance, MemoryEntry
+from ..core.entry import Category, Importance, MemoryEntry, check_text
 from ..core.merge import MemoryMerger, MergeResult, MergeStats
 from ..core.rules import (
     CATEGORIES,
@@ -47,8 +48,9 @@ if TYPE_CHECKING:
     from ..extract.conversation import Messages
     from ..recall.embeddings import Embedder
     from ..recall.index import Hit, RecallIndex
+    from .choice import Choice
     from .jobs import Jobs
-    from .reports import Diagnosis, SessionReport, Stats
+    from .reports import Diagnosis, History, SessionReport, Stats
 
 __all__ = [
     "CATEGORIES",
@@ -65,6 +67,35 @@ __all__ = [
     "MemoryManager",
     "Section",
 ]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _threaded(
+    method: Callable[Concatenate[Memory, _P], _R],
+) -> Callable[Concatenate[Memory, _P], Coroutine[Any, Any, _R]]:
+    """The async twin of a ``Memory`` method: the same call, run in a worker thread, so an
+    event loop is not blocked by the file, the lock or an extractor (one flow, not two)."""
+
+    async def run(self: Memory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        import asyncio  # here, not at the top: reading prompts at session start never needs it
+
+        return await asyncio.to_thread(method, self, *args, **kwargs)
+
+    run.__name__ = run.__qualname__ = f"a{method.__name__}"
+    run.__doc__ = f"Async :meth:`{method.__name__}` (run in a worker thread)."
+    return run
+
+
+def _with_changed_facts(candidate: Candidate, existing: Sequence[MemoryEntry]) -> Candidate:
+    """The candidate, marked as replacing the Active memories that give a single-valued fact
+    (home, employer) another value, as a session saying it would."""
+    from ..extract.rules.changes import contradicted
+
+    known = [(e.id, e.content) for e in existing if e.is_active]
+    ids = contradicted(candidate, None, known)
+    return candidate.replace(contradicts=ids) if ids else candidate
 
 
 class Memory:
@@ -98,6 +129,7 @@ class Memory:
         #: The sentence embedder for semantic recall (loaded on first use).
         self.embedder: Embedder | None = None
         self._index: RecallIndex | None = None
+        self._choice: Choice | None = None  # a built-in extractor chosen by name
 
     # -- the file
 
@@ -119,8 +151,12 @@ class Memory:
     # -- session end
 
     def _extract_function(self) -> Callable[..., Any]:
-        function, self.extractor = extractor_function(self.extractor, self.model)
-        return function
+        if isinstance(self.extractor, str):
+            from .choice import choose_extractor
+
+            self._choice = choose_extractor(self.extractor, self.model)
+            self.extractor = self._choice.extractor
+        return extractor_function(self.extractor)
 
     def _begin(self, messages: Messages, session_id: str) -> PendingSession | None:
         """The session's new messages and the summary of what is known; None: nothing new."""
@@ -136,11 +172,17 @@ class Memory:
         return PendingSession(session_id, messages, new, summarize_existing(self.store.load()))
 
     def _finish(self, session: PendingSession, raw: Any) -> dict[str, int]:
-        """Check the extractor's answer, then merge it and record the session, locked."""
+        """Check the extractor's answer, then merge it and record the session, locked.
+
+        Only a usable answer gets here: an extractor that fails (an API error, an answer it
+        cannot use) raises, so the session is not recorded and closing it again retries.
+        """
         from ..extract.base import as_candidates
 
         candidates = as_candidates(raw)
         extractor_warnings = list(getattr(self.extractor, "warnings", []))
+        if self._choice is not None and self._choice.warning:
+            extractor_warnings.insert(0, self._choice.warning)
         with self.store.lock():
             result = self.merge_candidates(candidates, session.session_id)
             self.ledger.record(session.session_id, session.messages)
@@ -163,7 +205,9 @@ class Memory:
         Returns ``{"new", "updated", "archived", "forgotten", "contradicted", "total",
         "messages"}``, where ``messages`` counts the messages read: only those not merged before
         (the session ledger), so closing a session again with nothing new changes nothing. The
-        extractor runs outside the lock (a synchronous one in a worker thread).
+        extractor runs outside the lock (a synchronous one in a worker thread). When it fails
+        (:class:`ExtractionError`), nothing is written and the session is not recorded: closing
+        it again retries.
         """
         import asyncio  # here, not at the top: reading prompts at session start never needs it
 
@@ -207,9 +251,9 @@ class Memory:
             transcript = read_transcript(source, fmt, user)
         if self.extractor is None:
             self.extractor = "auto"
-        name = extractor_name(self.extractor)
         session = session_id or transcript.session_id or transcript.content_id()
         stats = self.process_session_end_sync(transcript.as_dicts(), session)
+        name = self._choice.name if self._choice else extractor_name(self.extractor)
         warnings = list(self.warnings)
         if transcript.user_guessed:
             # A guess about whose memories these are: if it is wrong, they are someone else's.
@@ -236,13 +280,26 @@ class Memory:
         Secrets in candidates are redacted first; a candidate that is only a secret is dropped
         (both reported in :attr:`warnings`).
         """
+        return self._merge(candidates, session_id, now)
+
+    def _merge(
+        self,
+        candidates: Sequence[Candidate],
+        session_id: str,
+        now: datetime | None = None,
+        *,
+        changed_facts: bool = False,
+    ) -> MergeResult:
+        """:meth:`merge_candidates`; with ``changed_facts``, a candidate giving a home or an
+        employer also retires the memory holding the old one (found under the lock)."""
         from ..core.redaction import scrub
 
         clean, dropped = scrub(candidates, lambda c, text: c.replace(content=text))
         results: list[MergeResult] = []
 
         def merge(existing: list[MemoryEntry]) -> list[MemoryEntry]:
-            results.append(self.merger.merge(existing, clean, session_id, now))
+            marked = [_with_changed_facts(c, existing) for c in clean] if changed_facts else clean
+            results.append(self.merger.merge(existing, marked, session_id, now))
             return results[-1].entries
 
         self._update(merge)
@@ -256,7 +313,11 @@ class Memory:
         importance: Importance = "medium",
         session_id: str = "manual",
     ) -> tuple[MemoryEntry, MergeResult]:
-        """Add one memory (or reinforce the one that already says it); returns it and the merge."""
+        """Add one memory (or reinforce the one that already says it); returns it and the merge.
+
+        As in a session, a new home or employer ("lives in Paris", "The user works at Acme")
+        moves the memory that gave the old one to Archived (``result.stats.contradicted``).
+        """
         from pydantic import ValidationError
 
         from ..core.candidate import Candidate
@@ -273,9 +334,86 @@ class Memory:
             raise EverbotMemoryError(
                 f"nothing remembered: the text is only a secret ({', '.join(redacted.found)})"
             )
-        result = self.merge_candidates([candidate], session_id)
+        result = self._merge([candidate], session_id, changed_facts=True)
         entry = next(e for e in result.entries if e.id == result.placed[0])
         return entry, result
+
+    def update(
+        self,
+        entry_id: str,
+        content: str | None = None,
+        category: Category | None = None,
+        score: float | None = None,
+    ) -> MemoryEntry:
+        """Change a memory's content, category or score (locked); returns it as saved.
+
+        A score set here is honoured from now on, as one edited by hand in the file: it becomes
+        the decay anchor, so decay starts from it and never from the old score. Secrets in new
+        content are redacted (reported in :attr:`warnings`). Raises
+        :class:`EntryNotFoundError` for an unknown id, :class:`EverbotMemoryError` for a bad
+        value; either way nothing changes.
+        """
+        changes: dict[str, Any] = {}
+        if content is not None:
+            from ..core.redaction import redact
+
+            try:
+                changes["content"] = check_text(content, "memory content")
+            except ValueError as exc:
+                raise EverbotMemoryError(f"nothing updated: {exc}") from exc
+            redacted = redact(changes["content"])
+            if redacted.only_secret:
+                raise EverbotMemoryError(
+                    f"nothing updated: the text is only a secret ({', '.join(redacted.found)})"
+                )
+        if category is not None:
+            if category not in CATEGORIES:
+                raise EverbotMemoryError(
+                    f"nothing updated: category {category!r} is not one of {', '.join(CATEGORIES)}"
+                )
+            changes["category"] = category
+        if score is not None:
+            if isinstance(score, bool) or not isinstance(score, (int, float)):
+                raise EverbotMemoryError(f"nothing updated: score {score!r} is not a number")
+            if not 0.0 <= score <= 1.0:
+                raise EverbotMemoryError(f"nothing updated: score {score} is not from 0 to 1")
+            now = utcnow().replace(microsecond=0)
+            changes.update(score=float(score), base_score=float(score), base_at=now)
+        found: list[MemoryEntry] = []
+
+        def change(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            found[:] = [e for e in existing if e.id == entry_id]
+            if not found:
+                raise EntryNotFoundError(entry_id)
+            return [e.replace(**changes) if e.id == entry_id else e for e in existing]
+
+        if changes:
+            self._update(change)
+        return self.get(entry_id)
+
+    def history(self, entry_id: str) -> History:
+        """What the engine knows of a memory's past: when it was created and last confirmed,
+        its hits, its score now and the anchor it decays from, the session it came from, the
+        memories it replaced or absorbed and those that replaced it, and how it read before
+        the file's last save (``MEMORY.md.bak``). Older wordings are not kept."""
+        from ..document.parse import parse
+        from ..storage.store import decode
+        from .reports import history_of
+
+        entries = self.entries()
+        entry = next((e for e in entries if e.id == entry_id), None)
+        if entry is None:
+            raise EntryNotFoundError(entry_id)
+        backup = self.store.backup_path
+        before: MemoryEntry | None = None
+        try:
+            data = backup.read_bytes()
+        except FileNotFoundError:
+            data = None  # never saved twice: there is no earlier version
+        if data is not None:
+            older = parse(decode(data, backup)).entries
+            before = next((e for e in older if e.id == entry_id), None)
+        return history_of(entry, entries, before, utcnow())
 
     def forget(self, entry_id: str) -> MemoryEntry:
         """Delete the memory with ``entry_id``; raises :class:`EntryNotFoundError` if none."""
@@ -436,6 +574,25 @@ class Memory:
         file), no pydantic.
         """
         return prompt.format_block(self.prompt_entries(top_k, min_score), max_chars, lang)
+
+    # -- the same calls for an event loop: each is its synchronous twin in a worker thread
+
+    #: Async :meth:`process_session_end` (the seed's name, awaited as it is).
+    aprocess_session_end = process_session_end
+    aclose_transcript = _threaded(close_transcript)
+    aremember = _threaded(remember)
+    aupdate = _threaded(update)
+    ahistory = _threaded(history)
+    aforget = _threaded(forget)
+    aforget_many = _threaded(forget_many)
+    amaintain = _threaded(maintain)
+    arecall = _threaded(recall)
+    amark_used = _threaded(mark_used)
+    aget = _threaded(get)
+    aentries = _threaded(entries)
+    alist_entries = _threaded(list_entries)
+    aget_prompt_memories = _threaded(get_prompt_memories)
+    aprompt_block = _threaded(prompt_block)
 
     # -- the job queue (hooks record sessions; a worker extracts them)
 

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from ..core.duplicates import find_duplicates
 from ..core.entry import MemoryEntry
 from ..core.rules import CATEGORIES
+from ..core.scoring import score_at
 from ..document.model import Document, Problem
 from .choice import Section
 
 __all__ = [
     "Diagnosis",
+    "History",
     "SessionReport",
     "Stats",
     "diagnose",
     "filter_entries",
+    "history_of",
     "stats_of",
 ]
 
@@ -33,6 +37,57 @@ class SessionReport:
     #: Lines of the transcript that could not be read.
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class History:
+    """What the engine knows of one memory's past (it keeps no older wordings beyond the one
+    before the file's last save)."""
+
+    entry: MemoryEntry
+    created_at: datetime
+    #: When it was last mentioned, confirmed or used, and how many times that happened.
+    last_activated: datetime
+    hits: int
+    #: The score as of now, and the anchor it decays from (the score it had at ``anchor_at``:
+    #: its last activation, or the moment a person set it).
+    score_now: float
+    anchor_score: float
+    anchor_at: datetime
+    #: The session it came from ("manual": remembered by hand; "": typed into the file).
+    source_session: str
+    #: Memories it retired when it came (a changed fact) and duplicates folded into it.
+    replaces: tuple[str, ...]
+    merged_ids: tuple[str, ...]
+    #: Memories that came later and retired it.
+    replaced_by: tuple[str, ...]
+    #: The memory as it read before the file's last save (``MEMORY.md.bak``); None when that
+    #: version did not hold it.
+    before_last_save: MemoryEntry | None
+
+
+def history_of(
+    entry: MemoryEntry,
+    entries: Sequence[MemoryEntry],
+    before_last_save: MemoryEntry | None,
+    now: datetime,
+) -> History:
+    """The history of ``entry``, one of ``entries``, as of ``now``."""
+    anchor_score, anchor_at = entry.anchor
+    return History(
+        entry=entry,
+        created_at=entry.created_at,
+        last_activated=entry.last_activated,
+        hits=entry.activation_count,
+        score_now=score_at(entry, now),
+        anchor_score=anchor_score,
+        anchor_at=anchor_at,
+        source_session=entry.source_session,
+        replaces=entry.replaces,
+        merged_ids=entry.merged_ids,
+        replaced_by=tuple(e.id for e in entries if entry.id in e.replaces),
+        before_last_save=before_last_save,
+    )
 
 
 @dataclass

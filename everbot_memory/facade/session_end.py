@@ -33,22 +33,15 @@ class PendingSession:
     summary: str = ""
 
 
-def extractor_function(
-    extractor: Extractor | ExtractorFunction | str | None, model: str | None
-) -> tuple[Callable[..., Any], Extractor | ExtractorFunction]:
-    """The function to call for ``extractor`` (a built-in one is made from its name), and the
-    extractor itself."""
+def extractor_function(extractor: Extractor | ExtractorFunction | None) -> Callable[..., Any]:
+    """The function to call for ``extractor``: its ``extract`` method, or itself."""
     if extractor is None:
         raise ExtractionError(
             "this Memory has no extractor; pass extractor=... to process sessions"
         )
-    if isinstance(extractor, str):
-        from .choice import choose_extractor
-
-        extractor, _ = choose_extractor(extractor, model)
     function = getattr(extractor, "extract", extractor)
     assert callable(function)
-    return function, extractor
+    return function
 
 
 def extractor_name(extractor: object) -> str:

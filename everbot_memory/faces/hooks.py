@@ -65,8 +65,8 @@ def _dispatch(data: dict[str, Any], path: Path) -> HookResult:
     memory = Memory(path)
     if event == "SessionStart":
         block = memory.prompt_block(max_chars=MAX_CONTEXT_CHARS)
-        if memory.jobs.pending():
-            start_worker(path)  # jobs left by a worker that died, or never started
+        if memory.jobs.due():
+            start_worker(path)  # jobs left by a worker that died, or due to be tried again
         if not block:
             return HookResult()
         output = {

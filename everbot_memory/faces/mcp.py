@@ -1,36 +1,78 @@
 """An MCP server over stdio, so Claude Code, Claude Desktop and other MCP clients can use memory.
 
-Tools: ``recall_memory``, ``mark_used``, ``remember``, ``forget`` and ``list_memories``, each
-one call into
-:class:`~everbot_memory.facade.memory.Memory`. Needs the ``mcp`` package
-(``pip install 'everbot-memory[mcp]'``). Errors the engine reports are returned to the client
-as tool errors with the same one-line message the CLI prints.
+Tools: ``recall_memory``, ``get_memory``, ``list_memories`` (read only), ``remember``,
+``mark_used``, ``update_memory`` and ``forget``, each one call into
+:class:`~everbot_memory.facade.memory.Memory`. Needs the ``mcp`` package (the ``mcp`` extra),
+imported here at once so that ``everbot-memory mcp`` can say it is missing. Errors the engine
+reports are returned to the client as tool errors with the same one-line message the CLI
+prints. The server logs only warnings: stderr is the client's log, not a console.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, Literal
+from importlib.metadata import version
+from typing import Annotated, Any, Literal
 
-from ..core.entry import Category, Importance
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from ..core.entry import Category, Importance, MemoryEntry
 from ..errors import EverbotMemoryError
 from ..facade.memory import Memory
 
-__all__ = ["build_server", "serve"]
+__all__ = ["MAX_K", "MAX_LIMIT", "build_server", "serve"]
+
+#: The most memories one search returns, and one listing.
+MAX_K = 50
+MAX_LIMIT = 200
+
+_Id = Annotated[str, Field(description="A memory's id, as recall_memory or list_memories give it.")]
+
+# Hints for clients: what a tool changes. Every tool works on the one local file.
+_READS = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+_ADDS = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
+_REPLACES = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+)
 
 
-def build_server(memory_path: str | os.PathLike[str]) -> Any:
-    """The MCP server for one memory file (an ``mcp`` ``MCPServer``)."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+def _brief(entry: MemoryEntry) -> dict[str, Any]:
+    """What a listing shows of a memory."""
+    return {
+        "id": entry.id,
+        "content": entry.content,
+        "category": entry.category,
+        "score": round(entry.score, 4),
+        "section": "active" if entry.is_active else "archived",
+    }
 
+
+def _full(entry: MemoryEntry) -> dict[str, Any]:
+    """Every field of a memory, scores rounded."""
+    data = {k: round(v, 4) if isinstance(v, float) else v for k, v in entry.to_json().items()}
+    data["section"] = "active" if entry.is_active else "archived"
+    return data
+
+
+def build_server(memory_path: str | os.PathLike[str]) -> MCPServer:
+    """The MCP server for one memory file."""
     memory = Memory(memory_path)
-    server = MCPServer(
+    server: MCPServer = MCPServer(
         "everbot-memory",
+        version=version("everbot-memory"),
         instructions=(
             "Long-term memory about the user, kept in MEMORY.md. Use recall_memory to look up "
-            "what earlier sessions learned; remember to keep a new fact; forget to delete one."
+            "what earlier sessions learned and mark_used for the memories that helped; "
+            "remember to keep a new fact; update_memory to correct one; forget to delete one."
         ),
+        # The package's default is INFO on stderr (a line per failed call); a client shows
+        # stderr as the server's log, so only what needs attention goes there.
+        log_level="WARNING",
     )
 
     def call(function: Any, *args: Any) -> Any:
@@ -39,61 +81,104 @@ def build_server(memory_path: str | os.PathLike[str]) -> Any:
         except EverbotMemoryError as exc:
             raise ToolError(str(exc)) from exc
 
-    @server.tool()
-    def recall_memory(query: str, k: int = 5) -> list[dict[str, Any]]:
+    @server.tool(title="Search memories", annotations=_READS)
+    def recall_memory(
+        query: Annotated[str, Field(description="What to look for, in any language.")],
+        k: Annotated[
+            int, Field(ge=1, le=MAX_K, description=f"How many memories at most, 1 to {MAX_K}.")
+        ] = 5,
+    ) -> list[dict[str, Any]]:
         """Search every memory (archived ones too) for what answers the query; English,
         Chinese or Japanese. Only reads; an empty list means no memory is relevant. Call
         mark_used with the ids of the memories you actually used."""
-        hits = call(memory.recall, query, max(1, min(k, 50)))
-        return [
-            {
-                "id": h.entry.id,
-                "content": h.entry.content,
-                "category": h.entry.category,
-                "score": round(h.score, 4),
-                "relevance": round(h.relevance, 4),
-            }
-            for h in hits
-        ]
+        hits = call(memory.recall, query, k)
+        return [{**_brief(h.entry), "relevance": round(h.relevance, 4)} for h in hits]
 
-    @server.tool()
-    def mark_used(ids: list[str]) -> list[dict[str, Any]]:
+    @server.tool(title="Read one memory", annotations=_READS)
+    def get_memory(id: _Id) -> dict[str, Any]:
+        """One memory with every field: content, category, score, dates, hits, section."""
+        return _full(call(memory.get, id.strip("[] ")))
+
+    @server.tool(title="List memories", annotations=_READS)
+    def list_memories(
+        section: Annotated[
+            Literal["active", "archived", "all"],
+            Field(description="active (what the prompt draws from), archived, or all."),
+        ] = "active",
+        category: Annotated[
+            Category | None,
+            Field(description="Only memories of this category (default: every category)."),
+        ] = None,
+        text: Annotated[
+            str | None,
+            Field(description="Only memories whose content holds this text (case ignored)."),
+        ] = None,
+        limit: Annotated[
+            int,
+            Field(ge=1, le=MAX_LIMIT, description=f"How many at most, 1 to {MAX_LIMIT}."),
+        ] = 50,
+        offset: Annotated[int, Field(ge=0, description="Skip this many first (paging).")] = 0,
+    ) -> list[dict[str, Any]]:
+        """The memories in the file, strongest first, filtered by section, category and text."""
+        if not text:
+            chosen = call(memory.list_entries, section, category, 0.0, limit, offset)
+        else:
+            holding = {e.id for e in call(memory.find, text)}
+            listed = call(memory.list_entries, section, category)
+            chosen = [e for e in listed if e.id in holding][offset : offset + limit]
+        return [_brief(e) for e in chosen]
+
+    @server.tool(title="Remember", annotations=_ADDS)
+    def remember(
+        content: Annotated[
+            str, Field(description="One sentence about the user, e.g. 'The user prefers tea'.")
+        ],
+        category: Annotated[Category, Field(description="The kind of memory.")] = "fact",
+        importance: Annotated[
+            Importance, Field(description="Sets the starting score: high 0.8, medium 0.6, low 0.4.")
+        ] = "medium",
+    ) -> dict[str, Any]:
+        """Keep a memory about the user (one sentence), or reinforce the one that says it."""
+        if not content.strip():
+            raise ToolError("nothing remembered: the content is empty; give one sentence")
+        entry, result = call(memory.remember, content, category, importance, "mcp")
+        return {**_brief(entry), "new": bool(result.stats.new)}
+
+    @server.tool(title="Mark memories used", annotations=_ADDS)
+    def mark_used(
+        ids: Annotated[
+            list[str], Field(description="The ids of the memories that helped (from recall).")
+        ],
+    ) -> list[dict[str, Any]]:
         """Say these memories (ids from recall_memory) helped answer the user: they are
         reinforced, so they stay strong and come first in later sessions."""
         used = call(memory.mark_used, [i.strip("[] ") for i in ids])
         return [{"id": e.id, "score": round(e.score, 4), "hits": e.activation_count} for e in used]
 
-    @server.tool()
-    def remember(
-        content: str,
-        category: Category = "fact",
-        importance: Importance = "medium",
+    @server.tool(title="Correct a memory", annotations=_REPLACES)
+    def update_memory(
+        id: _Id,
+        content: Annotated[
+            str | None, Field(description="The corrected sentence (default: unchanged).")
+        ] = None,
+        category: Annotated[
+            Category | None, Field(description="The new category (default: unchanged).")
+        ] = None,
+        score: Annotated[
+            float | None,
+            Field(ge=0.0, le=1.0, description="The new score, 0 to 1 (default: unchanged)."),
+        ] = None,
     ) -> dict[str, Any]:
-        """Keep a memory about the user (one sentence), or reinforce the one that says it."""
-        entry, result = call(memory.remember, content, category, importance, "mcp")
-        return {
-            "id": entry.id,
-            "content": entry.content,
-            "score": round(entry.score, 4),
-            "new": bool(result.stats.new),
-        }
+        """Correct a memory in place: its content, category or score; the rest is kept."""
+        if content is not None and not content.strip():
+            raise ToolError("nothing updated: the new content is empty; use forget to delete")
+        return _full(call(memory.update, id.strip("[] "), content, category, score))
 
-    @server.tool()
-    def forget(id: str) -> dict[str, Any]:
+    @server.tool(title="Forget a memory", annotations=_REPLACES)
+    def forget(id: _Id) -> dict[str, Any]:
         """Delete the memory with this id (ids come from recall_memory or list_memories)."""
         entry = call(memory.forget, id.strip("[] "))
         return {"id": entry.id, "content": entry.content, "forgotten": True}
-
-    @server.tool()
-    def list_memories(
-        section: Literal["active", "archived", "all"] = "active", limit: int = 50
-    ) -> list[dict[str, Any]]:
-        """The memories in the file, strongest first."""
-        chosen = call(memory.list_entries, section, None, 0.0, max(0, limit))
-        return [
-            {"id": e.id, "content": e.content, "category": e.category, "score": round(e.score, 4)}
-            for e in chosen
-        ]
 
     return server
 

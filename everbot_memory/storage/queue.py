@@ -2,8 +2,10 @@
 
 A session-end hook must return in about a second, but extraction can take many, so the hook
 only records a job: one JSON file in ``MEMORY.md.jobs/``, written atomically. A job that failed
-too often moves to ``MEMORY.md.jobs/failed/``. This module keeps the files; the worker that
-empties the queue is in the facade. Deleting the folder loses only the jobs not yet done.
+records its attempts, its last error and when it may be tried again (``not_before``); one that
+failed too often moves to ``MEMORY.md.jobs/failed/``, with its reason, until it is retried or
+expires. This module keeps the files; the worker that empties the queue is in the facade.
+Deleting the folder loses only the jobs not yet done.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ class Job:
     event: str
     queued_at: float = field(default_factory=time.time)
     attempts: int = 0
+    #: Not to be tried before this time (seconds since the epoch): a failed job waits.
+    not_before: float = 0.0
+    #: Why the last attempt failed.
+    error: str = ""
     path: Path | None = None  # the job's file, once queued
 
     def to_json(self) -> dict[str, Any]:
@@ -49,7 +55,25 @@ class Job:
             "event": self.event,
             "queued_at": self.queued_at,
             "attempts": self.attempts,
+            "not_before": self.not_before,
+            "error": self.error,
         }
+
+    @classmethod
+    def read(cls, path: Path) -> Job:
+        """The job stored in ``path``; OSError, ValueError, KeyError or TypeError if it cannot
+        be read."""
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            session_id=str(data["session_id"]),
+            transcript_path=str(data["transcript_path"]),
+            event=str(data.get("event", "")),
+            queued_at=float(data.get("queued_at", 0)),
+            attempts=int(data.get("attempts", 0)),
+            not_before=float(data.get("not_before", 0)),
+            error=str(data.get("error", "")),
+            path=path,
+        )
 
 
 class JobQueue:
@@ -87,15 +111,9 @@ class JobQueue:
         jobs = []
         for path in sorted(self.folder.glob("*.json")):
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                job = Job(
-                    session_id=str(data["session_id"]),
-                    transcript_path=str(data["transcript_path"]),
-                    event=str(data.get("event", "")),
-                    queued_at=float(data.get("queued_at", 0)),
-                    attempts=int(data.get("attempts", 0)),
-                    path=path,
-                )
+                job = Job.read(path)
+            except FileNotFoundError:
+                continue  # done or set aside by another worker meanwhile
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 self.log(f"unreadable job {path.name} moved to failed/: {exc}")
                 self.fail(path)
@@ -103,8 +121,30 @@ class JobQueue:
             jobs.append(job)
         return jobs
 
+    def failed(self) -> list[Job]:
+        """The jobs set aside in ``failed/``, oldest first (an unreadable one is skipped)."""
+        if not self.failed_folder.is_dir():
+            return []
+        jobs = []
+        for path in sorted(self.failed_folder.glob("*.json")):
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                jobs.append(Job.read(path))
+        return jobs
+
+    def retry(self, job: Job) -> None:
+        """Queue ``job`` again (from ``failed/``, or one waiting), due now with fresh attempts."""
+        assert job.path is not None
+        job.attempts, job.not_before = 0, 0.0
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = self.folder / job.path.name
+        write_atomically(path, json.dumps(job.to_json()).encode())
+        if job.path != path:
+            job.path.unlink(missing_ok=True)
+        job.path = path
+
     def update(self, job: Job) -> None:
-        """Store the job's new attempt count (a job that cannot be rewritten is retried as is)."""
+        """Store the job's attempts, error and next time (one that cannot be rewritten is
+        retried as it was)."""
         assert job.path is not None
         with contextlib.suppress(OSError):
             write_atomically(job.path, json.dumps(job.to_json()).encode())

@@ -49,11 +49,26 @@ CHANGES: list[tuple[re.Pattern[str], Any, int]] = [
         2,
     ),
 ]
-# Facts with one value at a time: a new one contradicts the known one with another value.
+# Facts with one value at a time: a new one contradicts the known one with another value. The
+# subject may be the user in the third person, the user's own "I" (a memory typed as said), or
+# left out ("lives in Paris", as typed to `remember`).
 _SINGLE_VALUED = [
-    re.compile(r"^The user (?:lives|is based) in (.+?)\.?$|^用户住在(.+)$"),
-    re.compile(r"^The user works (?:at|for) (.+?)(?: as .*)?\.?$|^用户在(.+?)工作"),
+    re.compile(
+        r"^(?:(?:the )?user (?:lives|is based)|i (?:live|am based)|lives|is based) in (.+?)$"
+        r"|^(?:用户|我)?住在(.+)$",
+        re.I,
+    ),
+    re.compile(
+        r"^(?:(?:the )?user works|i work|works) (?:at|for) (.+?)(?: as .*)?$"
+        r"|^(?:用户|我)在(.+?)工作",
+        re.I,
+    ),
 ]
+
+
+def _value(match: re.Match[str]) -> str:
+    """The fact's value, compared without case and the sentence's final stop."""
+    return (match.group(1) or match.group(2)).strip().rstrip(".!。！").strip().casefold()
 
 
 def contradicted(
@@ -62,15 +77,16 @@ def contradicted(
     """Ids of known memories the candidate replaces."""
     ids = []
     if old_value:
-        needle = old_value.strip().casefold()
-        ids += [i for i, content in known if needle in content.casefold()]
+        # "Nordwind Logistics;" names the memory that says "... Nordwind Logistics."
+        needle = old_value.strip().rstrip(",;:.!?、，；：。！？").strip().casefold()
+        ids += [i for i, content in known if needle and needle in content.casefold()]
     for pattern in _SINGLE_VALUED:
-        new = pattern.match(candidate.content)
+        new = pattern.match(candidate.content.strip())
         if not new:
             continue
-        value = (new.group(1) or new.group(2)).strip().casefold()
+        value = _value(new)
         for entry_id, content in known:
-            old = pattern.match(content)
-            if old and (old.group(1) or old.group(2)).strip().casefold() != value:
+            old = pattern.match(content.strip())
+            if old and _value(old) != value:
                 ids.append(entry_id)
     return tuple(dict.fromkeys(ids))

@@ -1,7 +1,8 @@
 """The ``everbot-memory`` command's shared parts: the app, common options, and output.
 
 Each command parses its arguments, makes one call to the facade and prints the result. Errors
-the library reports become one line on stderr and exit status 1; bad usage exits with 2.
+the library reports become one line on stderr and exit status 1; bad usage is one line too,
+with exit status 2.
 `prompt` runs at every session start, so nothing here loads pydantic or an LLM SDK: the
 facade imports those only in the calls that need them.
 """
@@ -17,6 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+
+try:  # recent typer vendors click as typer._click; older releases raise click's own errors
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from ...errors import EverbotMemoryError
 from ...facade.memory import CATEGORIES, DEFAULT_LOCK_TIMEOUT, Memory
@@ -46,12 +53,64 @@ __all__ = [
     "working",
 ]
 
+
+def _coloured() -> bool:
+    """Whether stderr gets colours: a terminal, or FORCE_COLOR, never with NO_COLOR."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or sys.stderr.isatty()
+
+
+def _usage_error(exc: click_errors.UsageError) -> None:
+    """Print a usage error as one line: what is wrong, and where the help is."""
+    where = exc.ctx.command_path if exc.ctx is not None else "everbot-memory"
+    message = " ".join(exc.format_message().split())
+    label = typer.style("error:", fg="red", bold=True)
+    typer.echo(f"everbot-memory: {label} {message} (see {where} -h)", err=True, color=_coloured())
+
+
+class _Group(TyperGroup):
+    """The command group: usage errors are one line on stderr, not typer's framed box."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command; in standalone mode, report click's errors here and exit."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            # Not standalone, so that click's errors come here instead of to typer's printer.
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click_errors.UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                # No arguments: the help is the message (typer's has printed itself already).
+                if exc.format_message().strip():
+                    typer.echo(exc.format_message(), err=True)
+            else:
+                _usage_error(exc)
+            sys.exit(exc.exit_code)
+        except click_errors.ClickException as exc:
+            typer.echo(f"everbot-memory: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("everbot-memory: aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
     name="everbot-memory",
+    cls=_Group,
     help="Long-term memory for LLM agents, kept in one human-readable MEMORY.md.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -73,6 +132,7 @@ DEFAULT_FILE = Path("MEMORY.md")
 
 
 def fail(message: str) -> typer.Exit:
+    """Print ``message`` as the command's one line on stderr; raise the result to exit 1."""
     typer.echo(f"everbot-memory: {message}", err=True)
     return typer.Exit(1)
 
@@ -87,6 +147,7 @@ def reporting() -> Iterator[None]:
 
 
 def lock_timeout() -> float:
+    """How long writers wait for the lock: $EVERBOT_MEMORY_LOCK_TIMEOUT, checked."""
     raw = os.environ.get("EVERBOT_MEMORY_LOCK_TIMEOUT", "")
     if not raw:
         return DEFAULT_LOCK_TIMEOUT
@@ -100,6 +161,7 @@ def lock_timeout() -> float:
 
 
 def memory_at(path: Path, *, must_exist: bool = True) -> Memory:
+    """The memory kept at ``path``; exits 1 when the file must exist and does not."""
     memory = Memory(path, lock_timeout=lock_timeout())
     if must_exist and not memory.exists():
         raise fail(f"no memory file at {path}; create one with `everbot-memory init`")
@@ -107,12 +169,15 @@ def memory_at(path: Path, *, must_exist: bool = True) -> Memory:
 
 
 def entry_json(entry: MemoryEntry) -> dict[str, Any]:
-    data = entry.to_json()
+    """A memory's fields as JSON values, scores to 4 digits (sums such as 0.6 + 0.08 are not
+    exact in binary), and its section."""
+    data = {k: round(v, 4) if isinstance(v, float) else v for k, v in entry.to_json().items()}
     data["section"] = "active" if entry.is_active else "archived"
     return data
 
 
 def entry_line(entry: MemoryEntry) -> str:
+    """One memory on one line: id, category, score, last activated, hits, content."""
     first = " ".join(entry.content.split())
     if len(first) > 100:
         first = first[:99] + "…"
@@ -123,12 +188,13 @@ def entry_line(entry: MemoryEntry) -> str:
 
 
 def say(quiet: bool, text: str) -> None:
+    """Print ``text`` unless --quiet."""
     if not quiet:
         typer.echo(text)
 
 
 @contextlib.contextmanager
-def working(message: str, quiet: bool) -> Iterator[None]:
+def working(message: str, quiet: bool = False) -> Iterator[None]:
     """A spinner on stderr while slow work runs, only when a person is watching a terminal."""
     if quiet or not sys.stderr.isatty():
         yield
@@ -140,10 +206,12 @@ def working(message: str, quiet: bool) -> Iterator[None]:
 
 
 def print_json(data: Any) -> None:
+    """Print ``data`` as indented JSON, non-ASCII text as it is."""
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 def print_merge(result: MergeResult, as_json: bool, quiet: bool = False) -> None:
+    """Print what a merge changed, and each memory it forgot."""
     stats = result.stats
     if as_json:
         print_json(

@@ -32,15 +32,20 @@ __all__ = ["close_session", "dedupe", "forget", "init", "maintain", "remember"]
 
 
 @app.command()
-def init(file: FileOption = DEFAULT_FILE, quiet: QuietOption = False) -> None:
+def init(
+    file: FileOption = DEFAULT_FILE, as_json: JsonOption = False, quiet: QuietOption = False
+) -> None:
     """Create an empty MEMORY.md (mode 0600); leave an existing one untouched."""
     with reporting():
         memory = memory_at(file, must_exist=False)
-        if not memory.init():
-            count = len(memory.entries())
-            say(quiet, f"{file} already exists ({count} memories); left as it is")
-            return
-    say(quiet, f"created {file}")
+        created = memory.init()
+        count = 0 if created else len(memory.entries())
+    if as_json:
+        print_json({"file": str(file), "created": created, "memories": count})
+    elif created:
+        say(quiet, f"created {file}")
+    else:
+        say(quiet, f"{file} already exists ({count} memories); left as it is")
 
 
 @app.command()
@@ -195,7 +200,7 @@ def maintain(
     file: FileOption = DEFAULT_FILE, as_json: JsonOption = False, quiet: QuietOption = False
 ) -> None:
     """Apply decay now: archive weak memories, forget the weakest, and print what changed."""
-    with reporting():
+    with reporting(), working("applying decay", quiet):
         result = memory_at(file).maintain()
     print_merge(result, as_json, quiet)
 
@@ -210,7 +215,8 @@ def dedupe(
     """Merge memories that say the same thing: the strongest stays, hits add up."""
     with reporting():
         memory = memory_at(file)
-        groups = memory.duplicate_groups()
+        with working("looking for duplicates", quiet):
+            groups = memory.duplicate_groups()
         if groups and not yes:
             for kept, others in groups:
                 typer.echo(f"keep {entry_line(kept)}", err=True)
@@ -219,7 +225,8 @@ def dedupe(
             if not sys.stdin.isatty():
                 raise fail(f"{len(groups)} group(s) of duplicates; add --yes to merge them")
             typer.confirm(f"Merge these {len(groups)} group(s)?", abort=True, err=True)
-        merged = memory.dedupe() if groups else []
+        with working("merging duplicates", quiet):
+            merged = memory.dedupe() if groups else []
     if as_json:
         print_json(
             [{"kept": entry_json(k), "merged": [o.id for o in others]} for k, others in merged]

@@ -23,6 +23,7 @@ from .app import (
     choice,
     entry_json,
     entry_line,
+    fail,
     lock_timeout,
     memory_at,
     print_json,
@@ -80,7 +81,9 @@ def show(
         return
     content = data.pop("content")
     for key, value in data.items():
-        typer.echo(f"{key:>16}: {value}")
+        if value is None or value == []:
+            continue  # a field the memory does not use (no expiry, nothing merged)
+        typer.echo(f"{key:>16}: {', '.join(value) if isinstance(value, list) else value}")
     typer.echo(f"{'content':>16}:")
     for line in content.split("\n"):
         typer.echo(f"    {line}")
@@ -110,7 +113,7 @@ def recall(
     as_json: JsonOption = False,
 ) -> None:
     """Search all memories, archived ones too, without changing the file (unless --use)."""
-    with reporting(), working("searching", not semantic):
+    with reporting(), working("searching"):
         memory = memory_at(file)
         hits = memory.recall(query, k, semantic)
         if use and hits:
@@ -172,12 +175,25 @@ def prompt(
         str,
         choice(PROMPT_LANGUAGES, "--lang", help="Heading and framing language."),
     ] = "en",
+    as_json: JsonOption = False,
 ) -> None:
     """Print the memory block for a system prompt (nothing when there is none)."""
     with reporting():
         memory = Memory(file, lock_timeout=lock_timeout())  # a bad setting fails every command
+        entries = memory.prompt_entries(top_k, min_score) if as_json else []
         block = memory.prompt_block(top_k, min_score, max_chars, lang)  # type: ignore[arg-type]
-    if block:
+        # Session start with no file yet is normal (a new user), so it says so and exits 0;
+        # a folder that does not exist is a mistyped --file, which a hook caller must see.
+        missing = not block and not memory.exists()
+    if missing and not file.parent.is_dir():
+        raise fail(f"no folder {file.parent} for the memory file; check --file")
+    if missing:
+        typer.echo(f"everbot-memory: no memory file at {file}; nothing to inject", err=True)
+    if as_json:
+        # The block keeps the strongest memories that fit in --max-chars, one line each.
+        shown = block.count("\n- ")
+        print_json({"block": block, "memories": [entry_json(e) for e in entries[:shown]]})
+    elif block:
         typer.echo(block)
 
 

@@ -28,11 +28,23 @@ __all__ = ["hook_app", "hook_claude_code", "mcp", "process_pending"]
 
 @app.command("process-pending")
 def process_pending(
-    file: FileOption = DEFAULT_FILE, as_json: JsonOption = False, quiet: QuietOption = False
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed",
+            help="First queue again the jobs set aside as failed, and those waiting to retry.",
+        ),
+    ] = False,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Extract the sessions queued by hooks (what a worker that died left, too)."""
     memory = Memory(file, lock_timeout=lock_timeout())
     with reporting(), working("processing queued sessions", quiet):
+        requeued = memory.jobs.retry_failed() if retry_failed else 0
+        if retry_failed:
+            say(quiet, f"{requeued} failed or waiting job(s) queued again")
         report = memory.jobs.process()
     if report is None:
         say(quiet, "another worker is processing the queue")
@@ -43,19 +55,28 @@ def process_pending(
     else:
         for message in report.messages:
             say(quiet, message)
-        say(quiet, f"{report.done} done, {report.failed} failed, {pending} pending")
+        waiting = f" ({report.waiting} waiting to retry)" if report.waiting else ""
+        say(quiet, f"{report.done} done, {report.failed} failed, {pending} pending{waiting}")
     if report.failed:
         raise typer.Exit(1)
 
 
+#: How to install the ``mcp`` extra, from a clone or from the repository's URL.
+_MCP_INSTALL = (
+    "pip install -e '.[mcp]' in a clone, "
+    "or pip install 'everbot-memory[mcp] @ git+<repository URL>'"
+)
+
+
 @app.command()
 def mcp(file: FileOption = DEFAULT_FILE) -> None:
-    """Run an MCP server on stdio: recall_memory, mark_used, remember, forget, list_memories."""
+    """Run an MCP server on stdio: recall, get, list, remember, mark used, update, forget."""
     try:
         from ..mcp import serve
     except ModuleNotFoundError as exc:
+        missing = (exc.name or "mcp").split(".")[0]
         raise fail(
-            f"the MCP server needs the '{exc.name}' package: pip install 'everbot-memory[mcp]'"
+            f"the MCP server needs the '{missing}' package (the mcp extra): {_MCP_INSTALL}"
         ) from None
     serve(file)
 
