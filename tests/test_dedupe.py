@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, T0, days, make_entry
 from freezegun import freeze_time
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from everbot_memory import MemoryManager, MemoryMerger, MemoryStore
 from everbot_memory.core.candidate import Candidate
-from everbot_memory.core.duplicates import find_duplicates
+from everbot_memory.core.duplicates import find_duplicates, most_similar
 from everbot_memory.core.text import similarity
 from everbot_memory.faces.cli import app
 
@@ -99,3 +101,38 @@ def test_remember_says_which_memory_a_rewording_reinforced(tmp_path: Path) -> No
     first, _ = manager.remember("The user prefers pytest over unittest.")
     second, result = manager.remember("The user prefers pytest to unittest")
     assert second.id == first.id and result.stats.updated == 1
+
+
+# The last two are compatibility forms: the same tokens once normalized.
+_WORDS = st.sampled_from(
+    [
+        "The user",
+        "likes",
+        "green",
+        "tea",
+        "用户",
+        "喜欢",
+        "绿茶",
+        "咖啡",
+        "9",
+        "10",
+        "。",
+        "ﾃｽﾄ",
+        "\uf900",
+    ]
+)
+_TEXTS = st.lists(_WORDS, min_size=1, max_size=6).map(" ".join)
+
+
+@given(_TEXTS, st.lists(_TEXTS, max_size=12), st.sampled_from([0.5, 0.8]))
+@settings(max_examples=300, deadline=None)
+def test_property_most_similar_is_the_best_of_a_full_comparison(
+    content: str, texts: list[str], threshold: float
+) -> None:
+    entries = [make_entry(f"e{n:05d}", text) for n, text in enumerate(texts)]
+    best, best_score = None, threshold
+    for entry in entries:  # every memory compared, as the cheap tests must not change
+        score = similarity(content, entry.content)
+        if score >= best_score:
+            best, best_score = entry, score
+    assert most_similar(content, entries, threshold) == best

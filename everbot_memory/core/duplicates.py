@@ -8,11 +8,12 @@ uses this to reinforce instead of adding; ``doctor`` reports pairs already in th
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 from .entry import MemoryEntry
 from .rules import DUPLICATE_MIN_SIMILARITY
-from .text import similarity, token_set
+from .text import CJK_RE, numbers, similarity, token_set
 
 __all__ = ["find_duplicates", "merge_duplicates", "most_similar"]
 
@@ -26,9 +27,29 @@ def most_similar(
 ) -> MemoryEntry | None:
     """The entry that says most nearly what ``content`` says, if at least ``min_similarity``
     alike."""
+    wanted = token_set(content)
+    marks, folded = numbers(content), content.strip().casefold()
+    # Tokenizing every memory of a large file would cost far more than the merge itself, so
+    # a memory is tokenized only when two cheap tests leave it a chance. Both are exact:
+    # - texts whose numbers differ have similarity 0 (unless they are the same text);
+    # - a CJK token is a character or a pair of them, so a memory holds it only if its
+    #   text holds it; with those it lacks, it cannot reach the similarity needed.
+    cjk = [token for token in wanted if CJK_RE.match(token)]
+    others = len(wanted) - len(cjk)
     best, best_score = None, min_similarity
     for entry in entries:
-        score = similarity(content, entry.content)
+        text = entry.content
+        if numbers(text) != marks and text.strip().casefold() != folded:
+            continue
+        if cjk:
+            # At most this many tokens in common, out of at least len(wanted) in all.
+            shared = others
+            if not text.isascii():
+                normal = unicodedata.normalize("NFKC", text)
+                shared += sum(1 for token in cjk if token in normal)
+            if shared / len(wanted) < best_score:
+                continue
+        score = similarity(content, text)
         if score >= best_score:
             best, best_score = entry, score
     return best
@@ -43,9 +64,9 @@ def find_duplicates(
         for token in token_set(entry.content):
             postings.setdefault(token, []).append(number)
     pairs: set[tuple[int, int]] = set()
-    for numbers in postings.values():
-        if len(numbers) <= _COMMON:
-            pairs.update((a, b) for i, a in enumerate(numbers) for b in numbers[i + 1 :] if a != b)
+    for holders in postings.values():
+        if len(holders) <= _COMMON:
+            pairs.update((a, b) for i, a in enumerate(holders) for b in holders[i + 1 :] if a != b)
     found = []
     for a, b in pairs:
         score = similarity(entries[a].content, entries[b].content)

@@ -113,6 +113,19 @@ class MemoryEntry:
         put(self, "merged_ids", tuple(str(i) for i in self.merged_ids))
         put(self, "replaces", tuple(str(i) for i in self.replaces))
 
+    @classmethod
+    def from_file(cls, **fields: Any) -> MemoryEntry:
+        """An entry from values read from the file: values already in their normal form (the
+        canonical file's) are only checked; any other goes through the full checks."""
+        if not _normal(fields):
+            return cls(**fields)
+        # Normalizing nothing, the checks in __post_init__ would only cost: a large file is
+        # read with one entry per memory, and most of its load time went there.
+        entry = object.__new__(cls)
+        for name, value in fields.items():
+            object.__setattr__(entry, name, value)
+        return entry
+
     @property
     def is_active(self) -> bool:
         """True when the entry belongs in the Active section (score >= 0.2)."""
@@ -138,3 +151,57 @@ class MemoryEntry:
                 value = list(value)
             data[field.name] = value
         return data
+
+
+_FIELDS = tuple(field.name for field in dataclasses.fields(MemoryEntry))
+
+
+def _normal_time(value: object) -> bool:
+    return isinstance(value, datetime) and value.tzinfo is timezone.utc and not value.microsecond
+
+
+def _normal_unit(value: object) -> bool:
+    return type(value) is float and 0.0 <= value <= 1.0
+
+
+def _normal_text(value: object) -> bool:
+    if type(value) is not str:
+        return False
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _normal(fields: dict[str, Any]) -> bool:
+    """True when ``fields`` are every field of an entry, each valid and in its normal form."""
+    if tuple(fields) != _FIELDS:
+        return False
+    content, count = fields["content"], fields["activation_count"]
+    expires = fields["expires_at"]
+    return (
+        type(fields["id"]) is str
+        and _ID_RE.fullmatch(fields["id"]) is not None
+        and _normal_text(content)
+        and content
+        and content == content.strip()
+        and fields["category"] in CATEGORIES
+        and _normal_unit(fields["score"])
+        and _normal_unit(fields["base_score"])
+        and _normal_time(fields["created_at"])
+        and _normal_time(fields["last_activated"])
+        and _normal_time(fields["base_at"])
+        and (expires is None or _normal_time(expires))
+        and type(count) is int
+        and count >= 0
+        and _normal_text(fields["source_session"])
+        and _normal_ids(fields["merged_ids"])
+        and _normal_ids(fields["replaces"])
+    )
+
+
+def _normal_ids(value: object) -> bool:
+    return value == () or (type(value) is tuple and all(type(i) is str for i in value))

@@ -36,7 +36,7 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark").disable(["inline", "text_join"])
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     """One top-level Markdown block and the source lines it spans."""
 

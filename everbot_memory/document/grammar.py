@@ -221,7 +221,8 @@ def parse_heading(text: str, exact: re.Match[str] | None = None) -> Heading:
 
 def canonical_heading(entry: MemoryEntry) -> str:
     """The heading line the engine writes for ``entry``."""
-    return (
-        f"### [{entry.id}] {entry.category} | {entry.score:.2f} | "
-        f"{entry.last_activated.strftime('%Y-%m-%d')} | {entry.activation_count}"
-    )
+    when = entry.last_activated
+    # date().isoformat() is the same text as strftime("%Y-%m-%d") from the year 1000 on.
+    day = when.date().isoformat() if when.year >= 1000 else when.strftime("%Y-%m-%d")
+    hits = entry.activation_count
+    return f"### [{entry.id}] {entry.category} | {entry.score:.2f} | {day} | {hits}"

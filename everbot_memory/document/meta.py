@@ -12,6 +12,7 @@ the comment disagree, a person edited the heading: the heading wins from that mo
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -24,14 +25,20 @@ from .model import Problem
 if TYPE_CHECKING:
     from ..core.entry import MemoryEntry
 
-__all__ = ["entry_fields", "parse_meta", "render_meta"]
+__all__ = ["entry_fields", "fast_iso", "parse_meta", "render_meta"]
+
+
+_DECODER = json.JSONDecoder()  # raw_decode skips what json.loads does around it
 
 
 def parse_meta(text: str) -> dict[str, object]:
     """The JSON object of a metadata comment; ``ValueError`` when it is not one."""
     if not (text.startswith(META_PREFIX) and text.endswith("-->")):
         raise ValueError("not a metadata comment")
-    value = json.loads(text[len(META_PREFIX) : -3])
+    body = text[len(META_PREFIX) : -3].strip(" \t\n\r")
+    value, end = _DECODER.raw_decode(body)  # a JSONDecodeError is a ValueError
+    if end != len(body):
+        raise ValueError("text after the metadata object")
     if not isinstance(value, dict):
         raise ValueError("metadata is not an object")
     return value
@@ -41,7 +48,21 @@ def _meta_time(meta: dict[str, object], key: str) -> datetime:
     value = meta[key]
     if not isinstance(value, str):
         raise ValueError(f"{key} is not a time")
-    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
+    return _time(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _time(text: str) -> datetime:
+    # Memoized: the entries one session wrote share their times, and a large file has many.
+    value = datetime.fromisoformat(text)
+    return value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
+
+
+def fast_iso(value: datetime) -> str:
+    """:func:`~everbot_memory.core.clock.iso`, faster for the UTC times entries hold."""
+    if value.tzinfo is timezone.utc and value.year >= 1000 and not value.microsecond:
+        return value.isoformat()[:-6] + "Z"  # "+00:00" -> "Z"
+    return iso(value)
 
 
 def entry_fields(
@@ -80,12 +101,12 @@ def entry_fields(
                 expires = _meta_time(meta, "expires")
             except (TypeError, ValueError) as exc:
                 problems.append(Problem(line_no + 1, f"hidden expiry unreadable ({exc}); dropped"))
-        raw_merged = meta.get("merged", [])
-        if isinstance(raw_merged, list):
-            merged = tuple(str(i) for i in raw_merged)
-        raw_replaces = meta.get("replaces", [])
-        if isinstance(raw_replaces, list):
-            replaces = tuple(str(i) for i in raw_replaces)
+        raw_merged = meta.get("merged")
+        if raw_merged and isinstance(raw_merged, list):
+            merged = tuple(map(str, raw_merged))
+        raw_replaces = meta.get("replaces")
+        if raw_replaces and isinstance(raw_replaces, list):
+            replaces = tuple(map(str, raw_replaces))
         try:
             exact = float(meta["score"])  # type: ignore[arg-type]
             meta_activated = _meta_time(meta, "activated")
@@ -132,15 +153,15 @@ def render_meta(entry: MemoryEntry) -> str:
     if base_score != entry.score:
         meta["base"] = base_score
     if base_at != entry.last_activated:
-        meta["base_at"] = iso(base_at)
-    meta["activated"] = iso(entry.last_activated)
-    meta["created"] = iso(entry.created_at)
+        meta["base_at"] = fast_iso(base_at)
+    meta["activated"] = fast_iso(entry.last_activated)
+    meta["created"] = fast_iso(entry.created_at)
     if entry.source_session:
         meta["session"] = entry.source_session
     if entry.merged_ids:
         meta["merged"] = list(entry.merged_ids)
     if entry.expires_at is not None:
-        meta["expires"] = iso(entry.expires_at)
+        meta["expires"] = fast_iso(entry.expires_at)
     if entry.replaces:
         meta["replaces"] = list(entry.replaces)
     text = json.dumps(meta, ensure_ascii=False, separators=(", ", ": "))

@@ -35,3 +35,7 @@ class Document:
     last_updated: str | None = None
     problems: list[Problem] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)  # entry id -> its heading's line
+    #: Entry id -> the entry as read and its text, for entries that look written the
+    #: canonical way: once the text is known to be the engine's own, a save writes that text
+    #: again while the entry is unchanged, instead of rendering it anew.
+    sources: dict[str, tuple[MemoryEntry, str]] = field(default_factory=dict)

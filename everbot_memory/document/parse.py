@@ -7,6 +7,7 @@ as notes. So nothing a person wrote is dropped by a save.
 
 from __future__ import annotations
 
+import gc
 from datetime import datetime
 
 from ..core.clock import utcnow
@@ -37,6 +38,18 @@ def parse(text: str, now: datetime | None = None) -> Document:
 
     ``now`` is when a hand-edited score starts to decay (default: the clock).
     """
+    # Reading a large file makes a few objects per line, none of them garbage: a collection
+    # pass in the middle only walks them (a fifth of the time at 10,000 entries).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(text, now)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parse(text: str, now: datetime | None) -> Document:
     now = (now or utcnow()).replace(microsecond=0)
     doc = Document()
     problems = doc.problems
@@ -120,6 +133,7 @@ def parse(text: str, now: datetime | None = None) -> Document:
             continue
         end = block.end
         meta: dict[str, object] | None = None
+        meta_line = ""
         following = blocks[i] if i < len(blocks) else None
         if (
             following is not None
@@ -129,6 +143,7 @@ def parse(text: str, now: datetime | None = None) -> Document:
         ):
             try:
                 meta = parse_meta(following.text)
+                meta_line = following.text
             except ValueError as exc:
                 problems.append(Problem(end + 1, f"hidden metadata unreadable ({exc}); rebuilt"))
             end = following.end
@@ -154,7 +169,7 @@ def parse(text: str, now: datetime | None = None) -> Document:
         reported = len(problems)
         try:
             content = decode_content(lines, content_blocks, end)
-            entry = MemoryEntry(
+            entry = MemoryEntry.from_file(
                 **entry_fields(heading, meta, content, now, line_no, problems, taken_ids)
             )
         except ValueError as exc:
@@ -170,6 +185,17 @@ def parse(text: str, now: datetime | None = None) -> Document:
             and len(problems) == reported
         ):
             problems.append(Problem(line_no, "entry heading reformatted"))
+        elif (
+            heading.canonical
+            and len(problems) == reported
+            and block.end + 1 == content_blocks[0].start
+            and lines[block.start] == "### " + block.text
+            and lines[block.end] == meta_line
+            and (content_blocks[0].kind == "fence" or content == entry.content)
+        ):
+            # Written the canonical way (heading, metadata, content; nothing repaired): a
+            # save may write this text again while the entry stays the same.
+            doc.sources[entry.id] = (entry, "\n".join(lines[block.start : end]))
         taken_ids.add(entry.id)
         consume(block.start, end)
         doc.entries.append(entry)
@@ -185,6 +211,8 @@ def parse(text: str, now: datetime | None = None) -> Document:
             (doc.preamble, cursor, min(start, split)),
             (doc.notes, max(cursor, split), start),
         ):
+            if hi <= lo or (hi == lo + 1 and not lines[lo].strip()):
+                continue  # nothing, or the blank line between two entries
             chunk = _trim_blank(lines[lo:hi])
             if not chunk:
                 continue

@@ -6,7 +6,9 @@ formatting; rendering a canonical file gives back the same text.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from ..core.clock import iso, utcnow
 from ..core.rules import ACTIVE_MIN_SCORE
@@ -17,7 +19,18 @@ from .meta import render_meta
 from .model import Document
 from .parse import parse
 
-__all__ = ["render", "render_body", "render_content", "render_header"]
+if TYPE_CHECKING:
+    from ..core.entry import MemoryEntry
+
+__all__ = [
+    "Body",
+    "render",
+    "render_body",
+    "render_content",
+    "render_entry",
+    "render_header",
+    "render_parts",
+]
 
 
 def _probe_heading(entry_id: str) -> str:
@@ -59,28 +72,57 @@ def render_header(last_updated: str, count: int) -> str:
     )
 
 
-def render_body(doc: Document) -> str:
-    """Everything after the header: preamble, Active and Archived entries, notes."""
+def render_entry(entry: MemoryEntry) -> str:
+    """The canonical text of one entry: heading, metadata comment, content."""
+    return f"{canonical_heading(entry)}\n{render_meta(entry)}\n{render_content(entry.content)}"
+
+
+@dataclass
+class Body:
+    """A rendered body: its text, the text of each entry, and the entries rendered anew."""
+
+    text: str
+    sources: dict[str, tuple[MemoryEntry, str]]
+    fresh: list[MemoryEntry]
+
+
+def render_parts(doc: Document, *, reuse: bool = False) -> Body:
+    """Everything after the header (preamble, Active and Archived entries, notes), with what
+    a save needs to check it and to reuse it next time.
+
+    With ``reuse``, an entry equal to one in ``doc.sources`` is written as that text, without
+    rendering it again: pass it only when that text is known to be canonical (the engine
+    wrote it).
+    """
     out: list[str] = []
     for chunk in doc.preamble:
         out += [chunk, ""]
     entries = sorted(doc.entries, key=file_order)
-    active = [e for e in entries if e.score >= ACTIVE_MIN_SCORE]
-    archived = [e for e in entries if e.score < ACTIVE_MIN_SCORE]
-    for title, section in ((ACTIVE, active), (ARCHIVED, archived)):
+    split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
+    sources: dict[str, tuple[MemoryEntry, str]] = {}
+    fresh: list[MemoryEntry] = []
+    known = doc.sources if reuse else {}
+    for title, section in ((ACTIVE, entries[:split]), (ARCHIVED, entries[split:])):
         out += [f"## {title}", ""]
         for entry in section:
-            out += [
-                canonical_heading(entry),
-                render_meta(entry),
-                render_content(entry.content),
-                "",
-            ]
+            source = known.get(entry.id)
+            if source is not None and (source[0] is entry or source[0] == entry):
+                text = source[1]
+            else:
+                text = render_entry(entry)
+                fresh.append(entry)
+            sources[entry.id] = (entry, text)
+            out += [text, ""]
     if doc.notes:
         out += [f"## {NOTES}", "", NOTES_INTRO, ""]
         for chunk in doc.notes:
             out += [chunk, ""]
-    return "\n".join(out)
+    return Body("\n".join(out), sources, fresh)
+
+
+def render_body(doc: Document) -> str:
+    """Everything after the header: preamble, Active and Archived entries, notes."""
+    return render_parts(doc).text
 
 
 def render(doc: Document, last_updated: str | None = None) -> str:

@@ -23,7 +23,7 @@ from ..core.redaction import redact, scrub
 from ..core.scoring import file_order
 from ..document.model import Document, Problem
 from ..document.parse import parse
-from ..document.render import render_body, render_header
+from ..document.render import render_body, render_header, render_parts
 from ..errors import NotTextError, StoreError
 from .atomic import digest
 from .backend import (
@@ -115,6 +115,10 @@ class MemoryStore:
         if snapshot.data is None or snapshot.version is None:
             return Document(), ()
         doc = parse(self._text(snapshot), now)
+        if not self.journal.wrote(snapshot.version):
+            # Only text the engine wrote is known to be canonical, so only such text is
+            # written again as it is (see render_parts).
+            doc.sources.clear()
         if self.journal.knows(snapshot.version):
             return doc, (snapshot.version,)
         return self._replayed(snapshot.data, doc, now)
@@ -258,7 +262,10 @@ class MemoryStore:
                 if warning not in self.warnings:
                     self.warnings.append(warning)
             new_doc = Document(wanted, preamble[0], notes[0], doc.last_updated)
-            body = render_body(new_doc)
+            new_doc.sources = doc.sources  # empty unless the engine wrote what was read
+            rendered = render_parts(new_doc, reuse=True)
+            body = rendered.text
+            new_doc.sources = rendered.sources  # for the next save from this store
             header = render_header(doc.last_updated or "", len(wanted))
             if not pending and doc.last_updated and header + body == text:
                 self._loaded = (snapshot.version, new_doc)
@@ -266,7 +273,12 @@ class MemoryStore:
                 return False
             new_doc.last_updated = iso(utcnow())
             output = render_header(new_doc.last_updated, len(wanted)) + body
-            self._check_rendered(output, new_doc)
+            if doc.sources and preamble[0] == doc.preamble and notes[0] == doc.notes:
+                # The rest is the engine's own text, already checked when it was written:
+                # only what was rendered anew needs checking.
+                self._check_fresh(rendered.fresh)
+            else:
+                self._check_rendered(output, new_doc)
             written = output.encode("utf-8")
             # Journaled before it is written: an editor's save that lands during the write is
             # then merged with it (see _replayed), whichever of the two wins the race.
@@ -343,6 +355,16 @@ class MemoryStore:
                 self.path,
             )
 
+    def _check_fresh(self, entries: list[MemoryEntry]) -> None:
+        """:meth:`_check_rendered` for entries rendered anew, alone between canonical text.
+
+        Each entry's text is read alone, as in the file: after a section heading or a closed
+        entry, and before a heading (a note after it shows that nothing stays open).
+        """
+        if entries:
+            probe = Document(entries, notes=[_PROBE_NOTE], last_updated=_PROBE_STAMP)
+            self._check_rendered(render_header(_PROBE_STAMP, 0) + render_body(probe), probe)
+
     def _check_rendered(self, output: str, doc: Document) -> None:
         """Refuse to write text that does not read back as what was meant (fail closed)."""
         reread = parse(output)
@@ -360,6 +382,9 @@ class MemoryStore:
                 self.path,
             )
 
+
+_PROBE_NOTE = "The end of the entries checked."
+_PROBE_STAMP = "2000-01-01T00:00:00Z"
 
 #: An editor writing a file in place writes again within this long (a slow disk: 512 bytes
 #: every few milliseconds); a file whose bytes are older than this is not being written.
