@@ -200,7 +200,7 @@ def test_bad_input_exits_0_with_one_line_and_a_logged_error(tmp_path: Path, stdi
     assert result.returncode == 0
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and "failed" in result.stderr
-    log = (tmp_path / "MEMORY.md.log").read_text()
+    log = (tmp_path / ".MEMORY.md.everbot" / "log").read_text()
     assert "failed" in log
 
 
@@ -218,7 +218,7 @@ def test_memory_file_location_follows_file_then_env_then_cwd(
 def test_other_events_do_nothing(tmp_path: Path, no_worker: list[Path]) -> None:
     result = handle_claude_code(hook_input("UserPromptSubmit", tmp_path))
     assert (result.stdout, result.stderr) == ("", "")
-    assert no_worker == [] and not (tmp_path / "MEMORY.md.jobs").exists()
+    assert no_worker == [] and not (tmp_path / ".MEMORY.md.everbot" / "jobs").exists()
 
 
 class Clock:
@@ -386,7 +386,7 @@ def test_a_worker_with_a_key_but_no_sdk_uses_the_rules_and_logs_why(tmp_path: Pa
     assert [e.content for e in MemoryStore(memory).load()] == [
         "The user prefers pytest over unittest."
     ]
-    log = (tmp_path / "MEMORY.md.log").read_text()
+    log = (tmp_path / ".MEMORY.md.everbot" / "log").read_text()
     assert "ANTHROPIC_API_KEY is set but the 'claude' extra is not installed" in log
     assert JobQueue(memory).pending() == [] and not (JobQueue(memory).failed_folder).exists()
 
@@ -422,7 +422,7 @@ def test_side_files_stay_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     for i in range(200):
         jobs.log(f"line {i} " + "x" * 50)
     assert jobs.log_path.stat().st_size <= 1_100
-    assert jobs.log_path.with_name("MEMORY.md.log.1").exists()
+    assert jobs.log_path.with_name("log.1").exists()
 
     jobs.failed_folder.mkdir(parents=True)
     old, new = jobs.failed_folder / "old.json", jobs.failed_folder / "new.json"

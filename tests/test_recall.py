@@ -166,7 +166,7 @@ def test_ranking_prefers_stronger_and_fresher_memories_on_a_tie(tmp_path: Path) 
 
 
 def test_the_index_cache_is_rebuilt_when_the_file_changes(memory: Path) -> None:
-    cache = memory.with_name("MEMORY.md.index")
+    cache = memory.with_name(".MEMORY.md.everbot") / "index"
     RecallIndex.for_file(memory)
     first = json.loads(cache.read_text())
     assert len(first["documents"]) == 8
@@ -274,7 +274,8 @@ def test_a_new_process_embeds_only_new_or_changed_memories(drinks: Path) -> None
     pytest.importorskip("numpy")
     first = ConceptEmbedder()
     semantic_recall(drinks, "tea", first)
-    assert len(first.embedded) == 3 and drinks.with_name("MEMORY.md.vectors").exists()
+    vectors = drinks.with_name(".MEMORY.md.everbot") / "vectors"
+    assert len(first.embedded) == 3 and vectors.exists()
     again = ConceptEmbedder()
     assert semantic_recall(drinks, "tea", again) == ["a00002"]
     assert again.embedded == []  # every vector came from the file beside MEMORY.md
@@ -298,7 +299,7 @@ def test_vectors_of_forgotten_memories_are_dropped(drinks: Path) -> None:
     with freeze_time(T0):
         MemoryManager(drinks).forget("a00001")
     semantic_recall(drinks, "tea", ConceptEmbedder())
-    with numpy.load(drinks.with_name("MEMORY.md.vectors")) as archive:
+    with numpy.load(drinks.with_name(".MEMORY.md.everbot") / "vectors") as archive:
         assert archive["vectors"].shape == (2, 2)
 
 
@@ -310,7 +311,7 @@ def test_vectors_of_forgotten_memories_are_dropped(drinks: Path) -> None:
 def test_a_damaged_or_foreign_vector_file_is_rebuilt(drinks: Path, damage: bytes | None) -> None:
     pytest.importorskip("numpy")
     semantic_recall(drinks, "tea", ConceptEmbedder())
-    vectors = drinks.with_name("MEMORY.md.vectors")
+    vectors = drinks.with_name(".MEMORY.md.everbot") / "vectors"
     if damage is not None:
         vectors.write_bytes(damage)
     other = ConceptEmbedder()

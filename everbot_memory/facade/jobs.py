@@ -148,7 +148,7 @@ class Jobs:
 
     @property
     def log_path(self) -> Path:
-        """``MEMORY.md.log``, where hooks and workers report."""
+        """``.MEMORY.md.everbot/log``, where hooks and workers report."""
         return self._queue.log_path
 
     def queue(self, session_id: str, transcript_path: str, event: str) -> Path:

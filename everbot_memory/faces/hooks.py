@@ -2,8 +2,8 @@
 
 Claude Code sends one JSON object on stdin (``session_id``, ``transcript_path``, ``cwd``,
 ``hook_event_name``, and ``source`` / ``reason`` / ``trigger``). A hook must never break the
-agent: every problem is logged to ``MEMORY.md.log``, reported in one line on stderr, and the
-hook still exits 0. SessionEnd hooks are killed after 1.5 s, so they only queue a job (see
+agent: every problem is logged to ``.MEMORY.md.everbot/log``, reported in one line on stderr,
+and the hook still exits 0. SessionEnd hooks are killed after 1.5 s, so they only queue a job (see
 :mod:`everbot_memory.facade.jobs`) and start a detached worker.
 """
 

@@ -11,9 +11,9 @@ Ranking fuses three signals with the weights in :data:`WEIGHTS` (seed 002's 0.6 
 
 With an :class:`~.embeddings.Embedder`, memories close in meaning are found too, and the order
 fuses the word ranking with the meaning ranking (:mod:`.fusion`); the memories' vectors are
-cached in ``MEMORY.md.vectors`` (:mod:`.vectors`). The token index is cached beside the file
-(``MEMORY.md.index``) and rebuilt whenever the file's content hash changes; deleting either
-loses nothing.
+cached in ``.MEMORY.md.everbot/vectors`` (:mod:`.vectors`). The token index is cached in
+``.MEMORY.md.everbot/index`` and rebuilt whenever the file's content hash changes; deleting
+either loses nothing.
 
 Search only reads: nothing here writes MEMORY.md. A memory found is not a memory used; the
 facade reinforces a memory when a conversation confirms it or a caller says it was used.

@@ -1,7 +1,7 @@
 """The sentence vectors of a file's memories, cached beside it so a process embeds only what
 changed.
 
-``MEMORY.md.vectors`` is a NumPy ``.npz`` archive: the model's name, the sha256 of each
+``.MEMORY.md.everbot/vectors`` is a NumPy ``.npz`` archive: the model's name, the sha256 of each
 memory's redacted content, and one float16 row per memory. It holds the vectors of the file's
 current memories only, so it never grows past the file. A cache from another model, or one
 that cannot be read, is ignored and rebuilt; deleting it costs one embedding of every memory.

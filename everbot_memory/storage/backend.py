@@ -245,7 +245,11 @@ class LocalFile:
         its versions folder; never a displaced copy, which may hold a person's save.
         """
         name = glob.escape(self.files.target.name)
-        places = [(self.files.target.parent, f".{name}*.tmp"), (self.files.versions, ".*.tmp")]
+        places = [
+            (self.files.target.parent, f".{name}*.tmp"),
+            (self.files.folder, ".*.tmp"),
+            (self.files.versions, ".*.tmp"),
+        ]
         cutoff = _wall() - STALE_TEMP_SECONDS
         for folder, pattern in places:
             for path in folder.glob(pattern) if folder.is_dir() else []:
@@ -256,10 +260,10 @@ class LocalFile:
     def late_writes(self) -> list[tuple[bytes, str]]:
         """What editors saved that a past write set aside, not merged yet (see the protocol).
 
-        The swapped-out file is kept as ``MEMORY.md.previous-<hash>``, named for what it held
-        at the swap; if its bytes no longer match its name, someone who still had it open
-        wrote into it later. A displaced copy (``.MEMORY.md.displaced.*``) is found here only
-        when the save that made it failed: a save merges its own before it returns.
+        The swapped-out file is kept as ``previous-<hash>`` in the side-file folder, named for
+        what it held at the swap; if its bytes no longer match its name, someone who still had
+        it open wrote into it later. A displaced copy (``.MEMORY.md.displaced.*``) is found here
+        only when the save that made it failed: a save merges its own before it returns.
         """
         found: list[tuple[bytes, str]] = []
         for path in self._previous_files():
@@ -275,8 +279,8 @@ class LocalFile:
         return found
 
     def _previous_files(self) -> list[Path]:
-        target = self.files.target
-        return sorted(target.parent.glob(f"{glob.escape(self.files.previous.name)}-*"))
+        previous = self.files.previous
+        return sorted(previous.parent.glob(f"{glob.escape(previous.name)}-*"))
 
     def _keep_previous(self, swapped_out: Path, version: str | None) -> None:
         for old in self._previous_files():

@@ -15,9 +15,9 @@ When no common ancestor is kept (a copy opened before the oldest kept version), 
 falls back to a union: what one side lacks is not taken as deleted, except the memories the
 engine removed on purpose, which each version lists (its ``forgot``).
 
-``MEMORY.md.versions/`` keeps the engine's last :data:`KEEP` versions and the last :data:`KEEP`
-versions people saved, compressed. Deleting it loses only this: an editor's save from an older
-copy is then taken as it is.
+``.MEMORY.md.everbot/versions/`` keeps the engine's last :data:`KEEP` versions and the last
+:data:`KEEP` versions people saved, compressed. Deleting it loses only this: an editor's save
+from an older copy is then taken as it is.
 """
 
 from __future__ import annotations

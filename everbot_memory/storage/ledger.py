@@ -1,6 +1,6 @@
 """The session ledger: which messages of each session are already merged into MEMORY.md.
 
-``MEMORY.md.sessions.json`` maps a session id to how many of its messages were merged and a
+``.MEMORY.md.everbot/sessions.json`` maps a session id to how many of its messages were merged and a
 digest of those messages. Closing a session again (a PreCompact, then the SessionEnd; or a
 close-session run twice) extracts only what came after; with nothing new, nothing changes.
 If the start of the conversation differs from what was recorded (a rewritten transcript), the

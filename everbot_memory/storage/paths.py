@@ -1,16 +1,35 @@
 """Where the files beside MEMORY.md live: every side file's path is derived here, and only here.
 
+Two sit beside the file, where a person looks for them: ``MEMORY.md.bak`` (the previous
+version) and ``MEMORY.md.lock`` (the writers' lock). Everything else the engine keeps (the
+recall index and vectors, the session ledger, the job queue, the versions journal, the file a
+save swapped out, the log) is in one hidden folder, ``.MEMORY.md.everbot/``, which holds a
+``.gitignore`` of its own, so a project root gets no clutter and git ignores it unasked.
+Side files an earlier version left beside the file are moved into the folder when it is made.
+
 A symlinked MEMORY.md is written through to its target, so side files sit beside the target.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["SideFiles"]
+
+# The side files of earlier versions, beside MEMORY.md (suffix), and their names in the folder.
+_MOVED = {
+    ".index": "index",
+    ".vectors": "vectors",
+    ".sessions.json": "sessions.json",
+    ".jobs": "jobs",
+    ".versions": "versions",
+    ".log": "log",
+    ".log.1": "log.1",
+}
 
 
 @dataclass(frozen=True)
@@ -34,6 +53,36 @@ class SideFiles:
         return target.with_name(target.name + suffix)
 
     @property
+    def folder(self) -> Path:
+        """``.MEMORY.md.everbot/``: the hidden folder of every other side file."""
+        target = self.target
+        return target.with_name(f".{target.name}.everbot")
+
+    def _inside(self, name: str) -> Path:
+        folder = self.folder
+        if not folder.is_dir():
+            self._make_folder(folder)
+        return folder / name
+
+    def _make_folder(self, folder: Path) -> None:
+        # Made on first use, by whichever process gets there first; a folder the memory file's
+        # own folder does not allow (read-only, missing) is left for the writer to report.
+        with contextlib.suppress(OSError):
+            folder.mkdir(mode=0o700)
+            (folder / ".gitignore").write_text(
+                "# Made by everbot-memory: caches, queues and logs, rebuilt from MEMORY.md.\n*\n",
+                encoding="utf-8",
+            )
+        if not folder.is_dir():
+            return
+        target = self.target
+        for suffix, name in _MOVED.items():
+            old = target.with_name(target.name + suffix)
+            if os.path.lexists(old) and not os.path.lexists(folder / name):
+                with contextlib.suppress(OSError):  # another process moved it first
+                    os.rename(old, folder / name)
+
+    @property
     def backup(self) -> Path:
         """``MEMORY.md.bak``: the previous version, kept before each write."""
         return self._beside(".bak")
@@ -45,23 +94,23 @@ class SideFiles:
 
     @property
     def index(self) -> Path:
-        """``MEMORY.md.index``: recall's token index, rebuilt when the file changes."""
-        return self._beside(".index")
+        """``index``: recall's token index, rebuilt when the file changes."""
+        return self._inside("index")
 
     @property
     def vectors(self) -> Path:
-        """``MEMORY.md.vectors``: semantic recall's sentence vectors of the memories."""
-        return self._beside(".vectors")
+        """``vectors``: semantic recall's sentence vectors of the memories."""
+        return self._inside("vectors")
 
     @property
     def sessions(self) -> Path:
-        """``MEMORY.md.sessions.json``: the session ledger."""
-        return self._beside(".sessions.json")
+        """``sessions.json``: the session ledger."""
+        return self._inside("sessions.json")
 
     @property
     def jobs(self) -> Path:
-        """``MEMORY.md.jobs/``: sessions queued by hooks, not yet extracted."""
-        return self._beside(".jobs")
+        """``jobs/``: sessions queued by hooks, not yet extracted."""
+        return self._inside("jobs")
 
     def displaced(self) -> list[Path]:
         """Editors' saves kept at the instant of a swap and not merged yet (a crash between
@@ -71,15 +120,15 @@ class SideFiles:
 
     @property
     def previous(self) -> Path:
-        """``MEMORY.md.previous``: the file a save swapped out, watched for late writes."""
-        return self._beside(".previous")
+        """``previous``: the file a save swapped out, watched for late writes."""
+        return self._inside("previous")
 
     @property
     def versions(self) -> Path:
-        """``MEMORY.md.versions/``: the last versions the engine wrote (see the journal)."""
-        return self._beside(".versions")
+        """``versions/``: the last versions written and seen (see the journal)."""
+        return self._inside("versions")
 
     @property
     def log(self) -> Path:
-        """``MEMORY.md.log``: what hooks and workers did, and their errors."""
-        return self._beside(".log")
+        """``log``: what hooks and workers did, and their errors."""
+        return self._inside("log")

@@ -1,11 +1,11 @@
 """The job queue's files beside MEMORY.md, and the log hooks and workers write to.
 
 A session-end hook must return in about a second, but extraction can take many, so the hook
-only records a job: one JSON file in ``MEMORY.md.jobs/``, written atomically. A job that failed
-records its attempts, its last error and when it may be tried again (``not_before``); one that
-failed too often moves to ``MEMORY.md.jobs/failed/``, with its reason, until it is retried or
-expires. This module keeps the files; the worker that empties the queue is in the facade.
-Deleting the folder loses only the jobs not yet done.
+only records a job: one JSON file in ``.MEMORY.md.everbot/jobs/``, written atomically. A job
+that failed records its attempts, its last error and when it may be tried again
+(``not_before``); one that failed too often moves to ``.MEMORY.md.everbot/jobs/failed/``, with
+its reason, until it is retried or expires. This module keeps the files; the worker that
+empties the queue is in the facade. Deleting the folder loses only the jobs not yet done.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from .paths import SideFiles
 
 __all__ = ["FAILED_JOB_DAYS", "LOG_MAX_BYTES", "Job", "JobQueue"]
 
-#: The log is rotated past this size (one older log, ``MEMORY.md.log.1``, is kept).
+#: The log is rotated past this size (one older log, ``.MEMORY.md.everbot/log.1``, is kept).
 LOG_MAX_BYTES = 1_000_000
 #: A failed job is kept this long for a person to look at or retry, then removed.
 FAILED_JOB_DAYS = 30
@@ -77,7 +77,7 @@ class Job:
 
 
 class JobQueue:
-    """The queue folder of one memory file: ``MEMORY.md.jobs/``."""
+    """The queue folder of one memory file: ``.MEMORY.md.everbot/jobs/``."""
 
     def __init__(self, memory_path: str | os.PathLike[str]) -> None:
         self.memory_path = Path(memory_path)
@@ -168,7 +168,7 @@ class JobQueue:
             yield taken
 
     def log(self, message: str) -> None:
-        """Append a line to ``MEMORY.md.log`` (hooks must not print to the agent)."""
+        """Append a line to ``.MEMORY.md.everbot/log`` (hooks must not print to the agent)."""
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         line = f"{stamp} [{os.getpid()}] {message}\n".encode()
         # A log that cannot be written must not break a hook. 0600: it names sessions.
