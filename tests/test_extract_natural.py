@@ -163,3 +163,75 @@ def test_natural_conversation_end_to_end() -> None:
     assert any(forget and "Marathon" in content for _, content, forget, _ in found)
     assert any(contradicts == ("k3",) for *_, contradicts in found)
     assert not any("standup reminder" in content for _, content, _, _ in found)  # a request
+
+
+EVERYDAY_KNOWN = "\n".join(
+    [
+        "[k1] The user drinks coffee every morning.",
+        "[k2] The user works from the office on Mondays.",
+        "[k3] The user uses Python for data analysis.",
+        "[k4] 用户每天喝咖啡",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I always forget that coffee is bad for my sleep, haha.",
+        "I left my umbrella at the office yesterday.",
+        "Can you show me how to remove duplicates in Python? I used to do it with loops.",
+        "我老是忘记咖啡喝多了会失眠的事。",
+    ],
+)
+def test_everyday_speech_forgets_and_retires_nothing(said: str) -> None:
+    for _, content, forget, contradicts in _close([said], EVERYDAY_KNOWN):
+        assert not forget, content
+        assert contradicts == (), content
+
+
+@pytest.mark.parametrize(
+    "said, expected",
+    [
+        ("I moved from Lyon to Paris last month.", "The user lives in Paris."),
+        (
+            "I no longer work at Google, I joined Meta.",
+            "The user no longer works at Google, the user joined Meta.",
+        ),
+        (
+            "My wife and I live in Denver with our two dogs.",
+            'The user said: "My wife and I live in Denver with our two dogs".',
+        ),
+        ("I work at Google — sorry, at DeepMind.", "The user works at DeepMind."),
+    ],
+)
+def test_memories_are_worded_whole(said: str, expected: str) -> None:
+    assert [content for _, content, _, _ in _close([said])] == [expected]
+
+
+def test_a_memory_that_says_nothing_once_the_subject_is_gone_is_not_kept() -> None:
+    assert _close(["Can you explain what a Python decorator is? I always forget."]) == []
+
+
+def test_short_sentences_with_numbers_are_prose_not_code() -> None:
+    for said in (
+        "我今年35岁。",
+        "我住在1502室。",
+        "I am 35.",
+        "My flight is CA1234 on 2026-12-05.",
+    ):
+        assert sentences(said) == (said,)
+    for code in (
+        "x = foo(1)",
+        "KeyError: 'id'",
+        "npm ERR! code E404",
+        "  at Object.<anon> (/a.js:3:9)",
+    ):
+        assert sentences(code) == ()
+
+
+def test_a_todo_keeps_its_day_when_the_user_named_it_relatively() -> None:
+    [(category, content, _, _)] = _close(["I have a dentist appointment tomorrow at 3pm."])
+    assert category == "todo" and content.endswith("(2026-04-09).")
+    [(_, request, _, _)] = _close(["I need to renew my passport next Thursday, please remind me."])
+    assert "remind" not in request and "2026-04-16" in request

@@ -61,3 +61,12 @@ def test_side_files_an_earlier_version_left_beside_the_file_are_moved_in(
     assert (folder / "log").read_text() == "a line\n"
     assert (folder / "jobs" / "job.json").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == [".MEMORY.md.everbot", "MEMORY.md"]
+
+
+def test_a_swapped_out_file_an_earlier_version_left_is_moved_in_too(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    path.write_text("# Agent Memory\n", encoding="utf-8")
+    (tmp_path / "MEMORY.md.previous-0123456789abcdef").write_text("an editor's late write\n")
+    folder = SideFiles.of(path).previous.parent
+    assert (folder / "previous-0123456789abcdef").read_text() == "an editor's late write\n"
+    assert not (tmp_path / "MEMORY.md.previous-0123456789abcdef").exists()

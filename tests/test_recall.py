@@ -363,3 +363,23 @@ def test_semantic_recall_without_the_extra_says_how_to_get_it(
     MemoryManager(tmp_path / "MEMORY.md").remember("The user likes tea.")
     with pytest.raises(EverbotMemoryError, match=r"everbot-memory\[embeddings\]"):
         MemoryManager(tmp_path / "MEMORY.md").recall("tea", semantic=True)
+
+
+def test_a_replaced_memory_ranks_below_what_replaced_it(tmp_path: Path) -> None:
+    from everbot_memory.core.entry import MemoryEntry
+
+    path = tmp_path / "MEMORY.md"
+    with freeze_time(T0):
+        old = make_entry("a00001", "The user works at Google.", 0.19)
+        new = MemoryEntry(
+            id="a00002",
+            content="The user no longer works at Google, the user joined Meta.",
+            category="fact",
+            score=0.6,
+            created_at=T0,
+            last_activated=T0,
+            replaces=("a00001",),
+        )
+        MemoryStore(path).save([old, new])
+        hits = MemoryManager(path).recall("works at Google", k=2)
+    assert [h.entry.id for h in hits] == ["a00002", "a00001"]

@@ -55,6 +55,8 @@ WEIGHTS = {"relevance": 0.85, "recency": 0.05, "score": 0.10}
 K1, B = 0.8, 0.35
 RECENCY_HALF_LIFE_DAYS = 30.0
 _INDEX_VERSION = 2
+#: How much of its standing a replaced memory keeps in the order of results.
+REPLACED_STANDING = 0.5
 #: The least relevance (the share of the query's weight a memory matches) worth returning.
 RELEVANCE_FLOOR = 0.1
 SINGLES = 2
@@ -85,6 +87,8 @@ class RecallIndex:
         self.signature: tuple[int, int, int] | None = None  # its inode, size and mtime
         self.files: SideFiles | None = None  # where the vectors are cached, for a file's index
         self.entries = list(entries)
+        #: Ids of memories a newer memory says it replaced.
+        self.replaced = {old for entry in self.entries for old in entry.replaces}
         self.lengths = [len(d) for d in documents]
         self.average = (sum(self.lengths) / len(documents)) if documents else 0.0
         self.postings: dict[str, list[tuple[int, int]]] = {}
@@ -209,8 +213,13 @@ class RecallIndex:
             days = max(0.0, (now - entry.last_activated).total_seconds() / 86_400)
             recency = 0.5 ** (days / RECENCY_HALF_LIFE_DAYS)
             score = score_at(entry, now)
+            standing = order / best
+            if entry.id in self.replaced:
+                # A memory another one replaced ("works at Google" after "joined Meta") is
+                # found, but below what replaced it: it is history, not the current fact.
+                standing *= REPLACED_STANDING
             rank = (
-                WEIGHTS["relevance"] * order / best
+                WEIGHTS["relevance"] * standing
                 + WEIGHTS["recency"] * recency
                 + WEIGHTS["score"] * score
             )

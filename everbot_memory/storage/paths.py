@@ -76,8 +76,12 @@ class SideFiles:
         if not folder.is_dir():
             return
         target = self.target
-        for suffix, name in _MOVED.items():
-            old = target.with_name(target.name + suffix)
+        moves = [(target.with_name(target.name + suffix), name) for suffix, name in _MOVED.items()]
+        # The files a save swapped out (``MEMORY.md.previous-<hash>``), which may hold an
+        # editor's late write still to merge.
+        for old in target.parent.glob(f"{glob.escape(target.name)}.previous-*"):
+            moves.append((old, old.name[len(target.name) + 1 :]))
+        for old, name in moves:
             if os.path.lexists(old) and not os.path.lexists(folder / name):
                 with contextlib.suppress(OSError):  # another process moved it first
                     os.rename(old, folder / name)

@@ -18,7 +18,7 @@ from ...core.entry import Category
 from ...core.redaction import redact
 from ...core.rules import TODO_DEFAULT_DAYS
 from ...core.scoring import expiry_after
-from ...core.text import CJK_RE
+from ...core.text import CJK_RE, search_tokens
 from ..conversation import message_text, session_day
 from ..summary import parse_summary
 from . import chinese, english
@@ -52,6 +52,16 @@ _NOT_A_STATEMENT = re.compile(
 )
 
 
+# A day named from today ("tomorrow", "next Wednesday", "this Friday", "下周三", "大后天").
+_RELATIVE_DAY = re.compile(
+    r"\b(?:today|tonight|tomorrow|next \w+|this (?:monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|weekend|week|month)|on (?:monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)|in \w+ (?:days?|weeks?|months?)|(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday)|end of (?:the |this )?(?:week|month)|eod|the \d{1,2}(?:st|nd|rd|th))\b"
+    r"|今天|今晚|明天|后天|大后天|过两天|下周|下个?月|这周|本周|周[一二三四五六日天]|星期[一二三四五六日天]"
+    r"|[一二两三四五六七八九十\d]+(?:天|个?星期|个?周|个月)后|月底|\d+[号日]",
+    re.I,
+)
 # Something to do or attend: with a coming day, a todo.
 _PLAN = re.compile(
     r"\b(?:need to|needs to|have to|has to|got to|gotta|must|should|remind|appointment|booked|"
@@ -78,6 +88,48 @@ _NOT_ABOUT_USER = re.compile(
     r"|^(?:知道|好的|好吧|行|嗯|哈哈|卧槽|可以了|收到|谢谢|感谢)",
     re.I,
 )
+
+
+# Words a rule's memory must not keep: the speaker's own voice, half turned into "the user".
+_FIRST_PERSON_LEFT = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|we|we're|our|us)\b")
+_EMPTY_WORDS = frozenset(
+    [
+        "alway",
+        "usual",
+        "never",
+        "often",
+        "sometim",
+        "realli",
+        "just",
+        "also",
+        "still",
+        "actual",
+        "basic",
+        "probabl",
+    ]
+)
+
+
+def _whole(candidate: Candidate, said: str) -> Candidate | None:
+    """The candidate with its words about the user whole: a memory that still speaks as "I"
+    ("The user no longer works at X, I joined Y") is the user's sentence instead, rewritten
+    whole or quoted; one that says nothing once the subject is gone is dropped."""
+    content = candidate.content
+    if not CJK_RE.search(content) and _FIRST_PERSON_LEFT.search(
+        content.replace("The user said:", "")
+    ):
+        if not said:
+            return None
+        content = about_the_user(_clean(said))
+        if not content:
+            return None
+    if content.startswith(("The user said:", "用户说：")):
+        told = [t for t in search_tokens(content) if t not in _EMPTY_WORDS and t != "said"]
+    else:
+        told = [t for t in search_tokens(content) if t not in _EMPTY_WORDS]
+    if len(told) < 2:
+        return None
+    return candidate if content == candidate.content else candidate.replace(content=content)
 
 
 def _too_short(said: str) -> bool:
@@ -113,10 +165,20 @@ _LEAD_IN_EN = re.compile(
 _LEAD_IN_ZH = re.compile(r"^(?:另外|还有|对了|其实|嗯|你好)[，, ]*")
 
 
+# A request to the assistant tacked on after a comma ("..., please remind me", "，记得提醒我").
+_TRAILING_REQUEST = re.compile(
+    r"[,;]\s*(?:(?:so |and )?(?:can|could) you |please |pls |and )*(?:remind me|let me know|"
+    r"ping me|tell me)\b[^.!?]*[.!?]?$|[，,；]\s*(?:记得|请|麻烦)?(?:你)?提醒(?:我|一下)[^。！？]*[。！？]?$",
+    re.I,
+)
+
+
 def _clean(text: str) -> str:
-    """The text without quotes and lead-ins ("Hi, ...", "By the way, ...", "另外，...")."""
+    """The text without quotes, lead-ins ("Hi, ...", "By the way, ...", "另外，...") and a
+    request tacked on at the end."""
     text = text.strip(" \t\"'“”「」")
-    return _LEAD_IN_ZH.sub("", _LEAD_IN_EN.sub("", text))
+    text = _LEAD_IN_ZH.sub("", _LEAD_IN_EN.sub("", text))
+    return _TRAILING_REQUEST.sub("", text).strip() or text
 
 
 class RuleExtractor:
@@ -135,9 +197,13 @@ class RuleExtractor:
         today = session_day(messages)
         known = parse_summary(existing_summary)
 
-        def add(candidate: Candidate | None, old_value: str | None = None) -> bool:
+        def add(candidate: Candidate | None, old_value: str | None = None, said: str = "") -> bool:
             if candidate is None:
                 return False
+            if not candidate.forget:
+                candidate = _whole(candidate, said)
+                if candidate is None:
+                    return False
             if known and not candidate.forget:
                 contradicts = contradicted(candidate, old_value, known)
                 if contradicts:
@@ -162,9 +228,9 @@ class RuleExtractor:
                     candidate, old_value = self._change(clause.strip())
                     if candidate is None:
                         candidate = self._match(clause.strip(), today)
-                    add(candidate, old_value)
+                    add(candidate, old_value, said)
                 if len(found) == before and not _HYPOTHETICAL.search(said):
-                    add(self._plan(said, today) or self._select(said, today))
+                    add(self._plan(said, today) or self._select(said, today), said=said)
                 changed = changed_memories(said, known)
                 if changed:
                     self._retire(found, before, said, changed)
@@ -184,6 +250,16 @@ class RuleExtractor:
                 found[i] = found[i].replace(contradicts=merged)
 
     @staticmethod
+    def _dated(content: str, said: str, day: date | None) -> str:
+        """The memory with its day written out when the user named it relatively ("tomorrow",
+        "next Wednesday", "下周三"): a day later, "tomorrow" would be read wrong."""
+        if day is None or not _RELATIVE_DAY.search(said):
+            return content
+        if CJK_RE.search(content):
+            return f"{content.rstrip('。')}（{day.isoformat()}）"
+        return f"{content.rstrip('.')} ({day.isoformat()})."
+
+    @staticmethod
     def _plan(said: str, today: date) -> Candidate | None:
         """A todo from a sentence that names a coming day and something to do or attend."""
         if not _PLAN.search(said) or re.search(r"[?？]\s*$", said):
@@ -191,11 +267,14 @@ class RuleExtractor:
         day = resolve_date(said, today)
         if day is None or day < today:
             return None
-        content = about_the_user(said)
+        content = about_the_user(_clean(said))
         if not content or redact(content).only_secret:
             return None
         return Candidate(
-            content=content, category="todo", importance="medium", expires_at=expiry_after(day)
+            content=RuleExtractor._dated(content, said, day),
+            category="todo",
+            importance="medium",
+            expires_at=expiry_after(day),
         )
 
     @staticmethod
@@ -219,6 +298,7 @@ class RuleExtractor:
         expires = None
         if category == "todo":
             expires = expiry_after(day or today + timedelta(days=TODO_DEFAULT_DAYS))
+            content = RuleExtractor._dated(content, said, day)
         # Kept for recall, but shown in prompts only once a later session confirms it (a new
         # memory of low importance starts under the prompt's 0.5), unless the model is sure.
         importance = "medium" if verdict.probability >= 0.8 else "low"
@@ -264,8 +344,10 @@ class RuleExtractor:
                 category = _classify(content)
             expires = None
             if category == "todo":
-                day = resolve_date(text, today) or today + timedelta(days=TODO_DEFAULT_DAYS)
+                named = resolve_date(text, today)
+                day = named or today + timedelta(days=TODO_DEFAULT_DAYS)
                 expires = expiry_after(day)
+                content = RuleExtractor._dated(content, text, named)
             return Candidate(
                 content=content, category=category, importance=importance, expires_at=expires
             )

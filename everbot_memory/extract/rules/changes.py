@@ -14,13 +14,25 @@ from .wording import sentence, verb_phrase, zh_third_person
 
 __all__ = ["CHANGES", "contradicted"]
 
+# When a move happened says nothing about where the user lives now ("to Paris last month").
+_WHEN_SAID = re.compile(
+    r"\s+(?:last|this|in|in the|since|back in|earlier this|a few|two|three|about)\b.*$"
+    r"|\s+(?:yesterday|recently|lately|ago)\b.*$",
+    re.I,
+)
+
+
+def _without_when(value: str) -> str:
+    return _WHEN_SAID.sub("", value).strip()
+
+
 # A statement that a value changed: (pattern, builds the memory, which group is the old value).
 CHANGES: list[tuple[re.Pattern[str], Any, int]] = [
     (
         re.compile(
             r"^I(?:'ve| have)? (?:just |recently )?moved from (.{2,40}?) to (.{2,40})$", re.I
         ),
-        lambda m: sentence(f"The user lives in {m.group(2)}"),
+        lambda m: sentence(f"The user lives in {_without_when(m.group(2))}"),
         1,
     ),
     (

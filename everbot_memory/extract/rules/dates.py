@@ -132,8 +132,8 @@ def _zh_number(text: str) -> int:
 
 def _after(today: date, count: int, unit: str) -> date:
     if "月" in unit:
-        month = today.month - 1 + count
-        return _month_day(today, month % 12 + 1, min(today.day, 28)) or today
+        months = today.month - 1 + count
+        return date(today.year + months // 12, months % 12 + 1, min(today.day, 28))
     return today + timedelta(days=count * (7 if ("周" in unit or "星期" in unit) else 1))
 
 

@@ -53,7 +53,7 @@ _KINDS: list[tuple[Category, re.Pattern[str]]] = [
         re.compile(
             r"\b(?:learning|fluent|proficient|native speaker|speak|speaks|coding in|write in|"
             r"i use|we use|using|vim|neovim|emacs|ide|editor)\b"
-            r"|在学|学了|会说|母语|用的是|常用",
+            r"|在学习|在自学|自学|学会了|会说|母语|用的是|常用",
             re.I,
         ),
     ),

@@ -22,17 +22,20 @@ _SPACE = re.compile(r"[ \t]+")
 # Pasted code, logs and tool output say nothing in the user's voice.
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
 _CODE_LINE = re.compile(
-    r"^\s*(?:\$ |>>> |at \S+\(|File \"|Traceback|[{}\[\]();]+$|(?:def|class|import|from|return|"
-    r"const|let|var|function|SELECT|INSERT|UPDATE)\b)|^\s{4,}\S|[{};]\s*$"
+    r"^\s*(?:\$ |>>> |at \S+|File \"|Traceback|[{}\[\]();]+$|(?:def|class|import|from|return|"
+    r"const|let|var|function|SELECT|INSERT|UPDATE|DELETE)\b)|^\s{4,}\S|[{};]\s*$"
+    r"|\w\([^)]*\)\s*$|\s[=!<>]=?\s|\bERR!|^\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d|^\w+(?:Error|Exception):"
 )
+# Punctuation prose uses; anything else (=, {}, <>, /, \\, |, _, *, #, ...) is code's.
+_PROSE_MARKS = set(" .,;:!?'\"()-–—…“”‘’。，、；：！？（）《》「」～~%$@&+/")
 
 
 def _prose(line: str) -> bool:
     """True for a line written in words rather than code or machine output."""
     if _CODE_LINE.search(line):
         return False
-    letters = sum(c.isalpha() or c.isspace() for c in line)
-    return letters >= 0.7 * len(line)
+    symbols = sum(not (c.isalnum() or c.isspace() or c in _PROSE_MARKS) for c in line)
+    return symbols <= 0.1 * len(line)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -20,7 +20,13 @@ __all__ = ["changed_memories", "forget_request"]
 _FORGET = re.compile(
     r"\b(?:forget|drop|delete|remove|erase|scrap|scratch|get rid of|ignore what|don'?t keep|"
     r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me)\b"
-    r"|忘了吧|忘掉|忘记|删了|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存",
+    r"|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存",
+    re.I,
+)
+# The speaker forgetting something ("I always forget that coffee...", "我老是忘记...") asks
+# nothing of the memory.
+_SELF_FORGETTING = re.compile(
+    r"\b(?:i|we)\b[^.!?]{0,20}\b(?:forget|forgot|forgets|forgetting)\b|我[^，。！？]{0,4}忘",
     re.I,
 )
 # "remove the mold from the shower", "delete the old branch": a request about a thing in the
@@ -30,12 +36,32 @@ _ABOUT_MEMORY = re.compile(
     r"the whole thing|earlier|info|detail|details|entry)\b|那个|那条|那些|的事|这事|那事|记录|说的|说过",
     re.I,
 )
+# Words that say a value changed. Some say it of anything ("I left my umbrella", "I used to
+# do it with loops"): those count only with a name the memory holds (see _value_words).
 _CHANGE = re.compile(
-    r"\b(?:moved|move[ds]? (?:to|from|off)|left|quit|sold|cancel(?:l)?ed|switched|switching|"
-    r"no longer|not anymore|any ?more|never going back|instead of|replaced|gave up|stopped|"
-    r"retired|graduated|defended|divorced|broke up|now (?:at|in|with|using|on)|"
-    r"off \w+ (?:to|onto)|from \w+ to|goodbye|used to)\b"
-    r"|搬|离职|辞职|换了|换成|改用|迁到|迁移|卸了|不再|不用了|已经不|调到|调去|转到|放弃|退了|送[给我]|不吃素",
+    r"\b(?:moved|move[ds]? (?:to|from|off)|quit|sold|cancel(?:l)?ed|switched|switching|"
+    r"no longer|not anymore|never going back|instead of|replaced|gave up|retired|graduated|"
+    r"defended|divorced|broke up|off \w+ (?:to|onto))\b"
+    r"|搬|离职|辞职|换了|换成|改用|迁到|迁移|卸了|不再|不用了|已经不|调到|调去|转到|放弃|退了|不吃素",
+    re.I,
+)
+_WEAK_CHANGE = re.compile(
+    r"\b(?:left|stopped|any ?more|now (?:at|in|with|using|on)|from \w+ to|goodbye|used to)\b"
+    r"|送[给我]",
+    re.I,
+)
+
+
+# Said to the assistant about what it keeps: "you can drop...", "please forget...", "把…删了吧",
+# "…你忘了吧", "别记…": an imperative, not a story.
+_REQUEST = re.compile(
+    r"^(?:(?:oh|ok|okay|and|also|so|hey|btw)[, ]+)*(?:please |pls |just |can you |could you |"
+    r"you can |you could |go ahead and )?(?:forget|drop|delete|remove|erase|scrap|scratch|"
+    r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding)\b"
+    r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
+    r"remove|erase|get rid of|ignore|don'?t keep)\b"
+    r"|,\s*(?:get rid of it|delete it|drop it|forget it|remove it)\b"
+    r"|吧|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉",
     re.I,
 )
 
@@ -45,27 +71,56 @@ def _telling(text: str) -> set[str]:
     return {t for t in search_tokens(text) if len(t) > 1 or not CJK_RE.match(t)}
 
 
-def _best(said: str, known: Sequence[tuple[str, str]], least: int) -> list[str]:
+def _value_words(text: str) -> set[str]:
+    """The words of ``text`` that name something: a capitalized word not opening the sentence,
+    a Latin word in Chinese text, a number."""
+    names = set()
+    chinese = bool(CJK_RE.search(text))
+    for match in re.finditer(r"[A-Za-z][\w'.+-]*|\d[\d.:]*", text):
+        word = match.group(0)
+        opening = match.start() == 0 or text[: match.start()].rstrip().endswith((".", "!", "?"))
+        if word[0].isdigit() or chinese or (word[0].isupper() and not opening):
+            names.update(search_tokens(word))
+    return names
+
+
+def _best(
+    said: str, known: Sequence[tuple[str, str]], least: int, names: bool = False
+) -> list[str]:
     """Ids of the known memories sharing the most telling words with ``said`` (at least
-    ``least``); several only when they tie."""
+    ``least``, or one name with ``names``); several only when they tie."""
     words = _telling(said)
-    scored = [(len(words & _telling(content)), entry_id) for entry_id, content in known]
+    named = _value_words(said)
+    scored = []
+    for entry_id, content in known:
+        shared = words & _telling(content)
+        if len(shared) >= least or (names and shared & named):
+            scored.append((len(shared), entry_id))
     top = max((n for n, _ in scored), default=0)
-    if top < least:
-        return []
-    return [entry_id for n, entry_id in scored if n == top]
+    return [entry_id for n, entry_id in scored if n == top and n > 0]
 
 
 def forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
     """The id of the known memory ``said`` asks to forget, if it asks and one stands out."""
     if not known or not _FORGET.search(said) or not _ABOUT_MEMORY.search(said):
         return None
-    ids = _best(said, known, 1)
+    if _SELF_FORGETTING.search(said):
+        return None
+    ids = (
+        _best(said, known, 2, names=True) or _best(said, known, 1) if _REQUEST.search(said) else []
+    )
     return ids[0] if len(ids) == 1 else None
 
 
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
-    if not known or not _CHANGE.search(said):
+    if not known:
         return ()
-    return tuple(_best(said, known, 1))
+    if _CHANGE.search(said):
+        # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
+        # that surely says a change (离职, 搬, 改用, 不再), one shared pair is enough.
+        least = 1 if CJK_RE.search(said) else 2
+        return tuple(_best(said, known, least, names=True))
+    if _WEAK_CHANGE.search(said):
+        return tuple(_best(said, known, 99, names=True))
+    return ()

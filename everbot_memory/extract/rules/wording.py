@@ -26,6 +26,7 @@ Rule = tuple[re.Pattern[str], str, str, Any]
 
 # Words after "I" that are not verbs to inflect ("I always ...", "I am ...").
 _NOT_VERBS = {
+    "no",
     "is",
     "was",
     "has",
@@ -145,6 +146,15 @@ _PAST = frozenset(
 )
 
 
+# Words that may stand between "I" and its verb.
+_ADVERBS = (
+    "no longer|never|always|usually|often|sometimes|also|really|still|just|only|rarely|finally|"
+    "already|mostly|normally|typically|generally|actually|basically|literally|honestly|even|"
+    "hardly|barely|kind of|sort of|definitely|probably|mainly|primarily|regularly|occasionally|"
+    "recently|now|then|first"
+)
+
+
 def _verb_s(match: re.Match[str]) -> str:
     word = match.group(2)
     lowered = word.lower()
@@ -169,10 +179,11 @@ def verb_phrase(text: str) -> str:
 def third_person(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user."""
     clause = clause.strip().rstrip(".!")
-    # "I" as a subject, not after an auxiliary ("how do I filter" stays uninflected).
+    # "I" as a subject, not after an auxiliary ("how do I filter" stays uninflected); the verb
+    # may come after adverbs ("I no longer work" -> "the user no longer works").
     clause = re.sub(
         r"(?<!\bdo )(?<!\bdid )(?<!\bcan )(?<!\bwill )(?<!\bshould )(?<!\bwould )"
-        r"(?<!\bcould )(\bI )([A-Za-z]+)\b(?!')",
+        rf"(?<!\bcould )(\bI (?:(?:{_ADVERBS}) )*)([A-Za-z]+)\b(?!')",
         _verb_s,
         clause,
     )
@@ -287,6 +298,13 @@ def corrected(said: str) -> str:
             rest = rest[again.end() :]
         fixed = left[: last.start()] + new.group(0) + left[last.end() :]
         return fixed + rest
+    if CJK_RE.search(said):
+        right = re.sub(r"^(?:其实|应该|我是说)?是?\s*", "", right)
+        latin = re.match(r"[A-Za-z][\w.+-]*(?: [A-Za-z][\w.+-]*)*", right)
+        runs = list(re.finditer(r"[A-Za-z][\w.+-]*(?: [A-Za-z][\w.+-]*)*", left))
+        if latin and runs:
+            last = runs[-1]
+            return left[: last.start()] + latin.group(0) + left[last.end() :] + right[latin.end() :]
     if CJK_RE.search(right[:1] or " "):
         word = re.match(f"[{CJK_RE.pattern[1:-1]}]{{1,6}}", right)
         head = re.search(f"[{CJK_RE.pattern[1:-1]}]+$", left)
@@ -296,6 +314,7 @@ def corrected(said: str) -> str:
             if size <= len(head.group(0)):
                 return left[: len(left) - size] + value + right[len(value) :]
         return said
+    right = re.sub(r"^(?:actually |it's |it is |I mean )*(?:(?:at|in|to|on|for|with) )?", "", right)
     name = re.match(r"([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)", right)
     names = list(re.finditer(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*", left))
     if name and names and names[-1].start() > 0:
