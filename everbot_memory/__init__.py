@@ -18,8 +18,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.2.0"
 
 _WHERE = {
+    "AnswerError": "errors",
+    "AnthropicExtractor": "extract.claude",
     "Candidate": "core.candidate",
+    "ClaudeCliExtractor": "extract.claude_cli",
     "ClaudeExtractor": "extract.claude",
+    "ConfigError": "errors",
     "Document": "document.model",
     "EntryNotFoundError": "errors",
     "EverbotMemoryError": "errors",
@@ -36,6 +40,7 @@ _WHERE = {
     "MergeStats": "core.merge",
     "Message": "extract.transcripts",
     "NotTextError": "errors",
+    "OpenAIExtractor": "extract.openai_chat",
     "Problem": "document.model",
     "RuleExtractor": "extract.rules",
     "StoreError": "errors",
@@ -47,8 +52,12 @@ _WHERE = {
 }
 
 __all__ = [
+    "AnswerError",
+    "AnthropicExtractor",
     "Candidate",
+    "ClaudeCliExtractor",
     "ClaudeExtractor",
+    "ConfigError",
     "Document",
     "EntryNotFoundError",
     "EverbotMemoryError",
@@ -65,6 +74,7 @@ __all__ = [
     "MergeStats",
     "Message",
     "NotTextError",
+    "OpenAIExtractor",
     "Problem",
     "RuleExtractor",
     "StoreError",
@@ -96,6 +106,8 @@ if TYPE_CHECKING:
     from .core.merge import MemoryMerger, MergeResult, MergeStats
     from .document.model import Document, Problem
     from .errors import (
+        AnswerError,
+        ConfigError,
         EntryNotFoundError,
         EverbotMemoryError,
         ExtractionError,
@@ -105,7 +117,9 @@ if TYPE_CHECKING:
         TranscriptError,
     )
     from .extract.base import Extractor
-    from .extract.claude import ClaudeExtractor
+    from .extract.claude import AnthropicExtractor, ClaudeExtractor
+    from .extract.claude_cli import ClaudeCliExtractor
+    from .extract.openai_chat import OpenAIExtractor
     from .extract.rules import RuleExtractor
     from .extract.summary import summarize_existing
     from .extract.transcripts import Message, Transcript, parse_transcript, read_transcript

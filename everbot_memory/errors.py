@@ -8,8 +8,11 @@ Every error the engine reports derives from one base class, so a caller can catc
     │   └── LockTimeoutError  another writer held the lock past the timeout
     ├── EntryNotFoundError    no memory has the id that was asked for
     ├── TranscriptError       a conversation could not be read
-    └── ExtractionError       the extractor failed (API error, rejected key, timeout, an
-                              unusable answer, the SDK not installed)
+    ├── ConfigError           a setting (config file, environment, flag) is not valid
+    └── ExtractionError       the extractor failed (API error, rejected key, timeout, the
+        │                     SDK or the ``claude`` program missing, the program failing)
+        └── AnswerError       the model answered, but not usably (not JSON, not the schema,
+                              unknown ids, a refusal, cut short)
 
 Each message is one line a person can act on; the original exception is chained with ``from``.
 """
@@ -19,6 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = [
+    "AnswerError",
+    "ConfigError",
     "EntryNotFoundError",
     "EverbotMemoryError",
     "ExtractionError",
@@ -60,6 +65,22 @@ class EntryNotFoundError(EverbotMemoryError):
 class ExtractionError(EverbotMemoryError):
     """Extracting memories from a conversation failed; nothing was written, and the session
     is not marked as merged, so closing it again retries."""
+
+
+class AnswerError(ExtractionError):
+    """The model answered, but the answer cannot be used; ``problem`` says why in one line."""
+
+    def __init__(self, problem: str, message: str | None = None) -> None:
+        super().__init__(message or problem)
+        self.problem = problem
+
+
+class ConfigError(EverbotMemoryError):
+    """A setting is not valid: a config file that is not TOML, an unknown key or value."""
+
+    def __init__(self, message: str, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class TranscriptError(EverbotMemoryError):

@@ -16,6 +16,32 @@ from everbot_memory.core.entry import MemoryEntry
 # model first built inside ``freeze_time`` sees its fake date class and cannot make a schema.
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+# What a person's own setup could change under the tests: their config file, the engine's
+# settings, the memory file they point at, and an API key that would make "auto" pick Claude.
+_PERSONAL_SETTINGS = (
+    "EVERBOT_MEMORY_FILE",
+    "EVERBOT_MEMORY_EXTRACTOR",
+    "EVERBOT_MEMORY_MODEL",
+    "EVERBOT_MEMORY_BASE_URL",
+    "EVERBOT_MEMORY_TIMEOUT",
+    "EVERBOT_MEMORY_LOCK_TIMEOUT",
+    "EVERBOT_MEMORY_CHILD",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_personal_settings(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: Any) -> None:
+    """Every test runs as on a clean machine, whatever the developer's environment holds."""
+    for name in _PERSONAL_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 
 

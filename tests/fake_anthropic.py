@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,7 +47,18 @@ def answer(memories: list[dict[str, Any]], confirmed_ids: list[str] = ()) -> Rep
     return message(json.dumps({"memories": memories, "confirmed_ids": list(confirmed_ids)}))
 
 
+def tool_use(name: str, arguments: dict[str, Any]) -> Reply:
+    """A successful answer that calls the tool ``name`` (how Claude Code gets structured output)."""
+    reply = message("")
+    reply.body["content"] = [
+        {"type": "tool_use", "id": "toolu_test", "name": name, "input": arguments}
+    ]
+    reply.body["stop_reason"] = "tool_use"
+    return reply
+
+
 def error(status: int, kind: str, text: str = "error") -> Reply:
+    """An API error answer."""
     return Reply(status, {"type": "error", "error": {"type": kind, "message": text}})
 
 
@@ -58,6 +69,8 @@ class FakeAnthropic:
         self.replies: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        #: Answers a request by its body instead of the next scripted reply (None: scripted).
+        self.respond: Callable[[dict[str, Any]], Reply | None] | None = None
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -66,7 +79,9 @@ class FakeAnthropic:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 fake.requests.append(body)
                 fake.headers.append({k.lower(): v for k, v in self.headers.items()})
-                reply = fake.replies.pop(0) if fake.replies else error(500, "api_error", "none")
+                reply = fake.respond(body) if fake.respond else None
+                if reply is None:
+                    reply = fake.replies.pop(0) if fake.replies else error(500, "api_error", "none")
                 if reply.delay:
                     time.sleep(reply.delay)
                 data = json.dumps(reply.body).encode()

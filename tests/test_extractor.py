@@ -17,7 +17,7 @@ from fake_anthropic import FakeAnthropic, answer, error, fake_anthropic, message
 
 from everbot_memory import MemoryManager
 from everbot_memory.core.text import estimate_tokens
-from everbot_memory.errors import ExtractionError
+from everbot_memory.errors import ConfigError, ExtractionError
 from everbot_memory.extract.claude import ClaudeExtractor
 from everbot_memory.extract.contract import COMPRESS_ABOVE_TOKENS
 from everbot_memory.extract.rules import RuleExtractor
@@ -214,7 +214,7 @@ def test_good_answer_gives_memories_and_confirmations(fake: FakeAnthropic, memor
                 },
                 {"content": "用户住在柏林", "category": "fact", "importance": "medium"},
             ],
-            confirmed_ids=[tea, "zzzzzz"],
+            confirmed_ids=[tea],
         )
     ]
     extractor = claude(fake)
@@ -224,7 +224,6 @@ def test_good_answer_gives_memories_and_confirmations(fake: FakeAnthropic, memor
     assert entries["The user prefers pytest."].score == 0.8
     assert entries["用户住在柏林"].score == 0.6
     assert entries["The user drinks green tea."].activation_count == 2
-    assert any("zzzzzz" in w for w in extractor.warnings)
     # The request itself: one call, the system prompt cached, at most 50 known memories.
     assert fake.calls == 1
     request = fake.requests[0]
@@ -244,30 +243,51 @@ GOOD = answer(
 )
 
 
+NOT_JSON = message("Sure! Here are the memories: the user likes pytest.")
+
+
 @pytest.mark.parametrize(
-    "reply, expected",
+    "replies, expected, calls",
     [
-        (message("Sure! Here are the memories: the user likes pytest."), "memory schema"),
+        ([NOT_JSON, NOT_JSON], "is not JSON .*again after one repair request", 2),
         (
-            message('{"memories": [{"content": "x", "category": "hobby", "importance": "high"}]}'),
-            "memory schema",
+            [message('{"memories": [{"content": "x", "category": "hobby", "importance": "high"}]}')]
+            * 2,
+            r"memory schema \(memories.0.category.*again after one repair request",
+            2,
         ),
-        (message('{"memories": "none"}'), "memory schema"),
+        ([message('{"memories": "none"}')] * 2, "memory schema", 2),
         (
-            message('{"memories": [{"content": "The user prefers py', stop_reason="max_tokens"),
+            [message('{"memories": [], "confirmed_ids": ["zzzzzz"]}')] * 2,
+            "unknown memory ids: 'zzzzzz', again after one repair request",
+            2,
+        ),
+        (
+            [message('{"memories": [{"content": "The user prefers py', stop_reason="max_tokens")],
             "cut short at max_tokens",
+            1,
         ),
-        (message("", stop_reason="max_tokens"), "cut short at max_tokens"),
+        ([message("", stop_reason="max_tokens")], "cut short at max_tokens", 1),
+        ([message("I can't help with that.", stop_reason="refusal")], "model refused", 1),
     ],
-    ids=["malformed-text", "schema-violation", "wrong-type", "cut-at-max-tokens", "empty-cut"],
+    ids=[
+        "malformed-text",
+        "schema-violation",
+        "wrong-type",
+        "unknown-ids",
+        "cut-at-max-tokens",
+        "empty-cut",
+        "refusal",
+    ],
 )
 def test_an_unusable_answer_changes_nothing_and_the_session_stays_open(
-    fake: FakeAnthropic, memory: Path, reply: object, expected: str
+    fake: FakeAnthropic, memory: Path, replies: list[object], expected: str, calls: int
 ) -> None:
     before = memory.read_bytes()
-    fake.replies = [reply]  # type: ignore[list-item]
+    fake.replies = list(replies)  # type: ignore[arg-type]
     with pytest.raises(ExtractionError, match=f"{expected}.*closing the session again retries"):
         MemoryManager(memory, claude(fake)).process_session_end_sync(SHORT, "s1")
+    assert fake.calls == calls  # one repair request for what a second try can mend
     assert memory.read_bytes() == before
     assert not SessionLedger(memory).seen("s1")
     # The API answers properly now: closing the session again reads it all.
@@ -275,6 +295,18 @@ def test_an_unusable_answer_changes_nothing_and_the_session_stays_open(
     stats = MemoryManager(memory, claude(fake)).process_session_end_sync(SHORT, "s1")
     assert (stats["new"], stats["messages"]) == (1, 2)
     assert SessionLedger(memory).seen("s1")
+
+
+def test_a_malformed_answer_is_repaired_by_one_more_request(
+    fake: FakeAnthropic, memory: Path
+) -> None:
+    fake.replies = [NOT_JSON, GOOD]
+    stats = MemoryManager(memory, claude(fake)).process_session_end_sync(SHORT, "s1")
+    assert stats["new"] == 1 and fake.calls == 2
+    repair = fake.requests[1]["messages"]
+    assert [m["role"] for m in repair] == ["user", "assistant", "user"]
+    assert repair[1]["content"] == NOT_JSON.body["content"][0]["text"]
+    assert "could not be used: the model's answer is not JSON" in repair[2]["content"]
 
 
 @pytest.mark.parametrize(
@@ -336,8 +368,8 @@ def test_a_bad_timeout_setting_is_a_clear_error(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.setenv("EVERBOT_MEMORY_TIMEOUT", value)
-    with pytest.raises(ExtractionError, match="EVERBOT_MEMORY_TIMEOUT"):
-        ClaudeExtractor().extract(SHORT)
+    with pytest.raises(ConfigError, match=r"EVERBOT_MEMORY_TIMEOUT: timeout .* not a number"):
+        choose_extractor("anthropic")
 
 
 # -- the choice of extractor when the 'claude' extra is not installed ------------------------
@@ -436,15 +468,16 @@ def test_a_long_conversation_is_summarized_first(fake: FakeAnthropic, tmp_path: 
 
 
 def test_without_a_key_claude_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
     with pytest.raises(ExtractionError, match="ANTHROPIC_API_KEY is not set"):
         ClaudeExtractor().extract(SHORT)
 
 
 def test_model_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVERBOT_MEMORY_MODEL", "claude-from-env")
-    assert ClaudeExtractor().model == "claude-from-env"
-    assert ClaudeExtractor(model="explicit").model == "explicit"
+    assert choose_extractor("anthropic").extractor.model == "claude-from-env"  # type: ignore[attr-defined]
+    assert choose_extractor("anthropic", "explicit").extractor.model == "explicit"  # type: ignore[attr-defined]
 
 
 def test_claude_can_forget_and_set_an_expiry(fake: FakeAnthropic, memory: Path) -> None:
@@ -476,7 +509,7 @@ def test_claude_contradictions_archive_the_old_memory(fake: FakeAnthropic, memor
                     "content": "The user switched from tea to coffee.",
                     "category": "preference",
                     "importance": "high",
-                    "contradicts": [tea, "zzzzzz"],
+                    "contradicts": [tea],
                 }
             ]
         )

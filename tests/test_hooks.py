@@ -450,3 +450,36 @@ def test_process_pending_retry_failed_from_the_cli(tmp_path: Path, clock: Clock)
     assert [e.content for e in MemoryStore(memory).load()] == [
         "The user prefers pytest over unittest."
     ]
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd", "PreCompact"])
+def test_a_hook_inside_an_extractors_program_returns_at_once(
+    tmp_path: Path, event: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claude-cli extractor marks its child: the child's hooks must neither inject nor
+    queue (the extraction's own conversation would be extracted, again and again)."""
+    memory = tmp_path / "MEMORY.md"
+    Memory(memory).remember("The user prefers tea.")
+    started: list[Path] = []
+    monkeypatch.setattr(hooks_module, "start_worker", started.append)
+    monkeypatch.setenv("EVERBOT_MEMORY_CHILD", "1")
+    data = {
+        "hook_event_name": event,
+        "session_id": "s1",
+        "transcript_path": str(tmp_path / "t.jsonl"),
+        "cwd": str(tmp_path),
+    }
+    assert handle_claude_code(json.dumps(data), memory) == hooks_module.HookResult()
+    assert handle_claude_code("not even JSON", memory) == hooks_module.HookResult()
+    assert Memory(memory).jobs.pending() == [] and started == []
+    # The command as Claude Code runs it: exit 0, nothing printed, stdin not even read.
+    done = subprocess.run(
+        [sys.executable, "-m", "everbot_memory", "hook", "claude-code", "--file", str(memory)],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "EVERBOT_MEMORY_CHILD": "1"},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert Memory(memory).jobs.pending() == []

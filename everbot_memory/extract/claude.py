@@ -1,58 +1,45 @@
-"""The anthropic backend: one Claude Messages call per session, with structured output.
+"""The anthropic backend: the Messages API (Anthropic's, or a compatible server's) with
+structured output.
 
-It keeps the contract in :mod:`everbot_memory.extract.contract`. The client is a seam: tests
-pass ``anthropic.Anthropic(base_url=<local server>)`` so the real SDK code path (retries,
-errors, parsing) runs. The SDK is imported on first use: importing it takes over a second.
+It runs the flow of :mod:`everbot_memory.extract.llm` and keeps the contract of
+:mod:`everbot_memory.extract.contract`. The client is a seam: tests pass
+``anthropic.Anthropic(base_url=<local server>)`` so the real SDK code path (retries, errors,
+parsing) runs. The SDK is imported on first use: importing it takes over a second.
 
-An answer that cannot be used (not the schema, cut short at ``max_tokens``, no structured
-result) raises :class:`ExtractionError` like an API error: nothing is merged, and the session
-is not recorded as read, so it is extracted again later. Each request waits at most
-``EVERBOT_MEMORY_TIMEOUT`` seconds (default 60) and is tried at most ``1 + max_retries``
-times, so a silent server is given up on after about three times the timeout.
+``base_url`` points it at an Anthropic-compatible server (Ollama 0.14 and later, llama.cpp's
+server); those take any key, so with a base URL and no key set a placeholder is sent. Each
+request waits at most ``timeout`` seconds and is tried at most ``1 + max_retries`` times, so a
+silent server is given up on after about three times the timeout.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from ..core.candidate import Candidate
-from ..errors import ExtractionError
-from .contract import (
-    SUMMARY_PROMPT,
-    SYSTEM_PROMPT,
-    ExtractionAnswer,
-    chunks,
-    conversation_for,
-    extraction_request,
-    read_answer,
+from ..errors import AnswerError, ExtractionError
+from .contract import answer_schema
+from .llm import (
+    CHECK_TIMEOUT,
+    RETRY_LATER,
+    Call,
+    LLMExtractor,
+    Reply,
+    cut_short,
+    refused,
+    unreachable,
 )
-from .conversation import Messages
 
 if TYPE_CHECKING:
     import anthropic
 
-__all__ = ["DEFAULT_MODEL", "DEFAULT_TIMEOUT", "ClaudeExtractor", "timeout_setting"]
+__all__ = ["DEFAULT_MODEL", "AnthropicExtractor", "ClaudeExtractor"]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
-#: Seconds one request may take when ``EVERBOT_MEMORY_TIMEOUT`` is not set.
-DEFAULT_TIMEOUT = 60.0
-
-
-def timeout_setting() -> float:
-    """``EVERBOT_MEMORY_TIMEOUT`` in seconds (default :data:`DEFAULT_TIMEOUT`)."""
-    raw = os.environ.get("EVERBOT_MEMORY_TIMEOUT", "").strip()
-    if not raw:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise ExtractionError(f"EVERBOT_MEMORY_TIMEOUT={raw!r} is not a number of seconds")
-    return value
+#: The key sent to a compatible server that takes any (it must not be empty).
+LOCAL_KEY = "local"
 
 
 def _sdk() -> Any:
@@ -61,128 +48,135 @@ def _sdk() -> Any:
         import anthropic
     except ImportError as exc:
         raise ExtractionError(
-            "the claude extractor needs the 'claude' extra: pip install -e '.[claude]' "
+            "the anthropic extractor needs the 'claude' extra: pip install -e '.[claude]' "
             "(or use --extractor rules)"
         ) from exc
     return anthropic
 
 
-class ClaudeExtractor:
-    """Extraction with one Claude Messages call per session (structured output).
+class AnthropicExtractor(LLMExtractor):
+    """Extraction with one Messages API call per session (structured output).
 
-    ``client`` is any ``anthropic.Anthropic`` instance (tests point one at a local server);
-    by default one is made from ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``, waiting
-    ``timeout`` seconds per request (default: ``EVERBOT_MEMORY_TIMEOUT``, else 60).
+    ``client`` (and ``async_client``) are any ``anthropic.Anthropic`` / ``AsyncAnthropic``
+    (tests point them at a local server); by default they are made from
+    ``ANTHROPIC_API_KEY``, and ``base_url`` (else ``ANTHROPIC_BASE_URL``).
     """
+
+    name = "anthropic"
 
     def __init__(
         self,
         client: anthropic.Anthropic | None = None,
         *,
+        async_client: anthropic.AsyncAnthropic | None = None,
         model: str | None = None,
+        base_url: str | None = None,
         max_tokens: int = 2_048,
         timeout: float | None = None,
         max_retries: int = 2,
     ) -> None:
-        self.model = model or os.environ.get("EVERBOT_MEMORY_MODEL") or DEFAULT_MODEL
+        super().__init__(model=model or DEFAULT_MODEL, timeout=timeout)
+        self.base_url = base_url
         self.max_tokens = max_tokens
         self._client = client
-        self._timeout = timeout
+        self._async_client = async_client
         self._max_retries = max_retries
-        self.warnings: list[str] = []
-        self.calls = 0  # API calls made by the last extract()
+
+    def _options(self) -> dict[str, Any]:
+        base_url = self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        keyed = os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")
+        if not keyed and not base_url:
+            raise ExtractionError(
+                "ANTHROPIC_API_KEY is not set; set it, or use the offline extractor "
+                "(--extractor rules)"
+            )
+        options: dict[str, Any] = {"timeout": self.timeout, "max_retries": self._max_retries}
+        if base_url:
+            options["base_url"] = base_url
+        if not keyed:
+            options["api_key"] = LOCAL_KEY  # a compatible server takes any key
+        return options
 
     @property
     def client(self) -> anthropic.Anthropic:
         """The SDK client (made on first use: importing the SDK takes over a second)."""
         if self._client is None:
-            anthropic = _sdk()
-            if not os.environ.get("ANTHROPIC_API_KEY"):
-                raise ExtractionError(
-                    "ANTHROPIC_API_KEY is not set; set it, or use the offline extractor "
-                    "(--extractor rules)"
-                )
-            timeout = self._timeout if self._timeout is not None else timeout_setting()
-            self._client = anthropic.Anthropic(timeout=timeout, max_retries=self._max_retries)
+            self._client = _sdk().Anthropic(**self._options())
         return self._client
 
-    def extract(self, messages: Messages, existing_summary: str = "") -> list[Candidate]:
-        """Candidates for one finished session; raises :class:`ExtractionError` on API errors
-        and on an answer it cannot use (malformed, not the schema, cut short), so that nothing
-        is written and closing the session again retries it."""
-        self.warnings = []
-        self.calls = 0
-        conversation, long = conversation_for(messages)
-        if not conversation.strip():
-            return []
-        if long:
-            conversation = self._compress(conversation)
-        response = self._call(
-            "parse",
-            system=[
-                {"type": "text", "text": SYSTEM_PROMPT, "cache_control": {"type": "ephemeral"}}
-            ],
-            messages=[
-                {
-                    "role": "user",
-                    "content": extraction_request(messages, conversation, existing_summary),
-                }
-            ],
-            output_format=ExtractionAnswer,
-        )
-        candidates, warnings = read_answer(self._answer(response), existing_summary)
-        self.warnings += warnings
-        return candidates
+    @property
+    def async_client(self) -> anthropic.AsyncAnthropic:
+        """The async SDK client, made on first use like :attr:`client`."""
+        if self._async_client is None:
+            self._async_client = _sdk().AsyncAnthropic(**self._options())
+        return self._async_client
 
-    def _answer(self, response: Any) -> ExtractionAnswer:
-        parsed = getattr(response, "parsed_output", None)
-        stop = getattr(response, "stop_reason", None)
-        if isinstance(parsed, ExtractionAnswer):
-            return parsed
-        if stop == "max_tokens":
-            raise ExtractionError(
-                f"the model's answer was cut short at max_tokens ({self.max_tokens}); "
-                "nothing saved; closing the session again retries"
-            )
-        raise ExtractionError(
-            f"the model's answer had no structured result (stop reason: {stop}); "
-            "nothing saved; closing the session again retries"
-        )
+    def _request(self, call: Call) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": [{"role": role, "content": text} for role, text in call.turns],
+        }
+        if call.structured:
+            # The instructions are the same every session: cached, they cost a tenth.
+            request["system"] = [
+                {"type": "text", "text": call.system, "cache_control": {"type": "ephemeral"}}
+            ]
+            request["output_config"] = {
+                "format": {"type": "json_schema", "schema": answer_schema()}
+            }
+        else:
+            request["system"] = call.system
+        return request
 
-    def _compress(self, conversation: str) -> str:
-        """The seed's SessionCompressor: summarize a long conversation before extraction."""
-        summaries = []
-        for chunk in chunks(conversation):
-            response = self._call(
-                "create",
-                system=SUMMARY_PROMPT,
-                messages=[{"role": "user", "content": chunk}],
-            )
-            text = "".join(
-                getattr(block, "text", "") for block in getattr(response, "content", [])
-            ).strip()
-            summaries.append(text)
-        return "Earlier in this session (summary): " + "\n\n".join(s for s in summaries if s)
-
-    def _call(self, method: str, **kwargs: Any) -> Any:
-        anthropic = _sdk()
+    def _send(self, call: Call) -> Reply:
         client = self.client
-        self.calls += 1
-        call = client.messages.parse if method == "parse" else client.messages.create
-        try:
-            return call(model=self.model, max_tokens=self.max_tokens, **kwargs)
-        except ValidationError as exc:
-            # messages.parse validates the model's JSON against the schema. JSON that ends
-            # too soon is an answer cut at max_tokens: the schema makes the model write JSON.
-            cut = any(e["type"] == "json_invalid" and "EOF" in e["msg"] for e in exc.errors())
-            problem = (
-                f"was cut short at max_tokens ({self.max_tokens})"
-                if cut
-                else f"did not match the memory schema ({exc.error_count()} errors)"
+        with self._errors(client):
+            response = client.messages.create(**self._request(call))
+        return self._reply(response, call)
+
+    async def _asend(self, call: Call) -> Reply:
+        client = self.async_client
+        with self._errors(client):
+            response = await client.messages.create(**self._request(call))
+        return self._reply(response, call)
+
+    def _reply(self, response: Any, call: Call) -> Reply:
+        stop = getattr(response, "stop_reason", None)
+        if stop == "refusal":
+            raise refused("the Messages API stopped with stop reason 'refusal'")
+        if stop == "max_tokens":
+            raise cut_short(self.max_tokens)
+        text = "".join(
+            getattr(block, "text", "") for block in getattr(response, "content", None) or []
+        )
+        if call.structured and not text.strip():
+            raise AnswerError(
+                "the model's answer was empty",
+                f"the model's answer had no structured result (stop reason: {stop}); {RETRY_LATER}",
             )
-            raise ExtractionError(
-                f"the model's answer {problem}; nothing saved; closing the session again retries"
-            ) from exc
+        return text
+
+    def check(self) -> str:
+        """One request of one token, so a wrong key, URL or model shows now."""
+        client = self.client
+        with self._errors(client):
+            client.with_options(
+                max_retries=0, timeout=min(self.timeout, CHECK_TIMEOUT)
+            ).messages.create(
+                model=self.model, max_tokens=1, messages=[{"role": "user", "content": "ping"}]
+            )
+        return f"model {self.model} answered at {client.base_url}"
+
+    @contextlib.contextmanager
+    def _errors(self, client: Any) -> Iterator[None]:
+        """The SDK's errors as one line each (sync and async calls raise the same ones)."""
+        anthropic = _sdk()
+        retries = int(getattr(client, "max_retries", 0))
+        waited = getattr(client, "timeout", None)  # a client given ready-made has its own
+        seconds = waited if isinstance(waited, (int, float)) else self.timeout
+        try:
+            yield
         except anthropic.AuthenticationError as exc:
             raise ExtractionError(
                 "the API key was rejected (401); check ANTHROPIC_API_KEY"
@@ -195,21 +189,19 @@ class ClaudeExtractor:
             ) from exc
         except anthropic.RateLimitError as exc:
             raise ExtractionError(
-                f"rate limited by the API (429) after {self._retries(client)} retries; "
-                "try again later"
+                f"rate limited by the API (429) after {retries} retries; try again later"
             ) from exc
         except anthropic.APITimeoutError as exc:
             raise ExtractionError(
-                f"the API did not answer in time after {self._retries(client)} retries"
+                f"the API did not answer in time ({seconds:g} s) after {retries} retries"
             ) from exc
         except anthropic.APIConnectionError as exc:
-            raise ExtractionError(f"cannot reach the API: {exc.message}") from exc
+            raise unreachable("Messages API", exc.message) from exc
         except anthropic.APIStatusError as exc:
             raise ExtractionError(
-                f"the API failed ({exc.status_code}) after {self._retries(client)} retries: "
-                f"{exc.message}"
+                f"the API failed ({exc.status_code}) after {retries} retries: {exc.message}"
             ) from exc
 
-    @staticmethod
-    def _retries(client: Any) -> int:
-        return int(getattr(client, "max_retries", 0))
+
+#: The name this backend had first; kept for callers that use it.
+ClaudeExtractor = AnthropicExtractor

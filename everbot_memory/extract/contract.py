@@ -4,11 +4,20 @@ One call per session close: the conversation and the strongest known memories as
 content`` lines go in; new memories (content, category, importance, expiry, contradicted ids)
 and the ids the conversation confirms or asks to forget come out, as structured output
 validated by pydantic. A conversation over about 8,000 tokens is summarized first.
+
+Every backend asks for :func:`answer_schema` and passes what comes back through
+:func:`check_answer`: an answer that is not JSON, not the schema, or names ids that are not
+known raises :class:`AnswerError`, and the model is asked once more with the problem
+(:func:`repair_request`) before the session's extraction fails.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from datetime import date
+from functools import cache
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -16,6 +25,7 @@ from ..core.candidate import Candidate
 from ..core.entry import Category, Importance
 from ..core.scoring import expiry_after
 from ..core.text import estimate_tokens
+from ..errors import AnswerError
 from .conversation import Messages, conversation_text, session_day
 from .summary import parse_summary
 
@@ -25,10 +35,13 @@ __all__ = [
     "SYSTEM_PROMPT",
     "ExtractedMemory",
     "ExtractionAnswer",
+    "answer_schema",
+    "check_answer",
     "chunks",
     "conversation_for",
     "extraction_request",
     "read_answer",
+    "repair_request",
 ]
 
 #: A conversation estimated above this many tokens is summarized before extraction.
@@ -74,7 +87,8 @@ class ExtractedMemory(BaseModel):
     importance: Importance
     expires_on: date | None = Field(
         default=None,
-        description="For todos and other time-limited memories: the last day it holds.",
+        description="For todos and other time-limited memories: the last day it holds, "
+        "as YYYY-MM-DD.",
     )
     contradicts: list[str] = Field(
         default_factory=list,
@@ -160,3 +174,77 @@ def read_answer(
         else:
             warnings.append(f"the model confirmed unknown memory id {entry_id!r}")
     return candidates, warnings
+
+
+@cache
+def answer_schema() -> dict[str, Any]:
+    """The JSON schema of :class:`ExtractionAnswer` as structured output wants it: one
+    self-contained object (no ``$ref``), every property required, no other properties."""
+    schema = ExtractionAnswer.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def strict(node: Any) -> Any:
+        if isinstance(node, list):
+            return [strict(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return strict(definitions[node["$ref"].rsplit("/", 1)[-1]])
+        # Titles and defaults only cost tokens, and strict servers reject a default. A string
+        # format is left to the description: Claude Code drops a schema with "format": "date"
+        # without a word (2.1), and the check below reads the date anyway.
+        dropped = ("title", "default", "format")
+        out = {k: strict(v) for k, v in node.items() if k not in dropped}
+        if out.get("type") == "object":
+            out["additionalProperties"] = False
+            out["required"] = list(out.get("properties", {}))
+        return out
+
+    result: dict[str, Any] = strict(schema)
+    return result
+
+
+def check_answer(raw: str | Mapping[str, Any], existing_summary: str) -> ExtractionAnswer:
+    """The model's answer (its JSON text, or the object a backend already parsed) as an
+    :class:`ExtractionAnswer`; :class:`AnswerError` saying why in one line when it is not JSON,
+    not the schema, or names memory ids the request did not list."""
+    if isinstance(raw, str):
+        if not raw.strip():
+            raise AnswerError("the model's answer was empty")
+        try:
+            data: Any = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise AnswerError(
+                f"the model's answer is not JSON ({exc.msg} at line {exc.lineno} column "
+                f"{exc.colno})"
+            ) from exc
+    else:
+        data = raw
+    try:
+        answer = ExtractionAnswer.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the answer"
+        raise AnswerError(
+            f"the model's answer does not match the memory schema ({where}: {first['msg']})"
+        ) from exc
+    known = dict(parse_summary(existing_summary))
+    named = [
+        *answer.confirmed_ids,
+        *answer.forget_ids,
+        *(i for memory in answer.memories for i in memory.contradicts),
+    ]
+    unknown = [i for i in dict.fromkeys(named) if i not in known]
+    if unknown:
+        raise AnswerError(
+            "the model's answer names unknown memory ids: " + ", ".join(map(repr, unknown))
+        )
+    return answer
+
+
+def repair_request(problem: AnswerError) -> str:
+    """The user turn that asks once more after an unusable answer, saying what was wrong."""
+    return (
+        f"Your answer could not be used: {problem.problem}. Answer again with only the JSON "
+        "object the schema describes, naming only ids listed in <existing_memories>."
+    )

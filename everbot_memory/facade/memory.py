@@ -49,8 +49,9 @@ if TYPE_CHECKING:
     from ..recall.embeddings import Embedder
     from ..recall.index import Hit, RecallIndex
     from .choice import Choice
+    from .config import Settings
     from .jobs import Jobs
-    from .reports import Diagnosis, History, SessionReport, Stats
+    from .reports import Backend, Diagnosis, History, SessionReport, Stats
 
 __all__ = [
     "CATEGORIES",
@@ -102,9 +103,12 @@ class Memory:
     """Reads, updates, searches and injects the memories kept in one MEMORY.md.
 
     ``extractor`` reads finished conversations: an object with ``extract(messages,
-    existing_summary)`` or such a function (sync or async), or the name of a built-in one
-    (``"auto"``, ``"claude"``, ``"rules"``). Without one, the memory reads, injects and
-    maintains, but cannot process sessions.
+    existing_summary)`` (and, for an event loop, ``aextract``) or such a function (sync or
+    async), or the name of a built-in one (``"auto"``, ``"anthropic"``, ``"claude-cli"``,
+    ``"openai"``, ``"rules"``), set up by the config files and the environment (see
+    :mod:`everbot_memory.facade.config`), ``model`` and ``base_url`` winning over them.
+    Without one, the memory reads, injects and maintains, but :meth:`close_transcript` uses
+    the configured extractor and the other session calls fail.
     """
 
     def __init__(
@@ -115,6 +119,7 @@ class Memory:
         merger: MemoryMerger | None = None,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
         model: str | None = None,
+        base_url: str | None = None,
     ) -> None:
         self.path = Path(memory_path)
         self.lock_timeout = lock_timeout
@@ -123,6 +128,8 @@ class Memory:
         self.extractor = extractor
         #: The model a built-in LLM extractor uses (None: its default).
         self.model = model
+        #: The server a built-in LLM extractor talks to (None: the configured one, or its own).
+        self.base_url = base_url
         #: What the last call left for the user to see: extractor problems, redactions.
         self.warnings: list[str] = []
         self.ledger = SessionLedger(memory_path)
@@ -150,13 +157,28 @@ class Memory:
 
     # -- session end
 
-    def _extract_function(self) -> Callable[..., Any]:
-        if isinstance(self.extractor, str):
-            from .choice import choose_extractor
+    def settings(self, extractor: str | None = None) -> Settings:
+        """The extraction settings in force here: the user's and the project's config files,
+        the environment, then ``extractor`` and this memory's ``model`` and ``base_url``."""
+        from .config import load_settings
 
-            self._choice = choose_extractor(self.extractor, self.model)
-            self.extractor = self._choice.extractor
-        return extractor_function(self.extractor)
+        return load_settings(
+            self.path, extractor=extractor, model=self.model, base_url=self.base_url
+        )
+
+    def _choose(self, extractor: str | None) -> Choice:
+        """The built-in extractor ``extractor`` names (None: the configured one)."""
+        from .choice import choose_extractor
+
+        self._choice = choose_extractor(self.settings(extractor))
+        self.extractor = self._choice.extractor
+        return self._choice
+
+    def _extract_function(self, asynchronous: bool = False) -> Callable[..., Any]:
+        extractor = self.extractor
+        if isinstance(extractor, str):
+            extractor = self._choose(extractor).extractor
+        return extractor_function(extractor, asynchronous)
 
     def _begin(self, messages: Messages, session_id: str) -> PendingSession | None:
         """The session's new messages and the summary of what is known; None: nothing new."""
@@ -214,7 +236,7 @@ class Memory:
         session = await asyncio.to_thread(self._begin, history_messages, session_id)
         if session is None:
             return self._unchanged(session_id)
-        raw = await call_async(self._extract_function(), session)
+        raw = await call_async(self._extract_function(asynchronous=True), session)
         return await asyncio.to_thread(self._finish, session, raw)
 
     def process_session_end_sync(
@@ -237,7 +259,7 @@ class Memory:
         """Read a finished conversation (a transcript file, or its bytes) and merge it.
 
         The session id defaults to the transcript's own, else a hash of its content. The
-        extractor is this memory's, else ``"auto"``. In a conversation between named people,
+        extractor is this memory's, else the configured one. In a conversation between named people,
         ``user`` names the person the memories are about; when it is chosen for them, the
         report's first warning says who and why.
         """
@@ -250,7 +272,7 @@ class Memory:
         else:
             transcript = read_transcript(source, fmt, user)
         if self.extractor is None:
-            self.extractor = "auto"
+            self._choose(None)
         session = session_id or transcript.session_id or transcript.content_id()
         stats = self.process_session_end_sync(transcript.as_dicts(), session)
         name = self._choice.name if self._choice else extractor_name(self.extractor)
@@ -549,6 +571,16 @@ class Memory:
 
         return diagnose(self.store.load_document(), self.store.files.displaced())
 
+    def backend(self, check: bool = False) -> Backend:
+        """Which extractor closing a session would use here, why, and with ``check`` whether
+        it answers (one short request, or ``claude --version``); problems are reported in the
+        result, not raised."""
+        from .reports import backend_of
+
+        return backend_of(
+            self.settings(self.extractor if isinstance(self.extractor, str) else None), check
+        )
+
     # -- prompts
 
     def prompt_entries(
@@ -602,8 +634,15 @@ class Memory:
         from .jobs import Jobs
 
         def close(transcript_path: str, session_id: str) -> SessionReport:
-            # A fresh Memory per job: its own extractor (the automatic choice) and warnings.
-            worker = Memory(self.path, "auto", lock_timeout=self.lock_timeout, model=self.model)
+            # A fresh Memory per job: its own extractor (the configured one) and warnings.
+            name = self.extractor if isinstance(self.extractor, str) else None
+            worker = Memory(
+                self.path,
+                name,
+                lock_timeout=self.lock_timeout,
+                model=self.model,
+                base_url=self.base_url,
+            )
             return worker.close_transcript(transcript_path, session_id=session_id)
 
         return Jobs(self.path, close)

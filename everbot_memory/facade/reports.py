@@ -1,4 +1,5 @@
-"""What the facade reports: a closed session, the file's statistics, a diagnosis."""
+"""What the facade reports: a closed session, the file's statistics, a diagnosis, the
+extraction backend in force."""
 
 from __future__ import annotations
 
@@ -12,13 +13,17 @@ from ..core.entry import MemoryEntry
 from ..core.rules import CATEGORIES
 from ..core.scoring import score_at
 from ..document.model import Document, Problem
-from .choice import Section
+from ..errors import EverbotMemoryError
+from .choice import Section, choose_extractor, explain_choice
+from .config import Settings
 
 __all__ = [
+    "Backend",
     "Diagnosis",
     "History",
     "SessionReport",
     "Stats",
+    "backend_of",
     "diagnose",
     "filter_entries",
     "history_of",
@@ -168,3 +173,45 @@ def filter_entries(
         and e.score >= min_score
     ]
     return chosen[offset:] if limit is None else chosen[offset : offset + limit]
+
+
+@dataclass
+class Backend:
+    """The extractor closing a session would use, why, and what a check of it found."""
+
+    name: str
+    reason: str
+    model: str | None = None
+    base_url: str | None = None
+    timeout: float | None = None
+    #: A warning about the choice (a key without its SDK, a setting it does not use).
+    warning: str | None = None
+    #: Why it cannot run (an SDK or the program missing, a bad setting); None: it can.
+    problem: str | None = None
+    #: What the check found when one was asked for (None: not checked).
+    checked: str | None = None
+
+
+def backend_of(settings: Settings, check: bool = False) -> Backend:
+    """The backend ``settings`` choose; with ``check``, one cheap request to it (the rules
+    need none). Problems go in the result: a diagnosis never raises them."""
+    name, reason = explain_choice(settings)
+    report = Backend(name, reason, settings.model, settings.base_url, settings.timeout)
+    try:
+        choice = choose_extractor(settings)
+    except EverbotMemoryError as exc:
+        report.problem = str(exc)
+        return report
+    report.warning = choice.warning
+    model = getattr(choice.extractor, "model", None)
+    report.model = model if isinstance(model, str) else None
+    if check:
+        probe = getattr(choice.extractor, "check", None)
+        if probe is None:
+            report.checked = "nothing to check: the offline rules need no server"
+        else:
+            try:
+                report.checked = str(probe())
+            except EverbotMemoryError as exc:
+                report.problem = str(exc)
+    return report

@@ -33,15 +33,20 @@ class PendingSession:
     summary: str = ""
 
 
-def extractor_function(extractor: Extractor | ExtractorFunction | None) -> Callable[..., Any]:
-    """The function to call for ``extractor``: its ``extract`` method, or itself."""
+def extractor_function(
+    extractor: Extractor | ExtractorFunction | None, asynchronous: bool = False
+) -> Callable[..., Any]:
+    """The function to call for ``extractor``: its ``aextract`` method when the caller has an
+    event loop and the extractor has one (an async client, not a thread), else its
+    ``extract`` method, or itself."""
     if extractor is None:
         raise ExtractionError(
             "this Memory has no extractor; pass extractor=... to process sessions"
         )
-    function = getattr(extractor, "extract", extractor)
+    function: Any = getattr(extractor, "aextract", None) if asynchronous else None
+    function = function or getattr(extractor, "extract", extractor)
     assert callable(function)
-    return function
+    return function  # type: ignore[no-any-return]
 
 
 def extractor_name(extractor: object) -> str:

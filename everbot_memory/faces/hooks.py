@@ -5,6 +5,10 @@ Claude Code sends one JSON object on stdin (``session_id``, ``transcript_path``,
 agent: every problem is logged to ``.MEMORY.md.everbot/log``, reported in one line on stderr,
 and the hook still exits 0. SessionEnd hooks are killed after 1.5 s, so they only queue a job (see
 :mod:`everbot_memory.facade.jobs`) and start a detached worker.
+
+A hook run inside a program an extractor started (``claude -p``, marked by
+:data:`~everbot_memory.facade.choice.CHILD_ENV`) does nothing: it would inject memories into
+the extraction and queue the extraction's own conversation, again and again.
 """
 
 from __future__ import annotations
@@ -15,10 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..facade.choice import CHILD_ENV
 from ..facade.memory import Memory
 from .worker import start_worker
 
-__all__ = ["MAX_CONTEXT_CHARS", "HookResult", "handle_claude_code", "memory_path_for"]
+__all__ = [
+    "MAX_CONTEXT_CHARS",
+    "HookResult",
+    "handle_claude_code",
+    "in_extractor_child",
+    "memory_path_for",
+]
 
 #: Claude Code caps what SessionStart adds to the context at 10,000 characters.
 MAX_CONTEXT_CHARS = 9_000
@@ -42,8 +53,15 @@ def memory_path_for(data: dict[str, Any], file: str | os.PathLike[str] | None) -
     return Path(cwd or os.getcwd()) / "MEMORY.md"
 
 
+def in_extractor_child() -> bool:
+    """True inside a program an extractor runs: every hook must then do nothing."""
+    return bool(os.environ.get(CHILD_ENV))
+
+
 def handle_claude_code(stdin: str, file: str | os.PathLike[str] | None = None) -> HookResult:
     """Handle one hook call; never raises."""
+    if in_extractor_child():
+        return HookResult()  # first, before anything is read: see the module's docstring
     data: dict[str, Any] = {}
     try:
         parsed = json.loads(stdin)

@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from ...errors import EverbotMemoryError
-from ...facade.memory import CATEGORIES, DEFAULT_LOCK_TIMEOUT, Memory
+from ...facade.memory import CATEGORIES, DEFAULT_LOCK_TIMEOUT, EXTRACTORS, Memory
 
 if TYPE_CHECKING:
     from ...core.entry import MemoryEntry
@@ -34,9 +34,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_FILE",
+    "BaseUrlOption",
     "CategoryOption",
+    "ExtractorOption",
     "FileOption",
     "JsonOption",
+    "ModelOption",
     "QuietOption",
     "app",
     "choice",
@@ -250,6 +253,36 @@ def choice(values: tuple[str, ...], *names: str, help: str) -> Any:
 CategoryOption = Annotated[
     str,
     choice(CATEGORIES, "--category", "-c", help="The kind of memory."),
+]
+
+
+ExtractorOption = Annotated[
+    str | None,
+    choice(
+        EXTRACTORS,
+        "--extractor",
+        help="Which extractor reads sessions: anthropic (alias claude; needs ANTHROPIC_API_KEY "
+        "or a --base-url), claude-cli (your claude program; uses your Claude usage), openai "
+        "(an OpenAI-compatible server), rules (offline), auto (anthropic when the key is set, "
+        "else rules). Default: the config files, then $EVERBOT_MEMORY_EXTRACTOR, else auto.",
+    ),
+]
+ModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="The LLM extractor's model (default: the config files, $EVERBOT_MEMORY_MODEL, "
+        "else the backend's own).",
+    ),
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url",
+        metavar="URL",
+        help="The server an LLM extractor talks to, e.g. http://localhost:11434/v1 for an "
+        "OpenAI-compatible one (default: the config files, $EVERBOT_MEMORY_BASE_URL).",
+    ),
 ]
 
 

@@ -7,12 +7,15 @@ from typing import Annotated
 
 import typer
 
-from ...facade.memory import EXTRACTORS, IMPORTANCES, TRANSCRIPT_FORMATS, Memory
+from ...facade.memory import IMPORTANCES, TRANSCRIPT_FORMATS, Memory
 from .app import (
     DEFAULT_FILE,
+    BaseUrlOption,
     CategoryOption,
+    ExtractorOption,
     FileOption,
     JsonOption,
+    ModelOption,
     QuietOption,
     app,
     choice,
@@ -108,21 +111,9 @@ def close_session(
             "Me, User or the like, else the one with the most turns).",
         ),
     ] = None,
-    extractor: Annotated[
-        str,
-        choice(
-            EXTRACTORS,
-            "--extractor",
-            help="claude (needs ANTHROPIC_API_KEY) or rules (offline); auto picks claude "
-            "when the key is set.",
-        ),
-    ] = "auto",
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model", help="Claude model (default: $EVERBOT_MEMORY_MODEL, else a current one)."
-        ),
-    ] = None,
+    extractor: ExtractorOption = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
@@ -130,7 +121,9 @@ def close_session(
     """Extract memories from a finished conversation and merge them into the file."""
     source: str | bytes = sys.stdin.buffer.read() if transcript == "-" else transcript
     with reporting():
-        memory = Memory(file, extractor, lock_timeout=lock_timeout(), model=model)
+        memory = Memory(
+            file, extractor, lock_timeout=lock_timeout(), model=model, base_url=base_url
+        )
         with working("extracting memories", quiet):
             report = memory.close_transcript(
                 source, session_id=session_id, format=format, user=user
@@ -185,7 +178,10 @@ def forget(
                 for entry in found:
                     typer.echo(entry_line(entry), err=True)
                 if not sys.stdin.isatty():
-                    raise fail(f"{len(found)} memories match; add --yes to forget them")
+                    raise fail(
+                        f"{len(found)} {'memory matches' if len(found) == 1 else 'memories match'}"
+                        "; add --yes to forget them"
+                    )
                 typer.confirm(f"Forget these {len(found)} memories?", abort=True, err=True)
             gone = memory.forget_many([e.id for e in found])
     if as_json:

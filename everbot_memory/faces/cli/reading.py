@@ -129,6 +129,7 @@ def recall(
                     "rank": round(h.rank, 4),
                     "relevance": round(h.relevance, 4),
                     "recency": round(h.recency, 4),
+                    "section": "active" if h.entry.is_active else "archived",
                 }
                 for h in hits
             ]
@@ -138,7 +139,12 @@ def recall(
         typer.echo("no memory matches")
     for hit in hits:
         text = " ".join(hit.entry.content.split())
-        typer.echo(f"[{hit.entry.id}] {hit.rank:.3f}  {hit.entry.category:<11} {text}")
+        # Relevance, not rank: how much of the query the memory matches, comparable between
+        # searches; an archived memory says so.
+        archived = "" if hit.entry.is_active else "(archived) "
+        typer.echo(
+            f"[{hit.entry.id}] {hit.relevance:.2f}  {hit.entry.category:<11} {archived}{text}"
+        )
 
 
 @app.command()
@@ -198,10 +204,26 @@ def prompt(
 
 
 @app.command()
-def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None:
-    """List problems in the file and the repairs the next save makes; exit 1 if any."""
+def doctor(
+    check_backend: Annotated[
+        bool,
+        typer.Option(
+            "--check-backend",
+            help="Also send the extractor one short request (or run `claude --version`) to see "
+            "that it answers; without it doctor stays offline.",
+        ),
+    ] = False,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+) -> None:
+    """List problems in the file and the repairs the next save makes, say which extractor
+    runs and why, and list failed jobs; exit 1 if anything needs attention."""
     with reporting():
-        diagnosis = memory_at(file).diagnose()
+        memory = memory_at(file)
+        diagnosis = memory.diagnose()
+        failed = memory.jobs.failed()
+        with working("checking the extractor", not check_backend):
+            backend = memory.backend(check=check_backend)
     problems = diagnosis.problems
     if as_json:
         print_json(
@@ -209,6 +231,16 @@ def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None
                 "entries": diagnosis.entries,
                 "problems": [
                     {"line": p.line, "kind": p.kind, "message": p.message} for p in problems
+                ],
+                "extractor": vars(backend),
+                "failed_jobs": [
+                    {
+                        "session_id": j.session_id,
+                        "event": j.event,
+                        "attempts": j.attempts,
+                        "error": j.error,
+                    }
+                    for j in failed
                 ],
             }
         )
@@ -222,5 +254,30 @@ def doctor(file: FileOption = DEFAULT_FILE, as_json: JsonOption = False) -> None
             )
         else:
             typer.echo(f"{file}: {diagnosis.entries} memories, no problems")
-    if problems:
+        details = [
+            f"model {backend.model}" if backend.model else "",
+            f"base URL {backend.base_url}" if backend.base_url else "",
+            f"timeout {backend.timeout:g} s" if backend.timeout else "",
+        ]
+        shown = ", ".join(d for d in details if d)
+        typer.echo(
+            f"extractor: {backend.name} ({backend.reason})" + (f"; {shown}" if shown else "")
+        )
+        if backend.warning:
+            typer.echo(f"extractor: warning: {backend.warning}")
+        if backend.problem:
+            typer.echo(f"extractor: problem: {backend.problem}")
+        elif backend.checked:
+            typer.echo(f"extractor: ok: {backend.checked}")
+        for job in failed:
+            typer.echo(
+                f"failed job: session {job.session_id} ({job.event}), {job.attempts} tries: "
+                f"{job.error}"
+            )
+        if failed:
+            typer.echo(
+                f"{len(failed)} failed job(s); `everbot-memory process-pending --retry-failed` "
+                "queues them again"
+            )
+    if problems or backend.problem or failed:
         raise typer.Exit(1)

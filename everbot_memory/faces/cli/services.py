@@ -11,8 +11,11 @@ import typer
 from ...facade.memory import Memory
 from .app import (
     DEFAULT_FILE,
+    BaseUrlOption,
+    ExtractorOption,
     FileOption,
     JsonOption,
+    ModelOption,
     QuietOption,
     app,
     fail,
@@ -35,12 +38,15 @@ def process_pending(
             help="First queue again the jobs set aside as failed, and those waiting to retry.",
         ),
     ] = False,
+    extractor: ExtractorOption = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
 ) -> None:
     """Extract the sessions queued by hooks (what a worker that died left, too)."""
-    memory = Memory(file, lock_timeout=lock_timeout())
+    memory = Memory(file, extractor, lock_timeout=lock_timeout(), model=model, base_url=base_url)
     with reporting(), working("processing queued sessions", quiet):
         requeued = memory.jobs.retry_failed() if retry_failed else 0
         if retry_failed:
@@ -100,8 +106,10 @@ def hook_claude_code(
     ] = None,
 ) -> None:
     """Handle a Claude Code hook: SessionStart, SessionEnd or PreCompact. Always exits 0."""
-    from ..hooks import handle_claude_code
+    from ..hooks import handle_claude_code, in_extractor_child
 
+    if in_extractor_child():
+        return  # run by an extractor's own program: nothing to inject, nothing to queue
     result = handle_claude_code(sys.stdin.read(), file)
     if result.stdout:
         typer.echo(result.stdout)

@@ -1,0 +1,178 @@
+"""The one session flow every LLM backend runs, sync or async.
+
+The flow is a generator: it yields each request (:class:`Call`) and is sent the model's reply,
+so the steps (summarize a long conversation, extract, check the answer, ask once more when it
+is unusable) are written once, and a backend only says how one request is sent, with a
+blocking client (:meth:`LLMExtractor._send`) and an async one (:meth:`LLMExtractor._asend`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.candidate import Candidate
+from ..errors import AnswerError, ExtractionError
+from .contract import (
+    SUMMARY_PROMPT,
+    SYSTEM_PROMPT,
+    check_answer,
+    chunks,
+    conversation_for,
+    extraction_request,
+    read_answer,
+    repair_request,
+)
+from .conversation import Messages
+
+__all__ = [
+    "CHECK_TIMEOUT",
+    "DEFAULT_TIMEOUT",
+    "RETRY_LATER",
+    "Call",
+    "LLMExtractor",
+    "Reply",
+    "cut_short",
+    "refused",
+    "session_flow",
+    "unreachable",
+]
+
+#: Seconds one request may take when no ``timeout`` is set.
+DEFAULT_TIMEOUT = 60.0
+#: Seconds a check of the backend (``doctor --check-backend``) waits at most.
+CHECK_TIMEOUT = 15.0
+#: How every unusable answer's message ends: what happened to the file, and what comes next.
+RETRY_LATER = "nothing saved; closing the session again retries"
+
+#: What a backend got back: the answer's text, or the object a structured-output API parsed.
+Reply = str | Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request: the system prompt, the turns as ``(role, text)``, and whether the answer
+    is the structured extraction (else plain text, a summary)."""
+
+    system: str
+    turns: tuple[tuple[str, str], ...]
+    structured: bool
+
+
+def session_flow(
+    messages: Messages, existing_summary: str
+) -> Generator[Call, Reply, tuple[list[Candidate], list[str]]]:
+    """Yield the session's requests, receive their replies; return the candidates and the
+    warnings. One extraction call (plus one summary call a chunk for a long conversation,
+    plus one repair call when the answer is unusable)."""
+    conversation, long = conversation_for(messages)
+    if not conversation.strip():
+        return [], []
+    if long:
+        summaries = []
+        for chunk in chunks(conversation):
+            summary = yield Call(SUMMARY_PROMPT, (("user", chunk),), structured=False)
+            summaries.append(_text(summary).strip())
+        conversation = "Earlier in this session (summary): " + "\n\n".join(
+            s for s in summaries if s
+        )
+    turns: tuple[tuple[str, str], ...] = (
+        ("user", extraction_request(messages, conversation, existing_summary)),
+    )
+    reply = yield Call(SYSTEM_PROMPT, turns, structured=True)
+    try:
+        answer = check_answer(reply, existing_summary)
+    except AnswerError as problem:
+        # One more try, told what was wrong: a model that slipped once usually gets it right.
+        turns += (("assistant", _text(reply) or "(empty)"), ("user", repair_request(problem)))
+        reply = yield Call(SYSTEM_PROMPT, turns, structured=True)
+        try:
+            answer = check_answer(reply, existing_summary)
+        except AnswerError as again:
+            raise AnswerError(
+                again.problem, f"{again.problem}, again after one repair request; {RETRY_LATER}"
+            ) from again
+    return read_answer(answer, existing_summary)
+
+
+def _text(reply: Reply) -> str:
+    if isinstance(reply, str):
+        return reply
+    import json
+
+    return json.dumps(dict(reply), ensure_ascii=False)
+
+
+class LLMExtractor:
+    """What every LLM backend shares: ``extract`` and ``aextract`` running
+    :func:`session_flow`, the count of requests made, and the warnings of the last run."""
+
+    #: The backend's name, as the user chooses it.
+    name = "llm"
+
+    def __init__(self, *, model: str, timeout: float | None = None) -> None:
+        self.model = model
+        self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
+        self.warnings: list[str] = []
+        self.calls = 0  # requests made by the last extract()
+
+    def extract(self, messages: Messages, existing_summary: str = "") -> list[Candidate]:
+        """Candidates for one finished session; :class:`ExtractionError` (an
+        :class:`AnswerError` for an unusable answer) when nothing may be merged."""
+        self.warnings, self.calls = [], 0
+        flow = session_flow(messages, existing_summary)
+        try:
+            call = next(flow)
+            while True:
+                self.calls += 1
+                call = flow.send(self._send(call))
+        except StopIteration as done:
+            return self._done(done.value)
+
+    async def aextract(self, messages: Messages, existing_summary: str = "") -> list[Candidate]:
+        """:meth:`extract` with the backend's async client, in the caller's event loop."""
+        self.warnings, self.calls = [], 0
+        flow = session_flow(messages, existing_summary)
+        try:
+            call = next(flow)
+            while True:
+                self.calls += 1
+                call = flow.send(await self._asend(call))
+        except StopIteration as done:
+            return self._done(done.value)
+
+    def _done(self, result: tuple[list[Candidate], list[str]]) -> list[Candidate]:
+        candidates, warnings = result
+        self.warnings += warnings
+        return candidates
+
+    def _send(self, call: Call) -> Reply:
+        """Send one request and return the model's reply; raise :class:`ExtractionError`."""
+        raise NotImplementedError
+
+    async def _asend(self, call: Call) -> Reply:
+        """:meth:`_send` without blocking the event loop."""
+        raise NotImplementedError
+
+    def check(self) -> str:
+        """A cheap request proving the backend answers; a line saying what answered."""
+        raise NotImplementedError
+
+
+def refused(detail: str) -> AnswerError:
+    """The error for a model that declined to answer."""
+    return AnswerError("the model refused to answer", f"the model refused: {detail}; {RETRY_LATER}")
+
+
+def cut_short(limit: int) -> AnswerError:
+    """The error for an answer cut at the output limit."""
+    return AnswerError(
+        "the answer was cut short",
+        f"the model's answer was cut short at max_tokens ({limit}); {RETRY_LATER}",
+    )
+
+
+def unreachable(backend: str, detail: str) -> ExtractionError:
+    """The error for a backend that could not be reached at all."""
+    return ExtractionError(f"cannot reach the {backend} server: {detail}")

@@ -1,0 +1,153 @@
+"""The settings a person writes down: which extractor reads sessions, its model, its server and
+how long a request may take.
+
+Read in this order, each later source winning over the earlier ones:
+
+1. the user's file, ``$XDG_CONFIG_HOME/everbot-memory/config.toml`` (``~/.config/...``);
+2. the project's file, ``everbot-memory.toml`` beside MEMORY.md;
+3. the environment: ``EVERBOT_MEMORY_EXTRACTOR``, ``EVERBOT_MEMORY_MODEL``,
+   ``EVERBOT_MEMORY_BASE_URL``, ``EVERBOT_MEMORY_TIMEOUT``;
+4. the command's flags (or the arguments a program passes to :class:`Memory`).
+
+A file holds the same four keys, e.g. ``extractor = "openai"``, ``model = "qwen3:8b"``,
+``base_url = "http://localhost:11434/v1"``, ``timeout = 120``. API keys stay in the
+environment (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``), never in these files.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+__all__ = [
+    "ALIASES",
+    "ENVIRONMENT",
+    "EXTRACTORS",
+    "PROJECT_FILE",
+    "Settings",
+    "load_settings",
+    "project_config_path",
+    "user_config_path",
+]
+
+#: The names a user may give for an extractor.
+EXTRACTORS: tuple[str, ...] = ("auto", "anthropic", "claude", "claude-cli", "openai", "rules")
+#: Other names for an extractor: ``claude`` was the anthropic backend's first name.
+ALIASES = {"claude": "anthropic"}
+#: The environment variable of each setting.
+ENVIRONMENT = {
+    "extractor": "EVERBOT_MEMORY_EXTRACTOR",
+    "model": "EVERBOT_MEMORY_MODEL",
+    "base_url": "EVERBOT_MEMORY_BASE_URL",
+    "timeout": "EVERBOT_MEMORY_TIMEOUT",
+}
+#: The project's file, beside the memory file.
+PROJECT_FILE = "everbot-memory.toml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings in force, and where each one that is not a default came from."""
+
+    extractor: str = "auto"
+    model: str | None = None
+    base_url: str | None = None
+    timeout: float | None = None
+    #: For each setting given somewhere: the file, the variable or the flag that gave it.
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def source(self, key: str) -> str:
+        """Where ``key`` came from, as a person reads it ("the default" when nowhere)."""
+        return self.sources.get(key, "the default")
+
+
+def user_config_path() -> Path:
+    """The user's config file (``$XDG_CONFIG_HOME`` honoured, else ``~/.config``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "everbot-memory" / "config.toml"
+
+
+def project_config_path(memory_path: str | os.PathLike[str]) -> Path:
+    """The project's config file: ``everbot-memory.toml`` beside the memory file."""
+    return Path(memory_path).parent / PROJECT_FILE
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10 has no tomllib; tomli is the same parser
+        import tomli as tomllib
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}", path) from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", path) from exc
+
+
+def _checked(key: str, value: Any, where: str) -> Any:
+    """``value`` for ``key`` as the settings hold it; :class:`ConfigError` naming ``where``."""
+    if key == "timeout":
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
+        if isinstance(value, bool) or not 0 < seconds < math.inf:
+            raise ConfigError(f"{where}: timeout {value!r} is not a number of seconds above 0")
+        return seconds
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: {key} must be a non-empty string, not {value!r}")
+    value = value.strip()
+    if key == "extractor" and value not in EXTRACTORS:
+        raise ConfigError(
+            f"{where}: unknown extractor {value!r}; use one of {', '.join(EXTRACTORS)}"
+        )
+    return value
+
+
+def load_settings(
+    memory_path: str | os.PathLike[str] | None = None,
+    *,
+    extractor: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    timeout: float | None = None,
+) -> Settings:
+    """The settings for the memory at ``memory_path`` (None: no project file), the given
+    arguments winning over the environment, which wins over the files."""
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    files = [user_config_path()]
+    if memory_path is not None:
+        files.append(project_config_path(memory_path))
+    for path in files:
+        for key, value in _read_toml(path).items():
+            if key not in ENVIRONMENT:
+                raise ConfigError(
+                    f"{path}: unknown setting {key!r}; the settings are {', '.join(ENVIRONMENT)}",
+                    path,
+                )
+            values[key] = _checked(key, value, str(path))
+            sources[key] = str(path)
+    for key, variable in ENVIRONMENT.items():
+        raw = os.environ.get(variable, "").strip()
+        if raw:
+            values[key] = _checked(key, raw, variable)
+            sources[key] = variable
+    given = {"extractor": extractor, "model": model, "base_url": base_url, "timeout": timeout}
+    for key, value in given.items():
+        if value is not None:
+            flag = "--" + key.replace("_", "-")
+            values[key] = _checked(key, value, flag)
+            sources[key] = flag
+    return Settings(**values, sources=sources)
