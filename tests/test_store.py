@@ -695,3 +695,18 @@ def test_any_interleaving_of_editor_saves_and_engine_writes_loses_nothing(
         text = path.read_text(encoding="utf-8")
         assert [c for c in hand + engine if c not in text] == []
         assert all(text.count(c) == 1 for c in hand + engine)
+
+
+def test_an_unclosed_fence_that_swallows_memories_is_reported_with_its_line() -> None:
+    from everbot_memory.document.parse import parse
+
+    text = (
+        "# Agent Memory\n\n## Active Memories\n\n### workflow | 0.8 | 2026-03-01\n"
+        "The user runs:\n```python\nprint(1)\n\n### todo | 0.5 | 2026-03-05 | 1\n"
+        "The user needs to buy milk.\n"
+    )
+    [warning] = [p for p in parse(text).problems if p.kind == "warning"]
+    assert warning.line == 7 and "never closes" in warning.message
+    closed = text.replace("print(1)\n", "print(1)\n```\n")
+    assert not [p for p in parse(closed).problems if p.kind == "warning"]
+    assert len(parse(closed).entries) == 2

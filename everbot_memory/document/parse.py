@@ -8,6 +8,7 @@ as notes. So nothing a person wrote is dropped by a save.
 from __future__ import annotations
 
 import gc
+import re
 from datetime import datetime
 
 from ..core.clock import utcnow
@@ -72,6 +73,17 @@ def _parse(text: str, now: datetime | None) -> Document:
     def consume(start: int, end: int) -> None:
         consumed.append((start, end))
 
+    for block in blocks:
+        hidden = _headings_in_unclosed_fence(lines, block) if block.kind == "fence" else 0
+        if hidden:
+            problems.append(
+                Problem(
+                    block.start + 1,
+                    f"a code fence opened here never closes, so the {hidden} memory "
+                    "heading(s) after it read as its text; close it with a line of ```",
+                    "warning",
+                )
+            )
     i = 0
     while i < len(blocks):
         block = blocks[i]
@@ -238,3 +250,24 @@ def _trim_blank(lines: list[str]) -> list[str]:
     while end > start and not lines[end - 1].strip():
         end -= 1
     return lines[start:end]
+
+
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ENTRY_HEADING = re.compile(r"^#{2,6}\s+(?:\[[^\]]*\]\s*)?[A-Za-z_]+\s*\|")
+
+
+def _headings_in_unclosed_fence(lines: list[str], block: Block) -> int:
+    """How many entry headings a fence that never closes swallows (0 when it closes).
+
+    CommonMark runs an unclosed fence to the end of the file: the entries after it become its
+    text. Nothing is lost (a save keeps the text), but a person should hear of it.
+    """
+    start, end = block.start, block.end
+    opener = _FENCE_OPEN.match(lines[start]) if start < len(lines) else None
+    if opener is None or any(line.strip() for line in lines[end:]):
+        return 0  # not a fence, or something follows it: it closed
+    marker = opener.group(1)
+    last = lines[end - 1].strip() if end - 1 > start else ""
+    if last.startswith(marker[0] * len(marker)) and not last.strip(marker[0]):
+        return 0
+    return sum(1 for line in lines[start + 1 : end] if _ENTRY_HEADING.match(line))
