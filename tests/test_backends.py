@@ -413,6 +413,43 @@ def test_the_real_claude_program_against_a_fake_api(
     assert [t["name"] for t in extraction[0]["tools"]] == ["StructuredOutput"]  # no other tool
 
 
+@pytest.mark.skipif(
+    REAL_CLAUDE is None,
+    reason="the claude program (npm install -g @anthropic-ai/claude-code) is not installed",
+)
+def test_the_real_claude_child_fires_no_hook_even_with_hooks_installed(
+    tmp_path: Path, memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The extraction's own claude run must not start this project's hooks (a session end
+    would queue another extraction, and so on): hooks are off for the child, and the guard
+    variable stops our hook even where they would run."""
+    assert REAL_CLAUDE is not None
+    home = tmp_path / "home"
+    marker = tmp_path / "fired"
+    ours = f"{sys.executable} -m everbot_memory hook claude-code --file {memory}"
+    plain = f"sh -c 'echo fired >> {marker}'"
+    hooks = {
+        event: [
+            {"hooks": [{"type": "command", "command": ours}, {"type": "command", "command": plain}]}
+        ]
+        for event in ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd")
+    }
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    monkeypatch.setenv("PATH", f"{Path(REAL_CLAUDE).parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOME", str(home))
+    with fake_anthropic() as fake:
+        fake.respond = _structured_reply
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        stats = Memory(memory, ClaudeCliExtractor(timeout=120)).process_session_end_sync(
+            SHORT, "s1"
+        )
+    assert stats["new"] == 1
+    assert not marker.exists()  # no hook ran in the child
+    assert Memory(memory).jobs.pending() == []  # and ours queued nothing
+
+
 # -- the job queue after an unusable answer -----------------------------------------------------
 
 

@@ -483,3 +483,22 @@ def test_a_hook_inside_an_extractors_program_returns_at_once(
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert Memory(memory).jobs.pending() == []
+
+
+def test_jobs_lists_due_waiting_and_failed_and_retries_them(tmp_path: Path, clock: Clock) -> None:
+    from typer.testing import CliRunner
+
+    from everbot_memory.faces.cli import app
+
+    memory = tmp_path / "MEMORY.md"
+    JobQueue(memory).add(Job(session_id="s", transcript_path=str(tmp_path / "t"), event="x"))
+    runner = CliRunner()
+    listed = runner.invoke(app, ["jobs", "--file", str(memory)])
+    assert listed.exit_code == 0 and listed.stdout.startswith("due  session s (x), 0 tries")
+    Memory(memory).jobs.process()  # no transcript: it fails and waits
+    waiting = runner.invoke(app, ["jobs", "--file", str(memory), "--json"])
+    [job] = json.loads(waiting.stdout)
+    assert job["state"] == "waiting" and job["attempts"] == 1 and "does not exist" in job["error"]
+    again = runner.invoke(app, ["jobs", "--retry", "--file", str(memory)])
+    assert "1 failed or waiting job(s) queued again" in again.stdout
+    assert "due  session s" in again.stdout

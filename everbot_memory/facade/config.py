@@ -86,7 +86,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         import tomli as tomllib
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            # Typed here: on 3.10 the parser is the tomli backport, which may have no stubs.
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
     except FileNotFoundError:
         return {}
     except tomllib.TOMLDecodeError as exc:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import time
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -26,7 +28,7 @@ from .app import (
     working,
 )
 
-__all__ = ["hook_app", "hook_claude_code", "mcp", "process_pending"]
+__all__ = ["hook_app", "hook_claude_code", "jobs", "mcp", "process_pending"]
 
 
 @app.command("process-pending")
@@ -65,6 +67,41 @@ def process_pending(
         say(quiet, f"{report.done} done, {report.failed} failed, {pending} pending{waiting}")
     if report.failed:
         raise typer.Exit(1)
+
+
+@app.command()
+def jobs(
+    retry: Annotated[
+        bool,
+        typer.Option("--retry", help="Queue the failed and waiting jobs again, due now."),
+    ] = False,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """List the sessions queued by hooks: due, waiting to retry, or set aside as failed."""
+    memory = Memory(file, lock_timeout=lock_timeout())
+    with reporting():
+        if retry:
+            say(quiet, f"{memory.jobs.retry_failed()} failed or waiting job(s) queued again")
+        now = time.time()
+        rows = [
+            ("waiting" if job.not_before > now else "due", job) for job in memory.jobs.pending()
+        ]
+        rows += [("failed", job) for job in memory.jobs.failed()]
+    if as_json:
+        print_json([{"state": state, **job.to_json()} for state, job in rows])
+        return
+    if not rows:
+        say(quiet, "no queued sessions")
+    for state, job in rows:
+        when = ""
+        if state == "waiting":
+            when = " until " + datetime.fromtimestamp(job.not_before).isoformat(timespec="seconds")
+        reason = f": {job.error}" if job.error else ""
+        typer.echo(
+            f"{state}{when}  session {job.session_id} ({job.event}), {job.attempts} tries{reason}"
+        )
 
 
 #: How to install the ``mcp`` extra, from a clone or from the repository's URL.
