@@ -220,6 +220,18 @@ def test_close_session_with_a_bad_answer_says_why_in_one_line(
     assert memory.read_bytes() == before
 
 
+def test_close_session_timeout_flag_bounds_a_silent_server(
+    server: FakeOpenAI, memory: Path
+) -> None:
+    before = memory.read_bytes()
+    server.replies = [Reply(200, answer([]).body, delay=5) for _ in range(3)]
+    args = ["close-session", str(TRANSCRIPT), "-f", str(memory), "--extractor", "openai"]
+    result = CliRunner().invoke(app, [*args, "--base-url", server.url, "--timeout", "0.3"])
+    assert result.exit_code == 1
+    assert "did not answer in time (0.3 s)" in result.output
+    assert memory.read_bytes() == before
+
+
 # -- claude-cli, with a fake program on PATH ---------------------------------------------------
 
 

@@ -120,6 +120,7 @@ class Memory:
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
         model: str | None = None,
         base_url: str | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.path = Path(memory_path)
         self.lock_timeout = lock_timeout
@@ -130,6 +131,8 @@ class Memory:
         self.model = model
         #: The server a built-in LLM extractor talks to (None: the configured one, or its own).
         self.base_url = base_url
+        #: Seconds a built-in LLM extractor waits for one answer (None: the configured time).
+        self.timeout = timeout
         #: What the last call left for the user to see: extractor problems, redactions.
         self.warnings: list[str] = []
         self.ledger = SessionLedger(memory_path)
@@ -159,11 +162,16 @@ class Memory:
 
     def settings(self, extractor: str | None = None) -> Settings:
         """The extraction settings in force here: the user's and the project's config files,
-        the environment, then ``extractor`` and this memory's ``model`` and ``base_url``."""
+        the environment, then ``extractor`` and this memory's ``model``, ``base_url`` and
+        ``timeout``."""
         from .config import load_settings
 
         return load_settings(
-            self.path, extractor=extractor, model=self.model, base_url=self.base_url
+            self.path,
+            extractor=extractor,
+            model=self.model,
+            base_url=self.base_url,
+            timeout=self.timeout,
         )
 
     def _choose(self, extractor: str | None) -> Choice:
@@ -642,6 +650,7 @@ class Memory:
                 lock_timeout=self.lock_timeout,
                 model=self.model,
                 base_url=self.base_url,
+                timeout=self.timeout,
             )
             return worker.close_transcript(transcript_path, session_id=session_id)
 

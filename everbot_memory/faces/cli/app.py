@@ -41,6 +41,7 @@ __all__ = [
     "JsonOption",
     "ModelOption",
     "QuietOption",
+    "TimeoutOption",
     "app",
     "choice",
     "entry_json",
@@ -282,6 +283,16 @@ BaseUrlOption = Annotated[
         metavar="URL",
         help="The server an LLM extractor talks to, e.g. http://localhost:11434/v1 for an "
         "OpenAI-compatible one (default: the config files, $EVERBOT_MEMORY_BASE_URL).",
+    ),
+]
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        min=0.1,
+        help="How long an LLM extractor waits for one answer (default: the config files, "
+        "$EVERBOT_MEMORY_TIMEOUT, else 60).",
     ),
 ]
 

@@ -17,6 +17,7 @@ from .app import (
     JsonOption,
     ModelOption,
     QuietOption,
+    TimeoutOption,
     app,
     choice,
     entry_json,
@@ -114,6 +115,7 @@ def close_session(
     extractor: ExtractorOption = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    timeout: TimeoutOption = None,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
@@ -122,7 +124,12 @@ def close_session(
     source: str | bytes = sys.stdin.buffer.read() if transcript == "-" else transcript
     with reporting():
         memory = Memory(
-            file, extractor, lock_timeout=lock_timeout(), model=model, base_url=base_url
+            file,
+            extractor,
+            lock_timeout=lock_timeout(),
+            model=model,
+            base_url=base_url,
+            timeout=timeout,
         )
         with working("extracting memories", quiet):
             report = memory.close_transcript(

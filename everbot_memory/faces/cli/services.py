@@ -19,6 +19,7 @@ from .app import (
     JsonOption,
     ModelOption,
     QuietOption,
+    TimeoutOption,
     app,
     fail,
     lock_timeout,
@@ -43,12 +44,20 @@ def process_pending(
     extractor: ExtractorOption = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    timeout: TimeoutOption = None,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
 ) -> None:
     """Extract the sessions queued by hooks (what a worker that died left, too)."""
-    memory = Memory(file, extractor, lock_timeout=lock_timeout(), model=model, base_url=base_url)
+    memory = Memory(
+        file,
+        extractor,
+        lock_timeout=lock_timeout(),
+        model=model,
+        base_url=base_url,
+        timeout=timeout,
+    )
     with reporting(), working("processing queued sessions", quiet):
         requeued = memory.jobs.retry_failed() if retry_failed else 0
         if retry_failed:
