@@ -383,3 +383,29 @@ def test_a_replaced_memory_ranks_below_what_replaced_it(tmp_path: Path) -> None:
         MemoryStore(path).save([old, new])
         hits = MemoryManager(path).recall("works at Google", k=2)
     assert [h.entry.id for h in hits] == ["a00002", "a00001"]
+
+
+def test_with_the_cache_present_a_new_process_reads_no_markdown(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from everbot_memory.recall import index as index_module
+
+    first = [h.entry for h in RecallIndex.for_file(memory).search("代码风格", k=3)]
+
+    def no_parse(text: str) -> None:
+        raise AssertionError("the cache should have been used")
+
+    monkeypatch.setattr(index_module, "parse", no_parse)
+    again = [h.entry for h in RecallIndex.for_file(memory).search("代码风格", k=3)]
+    assert again == first and again
+
+
+def test_the_cache_keeps_no_hand_typed_secret(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    MemoryManager(path).remember("The user deploys on Fridays.")
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(f"\n### fact | 0.9 | 2026-03-01\nThe CI token is {token} for now.\n")
+    [hit] = RecallIndex.for_file(path).search("CI token", k=1)
+    assert token not in hit.entry.content
+    assert token not in (tmp_path / ".MEMORY.md.everbot" / "index").read_text()

@@ -24,6 +24,7 @@ shares only common words ("user", "的") with the memories finds nothing.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import heapq
 import json
 import math
@@ -31,7 +32,7 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,9 @@ from ..storage.paths import SideFiles
 from ..storage.store import decode
 from .embeddings import Embedder
 
+_ENTRY_FIELDS = tuple(field.name for field in dataclasses.fields(MemoryEntry))
+_TIME_FIELDS = frozenset({"created_at", "last_activated", "base_at", "expires_at"})
+
 __all__ = ["RELEVANCE_FLOOR", "WEIGHTS", "Hit", "RecallIndex"]
 
 #: How much each signal counts in the final rank (they add up to 1).
@@ -54,7 +58,7 @@ WEIGHTS = {"relevance": 0.85, "recency": 0.05, "score": 0.10}
 #: BM25 parameters; lower than the textbook 1.2 / 0.75 because memories are short.
 K1, B = 0.8, 0.35
 RECENCY_HALF_LIFE_DAYS = 30.0
-_INDEX_VERSION = 2
+_INDEX_VERSION = 3
 #: How much of its standing a replaced memory keeps in the order of results.
 REPLACED_STANDING = 0.5
 #: The least relevance (the share of the query's weight a memory matches) worth returning.
@@ -114,12 +118,17 @@ class RecallIndex:
             reuse.signature = signature
             return reuse
         cache = files.index
-        documents = _read_cache(cache, digest)
-        entries = parse(decode(snapshot.data, path)).entries
-        if documents is None or len(documents) != len(entries):
-            # Secrets a person typed into the file are not indexed (the cache is a file too).
-            documents = [search_tokens(redact(e.content).text) for e in entries]
-            _write_cache(cache, digest, documents)
+        cached = _read_cache(cache, digest)
+        if cached is not None:
+            # The file is as the cache saw it: its entries come from the cache, unparsed.
+            documents, entries = cached
+        else:
+            entries = parse(decode(snapshot.data, path)).entries
+            # Secrets a person typed into the file are neither indexed nor kept in the cache
+            # (the cache is a file too): both hold the redacted text.
+            entries = [_redacted(e) for e in entries]
+            documents = [search_tokens(e.content) for e in entries]
+            _write_cache(cache, digest, documents, entries)
         index = cls(entries, documents, digest)
         index.signature = signature
         index.files = files
@@ -236,22 +245,56 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-def _read_cache(path: Path, digest: str) -> list[list[str]] | None:
+def _read_cache(path: Path, digest: str) -> tuple[list[list[str]], list[MemoryEntry]] | None:
+    """The cached tokens and entries of the file whose sha256 is ``digest``, if the cache holds
+    them; None for no cache, a stale one or a damaged one (it is then rebuilt from the file)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None  # no cache, or a damaged one: it is rebuilt from the file
+        return None
     if not isinstance(data, dict) or data.get("sha256") != digest:
         return None
     if data.get("version") != _INDEX_VERSION:
         return None
-    documents = data.get("documents")
-    return documents if isinstance(documents, list) else None
+    documents, entries = data.get("documents"), data.get("entries")
+    if not isinstance(documents, list) or not isinstance(entries, list):
+        return None
+    if len(documents) != len(entries):
+        return None
+    try:
+        return documents, [_entry_from_json(item) for item in entries]
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
 
 
-def _write_cache(path: Path, digest: str, documents: list[list[str]]) -> None:
+def _entry_from_json(item: dict[str, Any]) -> MemoryEntry:
+    """An entry from :meth:`MemoryEntry.to_json`'s form (checked as one read from the file)."""
+    fields: dict[str, Any] = {}
+    for name in _ENTRY_FIELDS:
+        value = item[name]
+        if name in _TIME_FIELDS and value is not None:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
+        elif isinstance(value, list):
+            value = tuple(value)
+        fields[name] = value
+    return MemoryEntry.from_file(**fields)
+
+
+def _redacted(entry: MemoryEntry) -> MemoryEntry:
+    result = redact(entry.content)
+    return entry.replace(content=result.text) if result.found else entry
+
+
+def _write_cache(
+    path: Path, digest: str, documents: list[list[str]], entries: list[MemoryEntry]
+) -> None:
     payload = json.dumps(
-        {"version": _INDEX_VERSION, "sha256": digest, "documents": documents},
+        {
+            "version": _INDEX_VERSION,
+            "sha256": digest,
+            "documents": documents,
+            "entries": [entry.to_json() for entry in entries],
+        },
         ensure_ascii=False,
         separators=(",", ":"),
     ).encode("utf-8")
