@@ -420,3 +420,12 @@ def test_a_secret_typed_into_the_files_notes_is_redacted_at_the_next_save(
     manager.remember("The user drinks green tea.")
     for file, text in _all_files(tmp_path).items():
         assert secret not in text, file
+
+
+def test_every_rule_pattern_compiles() -> None:
+    """Patterns compile on first use; each must compile (a bad one would fail a save)."""
+    from everbot_memory.core.secrets import RULES
+
+    assert len(RULES) > 100
+    for rule in RULES:
+        assert rule.pattern.pattern == rule.source

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,9 +23,15 @@ class Rule:
 
     kind: str
     keywords: tuple[str, ...]
-    pattern: re.Pattern[str]
+    source: str
     check: Callable[[re.Match[str]], bool]
     short: bool = False
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled pattern, compiled on first use: most texts hold no rule's keyword, and
+        compiling every rule would cost each process (a hook among them) tens of ms."""
+        return re.compile(self.source)
 
 
 # Placeholders in docs and examples: sk-xxxx, ****, ..., <token>, YOUR_KEY.
@@ -40,7 +47,7 @@ def token(kind: str, keywords: str, pattern: str, check: Callable[[str], bool] =
     """A token with a shape of its own, matched as a whole word (no letter or digit on either
     side, so a longer identifier that happens to hold the shape is left alone)."""
     bounded = rf"(?<![A-Za-z0-9])(?:{pattern})(?![A-Za-z0-9])"
-    return Rule(kind, tuple(keywords.split()), re.compile(bounded), lambda m: check(m.group(0)))
+    return Rule(kind, tuple(keywords.split()), bounded, lambda m: check(m.group(0)))
 
 
 def field(
@@ -52,4 +59,4 @@ def field(
 ) -> Rule:
     """A value found by what stands around it (a label, a URL's shape); the pattern is used as
     written and names the value ``secret``, which alone is replaced."""
-    return Rule(kind, tuple(keywords.split()), re.compile(pattern), check, short)
+    return Rule(kind, tuple(keywords.split()), pattern, check, short)
