@@ -70,3 +70,8 @@ def test_a_swapped_out_file_an_earlier_version_left_is_moved_in_too(tmp_path: Pa
     folder = SideFiles.of(path).previous.parent
     assert (folder / "previous-0123456789abcdef").read_text() == "an editor's late write\n"
     assert not (tmp_path / "MEMORY.md.previous-0123456789abcdef").exists()
+
+
+def test_the_lock_file_is_private_like_the_others(tmp_path: Path) -> None:
+    Memory(tmp_path / "MEMORY.md").remember("The user prefers tabs.")
+    assert (tmp_path / "MEMORY.md.lock").stat().st_mode & 0o777 == 0o600

@@ -11,10 +11,14 @@ import filelock
 
 from ..errors import LockTimeoutError, StoreError
 
-__all__ = ["DEFAULT_LOCK_TIMEOUT", "WriterLock", "try_lock"]
+__all__ = ["DEFAULT_LOCK_TIMEOUT", "LOCK_MODE", "WriterLock", "try_lock"]
 
 #: Seconds a writer waits for another writer's lock (``$EVERBOT_MEMORY_LOCK_TIMEOUT``).
 DEFAULT_LOCK_TIMEOUT = 10.0
+
+
+#: The lock file's mode when the engine creates it.
+LOCK_MODE = 0o600
 
 
 class WriterLock:
@@ -24,7 +28,9 @@ class WriterLock:
         self.path = path
         self.timeout = timeout
         self._owner = owner  # the memory file, named in messages
-        self._lock = filelock.FileLock(str(path), timeout=timeout)
+        # Private like every file the engine makes (the lock is empty, but a reader of the
+        # folder learns nothing from it either).
+        self._lock = filelock.FileLock(str(path), timeout=timeout, mode=LOCK_MODE)
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
@@ -50,7 +56,7 @@ class WriterLock:
 @contextlib.contextmanager
 def try_lock(path: Path) -> Iterator[bool]:
     """Take the lock at ``path`` if it is free, without waiting; yields whether it was taken."""
-    lock = filelock.FileLock(str(path), timeout=0)
+    lock = filelock.FileLock(str(path), timeout=0, mode=LOCK_MODE)
     try:
         lock.acquire()
     except filelock.Timeout:
