@@ -1,0 +1,295 @@
+"""The changes made to MEMORY.md, each a locked load, change and save, and reading it back.
+
+:class:`Changes` holds what :class:`~everbot_memory.facade.memory.Memory` does to the file
+outside a session: merge candidates, remember, update, forget, dedupe, maintain, mark memories
+used, and read them. Every change goes through :meth:`Changes._update`, so each one is one
+locked load and one atomic save.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.clock import utcnow
+from ..core.entry import Category, Importance, MemoryEntry, check_text
+from ..core.merge import MemoryMerger, MergeResult
+from ..core.rules import CATEGORIES
+from ..errors import EntryNotFoundError, EverbotMemoryError
+from ..storage.store import MemoryStore
+from .choice import Section
+
+if TYPE_CHECKING:
+    from ..core.candidate import Candidate
+    from .reports import History
+
+__all__ = ["Changes"]
+
+
+def _with_changed_facts(candidate: Candidate, existing: Sequence[MemoryEntry]) -> Candidate:
+    """The candidate, marked as replacing the Active memories that give a single-valued fact
+    (home, employer) another value, as a session saying it would."""
+    from ..extract.rules.changes import contradicted
+
+    known = [(e.id, e.content) for e in existing if e.is_active]
+    ids = contradicted(candidate, None, known)
+    return candidate.replace(contradicts=ids) if ids else candidate
+
+
+class Changes:
+    """Changes to the file (each under the lock) and reads of it; the base of ``Memory``."""
+
+    path: Path
+    store: MemoryStore
+    merger: MemoryMerger
+    #: What the last call left for the user to see: extractor problems, redactions.
+    warnings: list[str]
+
+    def _update(self, change: Callable[[list[MemoryEntry]], list[MemoryEntry]]) -> None:
+        self.warnings = []
+        with self.store.lock():
+            self.store.save(change(self.store.load()))
+        self.warnings += self.store.warnings
+
+    def merge_candidates(
+        self, candidates: Sequence[Candidate], session_id: str, now: datetime | None = None
+    ) -> MergeResult:
+        """Merge candidates into the file (locked load, merge, save) and return the result.
+
+        Secrets in candidates are redacted first; a candidate that is only a secret is dropped
+        (both reported in :attr:`warnings`).
+        """
+        return self._merge(candidates, session_id, now)
+
+    def _merge(
+        self,
+        candidates: Sequence[Candidate],
+        session_id: str,
+        now: datetime | None = None,
+        *,
+        changed_facts: bool = False,
+    ) -> MergeResult:
+        """:meth:`merge_candidates`; with ``changed_facts``, a candidate giving a home or an
+        employer also retires the memory holding the old one (found under the lock)."""
+        from ..core.redaction import scrub
+
+        clean, dropped = scrub(candidates, lambda c, text: c.replace(content=text))
+        results: list[MergeResult] = []
+
+        def merge(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            marked = [_with_changed_facts(c, existing) for c in clean] if changed_facts else clean
+            results.append(self.merger.merge(existing, marked, session_id, now))
+            return results[-1].entries
+
+        self._update(merge)
+        self.warnings[:0] = dropped
+        return results[-1]
+
+    def remember(
+        self,
+        content: str,
+        category: Category = "fact",
+        importance: Importance = "medium",
+        session_id: str = "manual",
+    ) -> tuple[MemoryEntry, MergeResult]:
+        """Add one memory (or reinforce the one that already says it); returns it and the merge.
+
+        As in a session, a new home or employer ("lives in Paris", "The user works at Acme")
+        moves the memory that gave the old one to Archived (``result.stats.contradicted``).
+        """
+        from pydantic import ValidationError
+
+        from ..core.candidate import Candidate
+        from ..core.redaction import redact
+
+        try:
+            candidate = Candidate(content=content, category=category, importance=importance)
+        except ValidationError as exc:
+            raise EverbotMemoryError(
+                f"nothing remembered: {exc.errors()[0]['msg'].lower()}"
+            ) from exc
+        redacted = redact(candidate.content)
+        if redacted.only_secret:
+            raise EverbotMemoryError(
+                f"nothing remembered: the text is only a secret ({', '.join(redacted.found)})"
+            )
+        result = self._merge([candidate], session_id, changed_facts=True)
+        entry = next(e for e in result.entries if e.id == result.placed[0])
+        return entry, result
+
+    def update(
+        self,
+        entry_id: str,
+        content: str | None = None,
+        category: Category | None = None,
+        score: float | None = None,
+    ) -> MemoryEntry:
+        """Change a memory's content, category or score (locked); returns it as saved.
+
+        A score set here is honoured from now on, as one edited by hand in the file: it becomes
+        the decay anchor, so decay starts from it and never from the old score. Secrets in new
+        content are redacted (reported in :attr:`warnings`). Raises
+        :class:`EntryNotFoundError` for an unknown id, :class:`EverbotMemoryError` for a bad
+        value; either way nothing changes.
+        """
+        changes: dict[str, Any] = {}
+        if content is not None:
+            from ..core.redaction import redact
+
+            try:
+                changes["content"] = check_text(content, "memory content")
+            except ValueError as exc:
+                raise EverbotMemoryError(f"nothing updated: {exc}") from exc
+            redacted = redact(changes["content"])
+            if redacted.only_secret:
+                raise EverbotMemoryError(
+                    f"nothing updated: the text is only a secret ({', '.join(redacted.found)})"
+                )
+        if category is not None:
+            if category not in CATEGORIES:
+                raise EverbotMemoryError(
+                    f"nothing updated: category {category!r} is not one of {', '.join(CATEGORIES)}"
+                )
+            changes["category"] = category
+        if score is not None:
+            if isinstance(score, bool) or not isinstance(score, (int, float)):
+                raise EverbotMemoryError(f"nothing updated: score {score!r} is not a number")
+            if not 0.0 <= score <= 1.0:
+                raise EverbotMemoryError(f"nothing updated: score {score} is not from 0 to 1")
+            now = utcnow().replace(microsecond=0)
+            changes.update(score=float(score), base_score=float(score), base_at=now)
+        found: list[MemoryEntry] = []
+
+        def change(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            found[:] = [e for e in existing if e.id == entry_id]
+            if not found:
+                raise EntryNotFoundError(entry_id)
+            return [e.replace(**changes) if e.id == entry_id else e for e in existing]
+
+        if changes:
+            self._update(change)
+        return self.get(entry_id)
+
+    def history(self, entry_id: str) -> History:
+        """What the engine knows of a memory's past: when it was created and last confirmed,
+        its hits, its score now and the anchor it decays from, the session it came from, the
+        memories it replaced or absorbed and those that replaced it, and how it read before
+        the file's last save (``MEMORY.md.bak``). Older wordings are not kept."""
+        from ..document.parse import parse
+        from ..storage.store import decode
+        from .reports import history_of
+
+        entries = self.entries()
+        entry = next((e for e in entries if e.id == entry_id), None)
+        if entry is None:
+            raise EntryNotFoundError(entry_id)
+        backup = self.store.backup_path
+        before: MemoryEntry | None = None
+        try:
+            data = backup.read_bytes()
+        except FileNotFoundError:
+            data = None  # never saved twice: there is no earlier version
+        if data is not None:
+            older = parse(decode(data, backup)).entries
+            before = next((e for e in older if e.id == entry_id), None)
+        return history_of(entry, entries, before, utcnow())
+
+    def forget(self, entry_id: str) -> MemoryEntry:
+        """Delete the memory with ``entry_id``; raises :class:`EntryNotFoundError` if none."""
+        return self.forget_many([entry_id])[0]
+
+    def forget_many(self, entry_ids: Sequence[str]) -> list[MemoryEntry]:
+        """Delete these memories (all or none: an unknown id raises EntryNotFoundError)."""
+        removed: list[MemoryEntry] = []
+        wanted = set(entry_ids)
+
+        def drop(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            removed.extend(e for e in existing if e.id in wanted)
+            missing = wanted - {e.id for e in removed}
+            if missing:
+                raise EntryNotFoundError(sorted(missing)[0])
+            return [e for e in existing if e.id not in wanted]
+
+        self._update(drop)
+        return removed
+
+    def duplicate_groups(self) -> list[tuple[MemoryEntry, list[MemoryEntry]]]:
+        """What :meth:`dedupe` would do: per group, the memory kept and the ones folded in."""
+        from ..core.duplicates import merge_duplicates
+
+        return merge_duplicates(self.entries())[1]
+
+    def dedupe(self) -> list[tuple[MemoryEntry, list[MemoryEntry]]]:
+        """Fold each group of likely duplicates into its strongest memory.
+
+        Returns, per group, the memory kept and the ones folded into it.
+        """
+        from ..core.duplicates import merge_duplicates
+
+        groups: list[tuple[MemoryEntry, list[MemoryEntry]]] = []
+
+        def fold(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            entries, merged = merge_duplicates(existing)
+            groups.extend(merged)
+            return entries
+
+        self._update(fold)
+        return groups
+
+    def maintain(self, now: datetime | None = None) -> MergeResult:
+        """Apply decay, archiving and forgetting as of ``now`` (the seed's daily job)."""
+        return self.merge_candidates([], "", now)
+
+    def mark_used(self, entry_ids: Sequence[str]) -> list[MemoryEntry]:
+        """Reinforce these memories because they were used (one more hit, last activated now),
+        through the locked save; returns them as saved. An unknown id raises
+        :class:`EntryNotFoundError` and nothing changes."""
+        from ..core.scoring import reinforce
+
+        wanted = set(entry_ids)
+        used: list[MemoryEntry] = []
+        now = utcnow()
+
+        def activate(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            used.clear()
+            missing = wanted - {e.id for e in existing}
+            if missing:
+                raise EntryNotFoundError(sorted(missing)[0])
+            changed = [reinforce(e, now) if e.id in wanted else e for e in existing]
+            used.extend(e for e in changed if e.id in wanted)
+            return changed
+
+        if wanted:
+            self._update(activate)
+        return used
+
+    def entries(self) -> list[MemoryEntry]:
+        """All entries in the file, in file order."""
+        return self.store.load()
+
+    def get(self, entry_id: str) -> MemoryEntry:
+        """The memory with ``entry_id``; raises :class:`EntryNotFoundError` if none."""
+        for entry in self.entries():
+            if entry.id == entry_id:
+                return entry
+        raise EntryNotFoundError(entry_id)
+
+    def list_entries(
+        self,
+        section: Section = "all",
+        category: str | None = None,
+        min_score: float = 0.0,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[MemoryEntry]:
+        """Memories in file order (strongest first), filtered, then ``offset`` and ``limit``."""
+        from .reports import filter_entries
+
+        return filter_entries(self.entries(), section, category, min_score, limit, offset)
+
+    def find(self, text: str) -> list[MemoryEntry]:
+        """The memories whose content holds ``text`` (case and spacing ignored)."""
+        needle = " ".join(text.split()).casefold()
+        return [e for e in self.entries() if needle in " ".join(e.content.split()).casefold()]
