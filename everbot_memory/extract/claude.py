@@ -25,8 +25,8 @@ from .llm import (
     CHECK_TIMEOUT,
     RETRY_LATER,
     Call,
-    LLMExtractor,
     Reply,
+    SdkExtractor,
     cut_short,
     refused,
     unreachable,
@@ -54,7 +54,7 @@ def _sdk() -> Any:
     return anthropic
 
 
-class AnthropicExtractor(LLMExtractor):
+class AnthropicExtractor(SdkExtractor):
     """Extraction with one Messages API call per session (structured output).
 
     ``client`` (and ``async_client``) are any ``anthropic.Anthropic`` / ``AsyncAnthropic``
@@ -63,6 +63,8 @@ class AnthropicExtractor(LLMExtractor):
     """
 
     name = "anthropic"
+    _client: anthropic.Anthropic | None
+    _async_client: anthropic.AsyncAnthropic | None
 
     def __init__(
         self,
@@ -75,12 +77,15 @@ class AnthropicExtractor(LLMExtractor):
         timeout: float | None = None,
         max_retries: int = 2,
     ) -> None:
-        super().__init__(model=model or DEFAULT_MODEL, timeout=timeout)
-        self.base_url = base_url
-        self.max_tokens = max_tokens
-        self._client = client
-        self._async_client = async_client
-        self._max_retries = max_retries
+        super().__init__(
+            client,
+            async_client=async_client,
+            model=model or DEFAULT_MODEL,
+            base_url=base_url,
+            max_tokens=max_tokens,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
 
     def _options(self) -> dict[str, Any]:
         base_url = self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
@@ -172,9 +177,7 @@ class AnthropicExtractor(LLMExtractor):
     def _errors(self, client: Any) -> Iterator[None]:
         """The SDK's errors as one line each (sync and async calls raise the same ones)."""
         anthropic = _sdk()
-        retries = int(getattr(client, "max_retries", 0))
-        waited = getattr(client, "timeout", None)  # a client given ready-made has its own
-        seconds = waited if isinstance(waited, (int, float)) else self.timeout
+        retries, seconds = self._patience(client)
         try:
             yield
         except anthropic.AuthenticationError as exc:

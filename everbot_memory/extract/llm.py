@@ -33,6 +33,7 @@ __all__ = [
     "Call",
     "LLMExtractor",
     "Reply",
+    "SdkExtractor",
     "cut_short",
     "refused",
     "session_flow",
@@ -176,3 +177,33 @@ def cut_short(limit: int) -> AnswerError:
 def unreachable(backend: str, detail: str) -> ExtractionError:
     """The error for a backend that could not be reached at all."""
     return ExtractionError(f"cannot reach the {backend} server: {detail}")
+
+
+class SdkExtractor(LLMExtractor):
+    """An LLM backend over an HTTP SDK: the clients (given ready-made, or made on first use
+    from ``base_url``), the answer's size, and how many retries the SDK makes."""
+
+    def __init__(
+        self,
+        client: Any = None,
+        *,
+        async_client: Any = None,
+        model: str,
+        base_url: str | None = None,
+        max_tokens: int = 2_048,
+        timeout: float | None = None,
+        max_retries: int = 2,
+    ) -> None:
+        super().__init__(model=model, timeout=timeout)
+        self.base_url = base_url
+        self.max_tokens = max_tokens
+        self._client = client
+        self._async_client = async_client
+        self._max_retries = max_retries
+
+    def _patience(self, client: Any) -> tuple[int, float]:
+        """How many retries ``client`` makes and how long it waits for each answer, for the
+        error messages (a client given ready-made has its own)."""
+        waited = getattr(client, "timeout", None)
+        seconds = waited if isinstance(waited, (int, float)) else self.timeout
+        return int(getattr(client, "max_retries", 0)), float(seconds)

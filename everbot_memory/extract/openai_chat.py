@@ -22,8 +22,8 @@ from .llm import (
     CHECK_TIMEOUT,
     RETRY_LATER,
     Call,
-    LLMExtractor,
     Reply,
+    SdkExtractor,
     cut_short,
     refused,
     unreachable,
@@ -52,7 +52,7 @@ def _sdk() -> Any:
     return openai
 
 
-class OpenAIExtractor(LLMExtractor):
+class OpenAIExtractor(SdkExtractor):
     """Extraction with one chat completions call per session (structured output).
 
     ``client`` (and ``async_client``) are any ``openai.OpenAI`` / ``AsyncOpenAI``; by default
@@ -61,6 +61,8 @@ class OpenAIExtractor(LLMExtractor):
     """
 
     name = "openai"
+    _client: openai.OpenAI | None
+    _async_client: openai.AsyncOpenAI | None
 
     def __init__(
         self,
@@ -73,14 +75,17 @@ class OpenAIExtractor(LLMExtractor):
         timeout: float | None = None,
         max_retries: int = 2,
     ) -> None:
-        super().__init__(model=model or DEFAULT_MODEL, timeout=timeout)
-        self.base_url = base_url
-        self.max_tokens = max_tokens
+        super().__init__(
+            client,
+            async_client=async_client,
+            model=model or DEFAULT_MODEL,
+            base_url=base_url,
+            max_tokens=max_tokens,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
         #: ``json_schema`` until the server says it does not take it, then ``json_object``.
         self.mode = "json_schema"
-        self._client = client
-        self._async_client = async_client
-        self._max_retries = max_retries
 
     def _options(self) -> dict[str, Any]:
         base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
@@ -195,9 +200,7 @@ class OpenAIExtractor(LLMExtractor):
     def _errors(self, client: Any) -> Iterator[None]:
         """The SDK's errors as one line each (sync and async calls raise the same ones)."""
         openai = _sdk()
-        retries = int(getattr(client, "max_retries", 0))
-        waited = getattr(client, "timeout", None)  # a client given ready-made has its own
-        seconds = waited if isinstance(waited, (int, float)) else self.timeout
+        retries, seconds = self._patience(client)
         try:
             yield
         except openai.BadRequestError as exc:

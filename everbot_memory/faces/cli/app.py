@@ -46,6 +46,7 @@ __all__ = [
     "choice",
     "entry_json",
     "entry_line",
+    "extracting_memory",
     "fail",
     "lock_timeout",
     "main",
@@ -170,6 +171,24 @@ def memory_at(path: Path, *, must_exist: bool = True) -> Memory:
     if must_exist and not memory.exists():
         raise fail(f"no memory file at {path}; create one with `everbot-memory init`")
     return memory
+
+
+def extracting_memory(
+    path: Path,
+    extractor: str | None,
+    model: str | None,
+    base_url: str | None,
+    timeout: float | None,
+) -> Memory:
+    """The memory at ``path`` with the extractor settings a command's flags give."""
+    return Memory(
+        path,
+        extractor,
+        lock_timeout=lock_timeout(),
+        model=model,
+        base_url=base_url,
+        timeout=timeout,
+    )
 
 
 def entry_json(entry: MemoryEntry) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ...facade.memory import IMPORTANCES, TRANSCRIPT_FORMATS, Memory
+from ...facade.memory import IMPORTANCES, TRANSCRIPT_FORMATS
 from .app import (
     DEFAULT_FILE,
     BaseUrlOption,
@@ -22,8 +22,8 @@ from .app import (
     choice,
     entry_json,
     entry_line,
+    extracting_memory,
     fail,
-    lock_timeout,
     memory_at,
     print_json,
     print_merge,
@@ -123,14 +123,7 @@ def close_session(
     """Extract memories from a finished conversation and merge them into the file."""
     source: str | bytes = sys.stdin.buffer.read() if transcript == "-" else transcript
     with reporting():
-        memory = Memory(
-            file,
-            extractor,
-            lock_timeout=lock_timeout(),
-            model=model,
-            base_url=base_url,
-            timeout=timeout,
-        )
+        memory = extracting_memory(file, extractor, model, base_url, timeout)
         with working("extracting memories", quiet):
             report = memory.close_transcript(
                 source, session_id=session_id, format=format, user=user

@@ -21,6 +21,7 @@ from .app import (
     QuietOption,
     TimeoutOption,
     app,
+    extracting_memory,
     fail,
     lock_timeout,
     print_json,
@@ -50,14 +51,7 @@ def process_pending(
     quiet: QuietOption = False,
 ) -> None:
     """Extract the sessions queued by hooks (what a worker that died left, too)."""
-    memory = Memory(
-        file,
-        extractor,
-        lock_timeout=lock_timeout(),
-        model=model,
-        base_url=base_url,
-        timeout=timeout,
-    )
+    memory = extracting_memory(file, extractor, model, base_url, timeout)
     with reporting(), working("processing queued sessions", quiet):
         requeued = memory.jobs.retry_failed() if retry_failed else 0
         if retry_failed:
