@@ -13,7 +13,10 @@ start, does not pay for pydantic or an LLM SDK.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing is not imported: see above
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.2.0"
 

@@ -51,7 +51,7 @@ class NotTextError(StoreError):
 
 
 class LockTimeoutError(StoreError):
-    """Another writer held ``MEMORY.md.lock`` for longer than the timeout."""
+    """Another writer held the file's lock for longer than the timeout."""
 
 
 class EntryNotFoundError(EverbotMemoryError):

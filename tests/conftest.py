@@ -27,6 +27,8 @@ _PERSONAL_SETTINGS = (
     "EVERBOT_MEMORY_TIMEOUT",
     "EVERBOT_MEMORY_LOCK_TIMEOUT",
     "EVERBOT_MEMORY_CHILD",
+    "EVERBOT_MEMORY_USER_FILE",
+    "CLAUDE_PROJECT_DIR",
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
     "OPENAI_API_KEY",
@@ -40,6 +42,11 @@ def _no_personal_settings(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: Any
     for name in _PERSONAL_SETTINGS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    # The user's own memory (the hooks' default) is a fresh one in each test, and so are
+    # Claude Code's settings and transcripts (doctor and sweep read them).
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
 
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)

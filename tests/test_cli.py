@@ -23,6 +23,7 @@ from freezegun import freeze_time
 from typer.testing import CliRunner
 
 from everbot_memory.faces.cli import app
+from everbot_memory.storage.paths import SideFiles
 
 runner = CliRunner()
 CANONICAL = FIXTURES / "memory" / "canonical.md"
@@ -298,7 +299,7 @@ def test_unwritable_folder_gives_one_line_and_keeps_the_file(
     memory: Path, lock_exists: bool
 ) -> None:
     if lock_exists:
-        (memory.parent / "MEMORY.md.lock").touch()
+        SideFiles.of(memory).lock.touch()
     before = memory.read_bytes()
     with unwritable(memory.parent):
         result = run("remember", "something new", "--file", str(memory))
@@ -311,7 +312,7 @@ def test_unwritable_folder_gives_one_line_and_keeps_the_file(
 def test_lock_held_past_the_timeout_gives_one_line(memory: Path) -> None:
     before = memory.read_bytes()
     env = {"EVERBOT_MEMORY_LOCK_TIMEOUT": "0.2"}
-    with filelock.FileLock(str(memory.parent / "MEMORY.md.lock")):
+    with filelock.FileLock(str(SideFiles.of(memory).lock)):
         result = run("remember", "x", "--file", str(memory), env=env)
     assert result.exit_code == 1
     message = result.output.strip()

@@ -15,6 +15,7 @@ from conftest import make_entry
 from everbot_memory import MemoryManager, MemoryStore
 from everbot_memory.storage import atomic, backend
 from everbot_memory.storage.journal import KEEP, Journal
+from everbot_memory.storage.paths import SideFiles
 
 STRESS = Path(__file__).parent.parent / "benchmarks" / "stress_editors.py"
 
@@ -56,7 +57,7 @@ def test_a_half_written_in_place_save_is_waited_for_not_taken_as_deletions(
     assert "The engine adds this while the editor saves." in text
     for content in seeded:
         assert content in text or content == "Seeded memory number 7."
-    assert len(MemoryStore(memory_path.with_name("MEMORY.md.bak")).load()) >= 100  # whole
+    assert len(MemoryStore(SideFiles.of(memory_path).backup).load()) >= 100  # whole
 
 
 def test_an_empty_file_mid_truncate_is_not_read_as_the_person_emptying_it(

@@ -25,6 +25,13 @@ from everbot_memory.storage.queue import Job, JobQueue
 SESSION = "4f0c8a2e-1111-4222-8333-444455556666"
 
 
+@pytest.fixture(autouse=True)
+def _user_memory_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's own memory (the hooks' default) is ``tmp_path / "MEMORY.md"``, the project
+    folder these tests run in: one memory, as with ``--file``."""
+    monkeypatch.setenv("EVERBOT_MEMORY_USER_FILE", str(tmp_path / "MEMORY.md"))
+
+
 def hook_input(event: str, cwd: Path, transcript: Path | None = None, **extra: str) -> str:
     data = {
         "session_id": SESSION,
@@ -53,7 +60,11 @@ def installed() -> list[str]:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "EVERBOT_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ANTHROPIC_", "EVERBOT_")) or k == "EVERBOT_MEMORY_USER_FILE"
+    }
     return {**env, **extra}
 
 
@@ -61,7 +72,12 @@ def clean_env(**extra: str) -> dict[str, str]:
 def no_worker(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Hooks record jobs but start no worker; the test runs the queue itself."""
     started: list[Path] = []
-    monkeypatch.setattr(hooks_module, "start_worker", lambda path: started.append(Path(path)))
+
+    def start(path: Path, *extra: str, **_: str) -> None:
+        if "--sweep" not in extra:  # a sweep for idle sessions is tested on its own
+            started.append(Path(path))
+
+    monkeypatch.setattr(hooks_module, "start_worker", start)
     return started
 
 
@@ -204,12 +220,14 @@ def test_bad_input_exits_0_with_one_line_and_a_logged_error(tmp_path: Path, stdi
     assert "failed" in log
 
 
-def test_memory_file_location_follows_file_then_env_then_cwd(
+def test_memory_file_location_follows_file_then_env_then_the_users_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = {"cwd": str(tmp_path / "project")}
-    monkeypatch.delenv("EVERBOT_MEMORY_FILE", raising=False)
-    assert hooks_module.memory_path_for(data, None) == tmp_path / "project" / "MEMORY.md"
+    monkeypatch.delenv("EVERBOT_MEMORY_USER_FILE")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    user = tmp_path / "data" / "everbot-memory" / "MEMORY.md"
+    assert hooks_module.memory_path_for(data, None) == user
     monkeypatch.setenv("EVERBOT_MEMORY_FILE", str(tmp_path / "env.md"))
     assert hooks_module.memory_path_for(data, None) == tmp_path / "env.md"
     assert hooks_module.memory_path_for(data, tmp_path / "flag.md") == tmp_path / "flag.md"

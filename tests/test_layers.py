@@ -158,7 +158,7 @@ def test_running_the_hooks_loads_no_heavy_package(tmp_path: Path) -> None:
     code = f"""
 import json, sys
 from everbot_memory.faces import hooks
-hooks.start_worker = lambda path: 0  # the worker is a process of its own
+hooks.start_worker = lambda path, *_, **__: 0  # the worker is a process of its own
 for event in ("SessionStart", "SessionEnd", "PreCompact"):
     data = {{"hook_event_name": event, "session_id": "s1", "transcript_path": "t.jsonl",
             "cwd": {str(tmp_path)!r}}}

@@ -10,7 +10,7 @@ from everbot_memory import Memory
 from everbot_memory.storage.paths import SideFiles
 
 
-def test_a_project_root_gets_the_file_its_backup_its_lock_and_one_hidden_folder(
+def test_a_project_root_gets_the_file_and_one_hidden_folder(
     tmp_path: Path,
 ) -> None:
     memory = Memory(tmp_path / "MEMORY.md")
@@ -21,12 +21,12 @@ def test_a_project_root_gets_the_file_its_backup_its_lock_and_one_hidden_folder(
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         ".MEMORY.md.everbot",
         "MEMORY.md",
-        "MEMORY.md.bak",
-        "MEMORY.md.lock",
     ]
     folder = tmp_path / ".MEMORY.md.everbot"
     assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
-    assert {"index", "log", "versions"} <= {p.name for p in folder.iterdir()}
+    assert {"index", "log", "versions", "MEMORY.md.bak", "lock"} <= {
+        p.name for p in folder.iterdir()
+    }
     assert folder.stat().st_mode & 0o777 == 0o700
 
 
@@ -74,4 +74,4 @@ def test_a_swapped_out_file_an_earlier_version_left_is_moved_in_too(tmp_path: Pa
 
 def test_the_lock_file_is_private_like_the_others(tmp_path: Path) -> None:
     Memory(tmp_path / "MEMORY.md").remember("The user prefers tabs.")
-    assert (tmp_path / "MEMORY.md.lock").stat().st_mode & 0o777 == 0o600
+    assert SideFiles.of(tmp_path / "MEMORY.md").lock.stat().st_mode & 0o777 == 0o600

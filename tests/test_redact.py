@@ -14,6 +14,7 @@ import pytest
 from everbot_memory import Memory, MemoryManager, MemoryStore
 from everbot_memory.core.redaction import redact
 from everbot_memory.errors import EverbotMemoryError
+from everbot_memory.storage.paths import SideFiles
 
 # Built from parts so that no complete secret-looking string sits in the repository.
 A = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -107,7 +108,7 @@ def test_no_secret_reaches_the_file_or_its_backup_by_any_path(tmp_path: Path) ->
             handle.write(f"\n### fact | 0.7 | 2026-03-01 | 1\nHand note: token {secret} for CI\n")
     MemoryManager(path).maintain()
     manager.remember("One more save so that the .bak is a version written after all that.")
-    for target in (path, path.with_name("MEMORY.md.bak")):
+    for target in (path, SideFiles.of(path).backup):
         text = target.read_text(encoding="utf-8")
         for name, secret in SECRETS.items():
             for line in secret.split("\n"):
@@ -399,7 +400,7 @@ def test_no_corpus_secret_reaches_any_file_by_any_path(tmp_path: Path) -> None:
     manager.remember("The user prefers tabs.")
     manager.remember("The user drinks green tea.")
     files = _all_files(tmp_path)
-    assert {"MEMORY.md", "MEMORY.md.bak"} <= set(files)
+    assert {"MEMORY.md", ".MEMORY.md.everbot/MEMORY.md.bak"} <= set(files)
     assert any("versions" in name for name in files)
     for name, item in FORMATS.items():
         for file, text in files.items():

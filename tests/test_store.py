@@ -370,7 +370,7 @@ def test_symlinked_file_stays_a_link(tmp_path: Path) -> None:
     store.save([*store.load(), make_entry("e00001", "through the link")])
     assert link.is_symlink()
     assert "through the link" in target.read_text()
-    assert (real_dir / "MEMORY.md.bak").exists()
+    assert (real_dir / ".MEMORY.md.everbot" / "MEMORY.md.bak").exists()
 
 
 def test_save_that_changes_nothing_writes_nothing(memory_path: Path) -> None:

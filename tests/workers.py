@@ -105,7 +105,11 @@ def crash(path: str, trials: int, seed: int) -> None:
         for temp in temps:  # as if left minutes ago: the next save must remove them
             os.utime(temp, (time.time() - 3600, time.time() - 3600))
         k = version_of(memory.read_text(encoding="utf-8"))
-        bak = version_of(memory.with_name(memory.name + ".bak").read_text(encoding="utf-8"))
+        bak = version_of(
+            (memory.parent / f".{memory.name}.everbot" / f"{memory.name}.bak").read_text(
+                encoding="utf-8"
+            )
+        )
         summary["bak_ok" if bak is not None else "bak_bad"] += 1
         if k is None:
             summary["torn"] += 1

@@ -9,17 +9,15 @@ one place the engine asks "what is this entry worth now?".
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Literal, Protocol
 
 from .entry import MemoryEntry
+from .ranking import decayed
 from .rules import (
     ACTIVE_MIN_SCORE,
-    DAILY_DECAY,
     EXPIRED_SCORE,
-    GRACE_DAYS,
     INITIAL_SCORES,
     KEEP_MIN_SCORE,
     REINFORCE_RATE,
@@ -74,12 +72,6 @@ def initial_score(importance: str) -> float:
     return INITIAL_SCORES[importance]
 
 
-def _decay_days(at: datetime, last_activated: datetime) -> int:
-    """Whole days of decay at time ``at``: days since activation, less the grace period."""
-    days = math.floor((at - last_activated).total_seconds() / _DAY_SECONDS)
-    return max(0, days - GRACE_DAYS)
-
-
 def decayed_score(
     base_score: float, base_at: datetime, last_activated: datetime, now: datetime
 ) -> float:
@@ -89,8 +81,7 @@ def decayed_score(
     last activation that is ``s * 0.99 ** max(0, days - 7)``. It never rises when the clock
     goes back.
     """
-    days = _decay_days(now, last_activated) - _decay_days(base_at, last_activated)
-    return base_score * DAILY_DECAY ** max(0, days)
+    return decayed(base_score, base_at.timestamp(), last_activated.timestamp(), now.timestamp())
 
 
 def score_at(entry: Anchored, now: datetime) -> float:

@@ -11,7 +11,7 @@ import functools
 import re
 import unicodedata
 
-import snowballstemmer
+import Stemmer  # PyStemmer: the Snowball stemmers compiled, loaded in a millisecond
 
 __all__ = [
     "CJK_RANGES",
@@ -138,7 +138,7 @@ _STOP = frozenset(
         "t",
     ]
 )
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER = Stemmer.Stemmer("english")
 
 # What recall ignores. The engine writes "the user" / "用户" into nearly every memory, so it
 # tells no memory apart; a Chinese run is cut where it stands, and at sentence particles and

@@ -47,8 +47,9 @@ class _StopRun(Exception):
     """Ends a worker run after a failure the next job would likely meet too."""
 
 
-#: Extracts and merges one queued session: ``close(transcript_path, session_id)``.
-CloseSession = Callable[[str, str], SessionReport]
+#: Extracts and merges one queued session: ``close(transcript_path, session_id)``, and
+#: ``also=[paths]`` for a session that feeds a project's memory too.
+CloseSession = Callable[..., SessionReport]
 
 
 def _delay(attempts: int) -> float:
@@ -93,7 +94,8 @@ def work(queue: JobQueue, close: CloseSession) -> WorkReport | None:
 
 def _run(queue: JobQueue, job: Job, report: WorkReport, close: CloseSession) -> None:
     try:
-        result = close(job.transcript_path, job.session_id)
+        also = {"also": job.memories} if job.memories else {}  # a project's memory too
+        result = close(job.transcript_path, job.session_id, **also)
     except Exception as exc:  # whatever a job raises is counted: it must not kill the worker
         stop = isinstance(exc, (ExtractionError, StoreError))
         _failed(queue, job, report, exc)

@@ -13,7 +13,7 @@ This module is imported at every session start (the prompt block), so what only 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
@@ -42,6 +42,7 @@ from .session_end import (
 )
 
 if TYPE_CHECKING:
+    from ..core.candidate import Candidate
     from ..extract.base import Extractor, ExtractorFunction
     from ..extract.conversation import Messages
     from ..recall.embeddings import Embedder
@@ -124,6 +125,9 @@ class Memory(Changes):
         #: What the last call left for the user to see: extractor problems, redactions.
         self.warnings: list[str] = []
         self.ledger = SessionLedger(memory_path)
+        #: Other memories a session feeds (a project's, beside this user's memory): the
+        #: extractor is shown them too, and each candidate is merged where it belongs.
+        self.others: list[Memory] = []
         #: The sentence embedder for semantic recall (loaded on first use).
         self.embedder: Embedder | None = None
         self._index: RecallIndex | None = None
@@ -187,7 +191,8 @@ class Memory(Changes):
             return None
         from ..extract.summary import summarize_existing
 
-        return PendingSession(session_id, messages, new, summarize_existing(self.store.load()))
+        known = self.store.load() + [e for other in self.others for e in other.store.load()]
+        return PendingSession(session_id, messages, new, summarize_existing(known))
 
     def _finish(self, session: PendingSession, raw: Any) -> dict[str, int]:
         """Check the extractor's answer, then merge it and record the session, locked.
@@ -201,6 +206,8 @@ class Memory(Changes):
         extractor_warnings = list(getattr(self.extractor, "warnings", []))
         if self._choice is not None and self._choice.warning:
             extractor_warnings.insert(0, self._choice.warning)
+        if self.others:
+            return self._finish_routed(session, candidates, extractor_warnings)
         with self.store.lock():
             result = self.merge_candidates(candidates, session.session_id)
             self.ledger.record(session.session_id, session.messages)
@@ -210,6 +217,39 @@ class Memory(Changes):
             "total": len(result.entries),
             "messages": len(session.new),
         }
+
+    def _finish_routed(
+        self, session: PendingSession, candidates: list[Candidate], warnings: list[str]
+    ) -> dict[str, int]:
+        """Merge each candidate into the user's memory (this one) or the project's (the first
+        of :attr:`others`), by :func:`everbot_memory.core.routing.route`; then record the
+        session in this memory's ledger."""
+        from ..core.routing import route
+
+        project = self.others[0]
+        user_ids = {e.id for e in self.store.load()}
+        project_ids = {e.id for e in project.store.load()}
+        mine, theirs = [], []
+        for candidate in candidates:
+            where = route(candidate, user_ids, project_ids)
+            if where in ("user", "both"):
+                mine.append(candidate)
+            if where in ("project", "both"):
+                theirs.append(candidate)
+        totals: dict[str, int] = {}
+        if theirs:
+            other = project.merge_candidates(theirs, session.session_id)
+            self.warnings += project.warnings
+            for key, value in other.stats.as_dict().items():
+                totals[key] = totals.get(key, 0) + value
+        with self.store.lock():
+            result = self.merge_candidates(mine, session.session_id)
+            self.ledger.record(session.session_id, session.messages)
+        for key, value in result.stats.as_dict().items():
+            totals[key] = totals.get(key, 0) + value
+        self.warnings[:0] = warnings
+        total = len(result.entries) + len(project.store.load())
+        return {**totals, "total": total, "messages": len(session.new)}
 
     def _unchanged(self, session_id: str) -> dict[str, int]:
         self.warnings = [f"session {session_id} has nothing new since it was last closed"]
@@ -380,17 +420,23 @@ class Memory(Changes):
         """The sessions queued by hooks, and the worker that extracts them."""
         from .jobs import Jobs
 
-        def close(transcript_path: str, session_id: str) -> SessionReport:
-            # A fresh Memory per job: its own extractor (the configured one) and warnings.
+        def close(transcript_path: str, session_id: str, also: Sequence[str] = ()) -> SessionReport:
+            # A fresh Memory per job: its own extractor (the configured one) and warnings;
+            # ``also``: a project's memory the session feeds too.
             name = self.extractor if isinstance(self.extractor, str) else None
-            worker = Memory(
-                self.path,
-                name,
-                lock_timeout=self.lock_timeout,
-                model=self.model,
-                base_url=self.base_url,
-                timeout=self.timeout,
-            )
+
+            def memory(path: str | os.PathLike[str]) -> Memory:
+                return Memory(
+                    path,
+                    name,
+                    lock_timeout=self.lock_timeout,
+                    model=self.model,
+                    base_url=self.base_url,
+                    timeout=self.timeout,
+                )
+
+            worker = memory(self.path)
+            worker.others = [memory(path) for path in also]
             return worker.close_transcript(transcript_path, session_id=session_id)
 
         return Jobs(self.path, close)

@@ -1,5 +1,5 @@
 """What the facade reports: a closed session, the file's statistics, a diagnosis, the
-extraction backend in force."""
+extraction backend in force, the Claude Code installation."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ..core.duplicates import find_duplicates
 from ..core.entry import MemoryEntry
@@ -21,6 +22,10 @@ __all__ = [
     "Backend",
     "Diagnosis",
     "History",
+    "HookSettings",
+    "Installation",
+    "LastHook",
+    "ServerPlace",
     "SessionReport",
     "Stats",
     "backend_of",
@@ -215,3 +220,76 @@ def backend_of(settings: Settings, check: bool = False) -> Backend:
             except EverbotMemoryError as exc:
                 report.problem = str(exc)
     return report
+
+
+@dataclass
+class HookSettings:
+    """A Claude Code settings file holding everbot-memory's hooks."""
+
+    scope: str
+    path: Path
+    #: The events it has our hooks for, and the ones it lacks.
+    events: list[str]
+    missing: list[str]
+    #: The commands our hooks run there (one, unless edited by hand).
+    commands: list[str]
+
+
+@dataclass
+class ServerPlace:
+    """Where Claude Code finds everbot-memory's MCP server for one scope."""
+
+    scope: str
+    path: Path
+
+
+@dataclass
+class LastHook:
+    """The last hook run on a memory, as the hook recorded it."""
+
+    event: str
+    at: str
+    seconds: float
+    ok: bool
+    error: str | None = None
+
+
+@dataclass
+class Installation:
+    """What ``doctor`` finds of the Claude Code installation: the settings holding our hooks,
+    the MCP servers, the memory the hooks write, its queue, the last hook run, and the
+    problems (each one line saying what to do)."""
+
+    hooks: list[HookSettings]
+    servers: list[ServerPlace]
+    #: The memory the hooks write to: the user's, or the one ``install --file`` pinned.
+    memory: Path
+    #: Jobs due now, jobs waiting to retry after a failure, jobs set aside as failed.
+    queued: int = 0
+    waiting: int = 0
+    failed: int = 0
+    last_hook: LastHook | None = None
+    #: The settings file that enables the everbot-memory plugin (its hooks run too).
+    plugin: Path | None = None
+    problems: list[str] = field(default_factory=list)
+    #: Things worth knowing that need no repair.
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def installed(self) -> bool:
+        """True when some settings file holds our hooks, or enables the plugin."""
+        return bool(self.hooks) or self.plugin is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON values."""
+        return {
+            "installed": self.installed,
+            "hooks": [{**vars(h), "path": str(h.path)} for h in self.hooks],
+            "mcp_servers": [{"scope": s.scope, "path": str(s.path)} for s in self.servers],
+            "plugin": None if self.plugin is None else str(self.plugin),
+            "memory": str(self.memory),
+            "queue": {"due": self.queued, "waiting": self.waiting, "failed": self.failed},
+            "last_hook": None if self.last_hook is None else vars(self.last_hook),
+            "problems": self.problems,
+            "notes": self.notes,
+        }

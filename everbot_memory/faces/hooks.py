@@ -1,27 +1,36 @@
-"""Claude Code hooks: inject memories at SessionStart, queue extraction at SessionEnd/PreCompact.
+"""Claude Code hooks: memories at SessionStart and on each prompt, extraction queued at
+SessionEnd and PreCompact.
 
 Claude Code sends one JSON object on stdin (``session_id``, ``transcript_path``, ``cwd``,
-``hook_event_name``, and ``source`` / ``reason`` / ``trigger``). A hook must never break the
-agent: every problem is logged to ``.MEMORY.md.everbot/log``, reported in one line on stderr,
-and the hook still exits 0. SessionEnd hooks are killed after 1.5 s, so they only queue a job (see
-:mod:`everbot_memory.facade.jobs`) and start a detached worker.
+``hook_event_name``, and ``source`` / ``prompt`` / ``reason`` / ``trigger``). The memories are
+the user's own, followed into every project, and the project's when it has one
+(:mod:`everbot_memory.storage.locations`); ``--file`` or ``$EVERBOT_MEMORY_FILE`` names one
+memory instead. What each event does is in :mod:`everbot_memory.facade.hooks`.
 
-A hook run inside a program an extractor started (``claude -p``, marked by
-:data:`~everbot_memory.facade.choice.CHILD_ENV`) does nothing: it would inject memories into
-the extraction and queue the extraction's own conversation, again and again.
+A hook must never break the agent: every problem is logged to ``.MEMORY.md.everbot/log``,
+reported in one line on stderr, and the hook still exits 0. A hook run inside a program an
+extractor started (``claude -p``, marked by :data:`~everbot_memory.extract.child.CHILD_ENV`)
+does nothing: it would inject memories into the extraction and queue the extraction's own
+conversation, again and again.
+
+This module is the hooks' fast path (``everbot-memory hook claude-code`` comes here without
+loading the command-line app): it imports nothing heavy.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+import time
 from pathlib import Path
-from typing import Any
 
-from ..facade.choice import CHILD_ENV
-from ..facade.memory import Memory
-from .worker import start_worker
+from ..facade import hooks as service
+from ..facade.hooks import MAX_CONTEXT_CHARS, start_worker
+from ..facade.locations import CHILD_ENV, Place, memory_places, project_dir
+
+TYPE_CHECKING = False  # the hooks' fast path loads no typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "MAX_CONTEXT_CHARS",
@@ -29,28 +38,32 @@ __all__ = [
     "handle_claude_code",
     "in_extractor_child",
     "memory_path_for",
+    "start_worker",
 ]
 
-#: Claude Code caps what SessionStart adds to the context at 10,000 characters.
-MAX_CONTEXT_CHARS = 9_000
 
-
-@dataclass
 class HookResult:
     """What the hook prints on stdout (may be empty) and on stderr (one line, or empty)."""
 
-    stdout: str = ""
-    stderr: str = ""
+    __slots__ = ("stderr", "stdout")
+
+    def __init__(self, stdout: str = "", stderr: str = "") -> None:
+        self.stdout, self.stderr = stdout, stderr
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HookResult):
+            return NotImplemented
+        return (self.stdout, self.stderr) == (other.stdout, other.stderr)
+
+    def __repr__(self) -> str:
+        return f"HookResult(stdout={self.stdout!r}, stderr={self.stderr!r})"
 
 
 def memory_path_for(data: dict[str, Any], file: str | os.PathLike[str] | None) -> Path:
-    """``--file``, else ``$EVERBOT_MEMORY_FILE``, else ``<cwd>/MEMORY.md`` from the hook input."""
-    if file:
-        return Path(file)
-    if os.environ.get("EVERBOT_MEMORY_FILE"):
-        return Path(os.environ["EVERBOT_MEMORY_FILE"])
+    """The memory a hook writes to: ``--file``, else ``$EVERBOT_MEMORY_FILE``, else the
+    user's own memory."""
     cwd = data.get("cwd") if isinstance(data.get("cwd"), str) else None
-    return Path(cwd or os.getcwd()) / "MEMORY.md"
+    return memory_places(cwd, file)[0].path
 
 
 def in_extractor_child() -> bool:
@@ -62,41 +75,64 @@ def handle_claude_code(stdin: str, file: str | os.PathLike[str] | None = None) -
     """Handle one hook call; never raises."""
     if in_extractor_child():
         return HookResult()  # first, before anything is read: see the module's docstring
+    started = time.perf_counter()
     data: dict[str, Any] = {}
+    places: list[Place] = []
+    event = "unknown event"
     try:
         parsed = json.loads(stdin)
         if not isinstance(parsed, dict):
             raise ValueError("the hook input is not a JSON object")
         data = parsed
-        return _dispatch(data, memory_path_for(data, file))
+        event = str(data.get("hook_event_name") or event)
+        cwd = data.get("cwd") if isinstance(data.get("cwd"), str) else None
+        places = memory_places(cwd, file)
+        result = _dispatch(data, places)
     except Exception as exc:  # a hook must never break the agent, whatever went wrong
-        # Logged beside the memory file and reported in one line; the hook still succeeds.
-        memory = Memory(memory_path_for(data, file))
-        event = data.get("hook_event_name", "unknown event")
+        places = places or memory_places(None, file)
         message = f"hook {event} failed: {type(exc).__name__}: {exc}"
-        memory.jobs.log(message)
-        return HookResult(stderr=f"everbot-memory: {message} (see {memory.jobs.log_path})")
+        error = _report(places, message)
+        service.record_run(places, event, time.perf_counter() - started, message)
+        return HookResult(stderr=error)
+    service.record_run(places, event, time.perf_counter() - started)
+    return result
 
 
-def _dispatch(data: dict[str, Any], path: Path) -> HookResult:
+def _report(places: list[Place], message: str) -> str:
+    """Log ``message`` beside the first memory; the one line for stderr."""
+    where = service.log_message(places, message)
+    return f"everbot-memory: {message} (see {where})"
+
+
+def _context(event: str, text: str) -> HookResult:
+    if not text:
+        return HookResult()
+    output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return HookResult(stdout=json.dumps(output, ensure_ascii=False))
+
+
+def _dispatch(data: dict[str, Any], places: list[Place]) -> HookResult:
     event = data.get("hook_event_name")
-    memory = Memory(path)
+    session_id = data.get("session_id")
+    session_id = session_id if isinstance(session_id, str) else ""
     if event == "SessionStart":
-        block = memory.prompt_block(max_chars=MAX_CONTEXT_CHARS)
-        if memory.jobs.due():
-            start_worker(path)  # jobs left by a worker that died, or due to be tried again
-        if not block:
+        block = service.session_start(places, session_id)
+        if service.jobs_due(places):
+            start_worker(places[0].path)  # jobs a killed worker left, or due to be tried again
+        elif service.sweep_due(places):
+            cwd = data.get("cwd") if isinstance(data.get("cwd"), str) else None
+            start_worker(places[0].path, "--sweep", str(project_dir(cwd)))
+        return _context("SessionStart", block)
+    if event == "UserPromptSubmit":
+        prompt = data.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
             return HookResult()
-        output = {
-            "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": block}
-        }
-        return HookResult(stdout=json.dumps(output, ensure_ascii=False))
+        return _context("UserPromptSubmit", service.prompt_recall(places, session_id, prompt))
     if event in ("SessionEnd", "PreCompact"):
-        session_id, transcript = data.get("session_id"), data.get("transcript_path")
-        if not isinstance(session_id, str) or not isinstance(transcript, str):
+        transcript = data.get("transcript_path")
+        if not session_id or not isinstance(transcript, str):
             raise ValueError(f"{event} input lacks session_id or transcript_path")
-        memory.jobs.queue(session_id, transcript, event)
-        start_worker(path)
-        memory.jobs.log(f"queued {event} of session {session_id}")
+        service.queue_session(places, session_id, transcript, event)
+        start_worker(places[0].path, note=f"queued {event} of session {session_id}")
         return HookResult()
     return HookResult()  # other events: nothing to do

@@ -27,7 +27,6 @@ import contextlib
 import dataclasses
 import heapq
 import json
-import math
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from typing import Any
 
 from ..core.clock import utcnow
 from ..core.entry import MemoryEntry
+from ..core.ranking import RELEVANCE_FLOOR, WEIGHTS, bm25, rank, recency
 from ..core.redaction import redact
 from ..core.scoring import score_at
 from ..core.text import CJK_RE, search_tokens
@@ -53,17 +53,7 @@ _TIME_FIELDS = frozenset({"created_at", "last_activated", "base_at", "expires_at
 
 __all__ = ["RELEVANCE_FLOOR", "WEIGHTS", "Hit", "RecallIndex"]
 
-#: How much each signal counts in the final rank (they add up to 1).
-WEIGHTS = {"relevance": 0.85, "recency": 0.05, "score": 0.10}
-#: BM25 parameters; lower than the textbook 1.2 / 0.75 because memories are short.
-K1, B = 0.8, 0.35
-RECENCY_HALF_LIFE_DAYS = 30.0
 _INDEX_VERSION = 3
-#: How much of its standing a replaced memory keeps in the order of results.
-REPLACED_STANDING = 0.5
-#: The least relevance (the share of the query's weight a memory matches) worth returning.
-RELEVANCE_FLOOR = 0.1
-SINGLES = 2
 
 
 @dataclass(frozen=True)
@@ -142,31 +132,13 @@ class RecallIndex:
         a pair of characters: one character in common ("会" in "用户会滑雪吗" and in "开会")
         is not a match, unless the query has no pair at all.
         """
-        scores: dict[int, float] = {}
-        matched: set[int] = set()
-        singles: Counter[int] = Counter()
-        total = len(self.entries)
-        ideal = 0.0
-        terms = set(search_tokens(query))
-        pairs = any(len(term) > 1 or not CJK_RE.match(term) for term in terms)
-        for term in terms:
-            postings = self.postings.get(term, ())
-            # A term no memory holds weighs the most: a query about something never said
-            # should not be carried by its common words.
-            idf = math.log(1 + (total - len(postings) + 0.5) / (len(postings) + 0.5))
-            ideal += idf
-            evidence = not pairs or len(term) > 1 or not CJK_RE.match(term)
-            for number, count in postings:
-                norm = K1 * (1 - B + B * self.lengths[number] / (self.average or 1))
-                scores[number] = scores.get(number, 0.0) + idf * count * (K1 + 1) / (count + norm)
-                if evidence:
-                    matched.add(number)
-                else:
-                    singles[number] += 1
-        matched.update(n for n, count in singles.items() if count >= SINGLES)
-        if not ideal:
-            return {}
-        return {number: min(1.0, scores[number] / ideal) for number in matched}
+        return bm25(
+            search_tokens(query),
+            lambda term: self.postings.get(term, ()),
+            self.lengths,
+            self.average,
+            _is_single,
+        )
 
     def use_embeddings(self, embedder: Embedder) -> None:
         """Count meaning in relevance from now on: the memories' vectors come from the cache
@@ -219,22 +191,16 @@ class RecallIndex:
             if order + slack < kth:
                 continue
             entry = self.entries[number]
-            days = max(0.0, (now - entry.last_activated).total_seconds() / 86_400)
-            recency = 0.5 ** (days / RECENCY_HALF_LIFE_DAYS)
+            fresh = recency(entry.last_activated.timestamp(), now.timestamp())
             score = score_at(entry, now)
-            standing = order / best
-            if entry.id in self.replaced:
-                # A memory another one replaced ("works at Google" after "joined Meta") is
-                # found, but below what replaced it: it is history, not the current fact.
-                standing *= REPLACED_STANDING
-            rank = (
-                WEIGHTS["relevance"] * standing
-                + WEIGHTS["recency"] * recency
-                + WEIGHTS["score"] * score
-            )
-            hits.append(Hit(entry, rank, value, recency, score))
+            order_value = rank(order / best, fresh, score, entry.id in self.replaced)
+            hits.append(Hit(entry, order_value, value, fresh, score))
         hits.sort(key=lambda h: (-h.rank, h.entry.id))
         return hits[: max(0, k)]
+
+
+def _is_single(term: str) -> bool:
+    return len(term) == 1 and CJK_RE.match(term) is not None
 
 
 def _signature(path: Path) -> tuple[int, int, int] | None:

@@ -8,13 +8,10 @@ old file or the new one, never a torn one.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import functools
-import hashlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +20,11 @@ __all__ = ["can_exchange", "digest", "exchange", "fsync_dir", "temp_file", "writ
 
 def digest(data: bytes | None) -> str | None:
     """The content hash the engine compares files by (sha256 hex); None for a missing file."""
-    return None if data is None else hashlib.sha256(data).hexdigest()
+    if data is None:
+        return None
+    import hashlib  # here, not at import: the hooks' fast path writes files and hashes none
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def fsync_dir(directory: str | os.PathLike[str]) -> None:
@@ -65,7 +66,13 @@ def write_atomically(
 
 def temp_file(path: Path, data: bytes, mode: int | None = None) -> Path:
     """``data`` written and fsynced to a new temp file beside ``path`` (the caller renames it)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    while True:
+        tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            break
+        except FileExistsError:  # pragma: no cover - 48 random bits already taken
+            continue
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -77,7 +84,7 @@ def temp_file(path: Path, data: bytes, mode: int | None = None) -> Path:
         with contextlib.suppress(OSError):  # cleaning up after a failure already raised
             os.unlink(tmp)
         raise
-    return Path(tmp)
+    return tmp
 
 
 _AT_FDCWD = -100
@@ -91,6 +98,8 @@ def _renameat2() -> object | None:
     # through libc (glibc 2.28 and newer, musl 1.2.4 and newer). Elsewhere there is none.
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+
     try:
         return ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
@@ -114,6 +123,8 @@ def exchange(src: Path, dst: Path, *, new: bool = False) -> bool:
     )
     if result == 0:
         return True
+    import ctypes
+
     code = ctypes.get_errno()
     if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
         return False  # a file system without the call: the caller falls back to a rename

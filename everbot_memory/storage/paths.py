@@ -1,11 +1,12 @@
 """Where the files beside MEMORY.md live: every side file's path is derived here, and only here.
 
-Two sit beside the file, where a person looks for them: ``MEMORY.md.bak`` (the previous
-version) and ``MEMORY.md.lock`` (the writers' lock). Everything else the engine keeps (the
-recall index and vectors, the session ledger, the job queue, the versions journal, the file a
-save swapped out, the log) is in one hidden folder, ``.MEMORY.md.everbot/``, which holds a
-``.gitignore`` of its own, so a project root gets no clutter and git ignores it unasked.
-Side files an earlier version left beside the file are moved into the folder when it is made.
+Everything the engine keeps besides the file (the previous version, the writers' lock, the
+recall index and vectors, the hooks' caches, the session ledger, the job queue, the versions
+journal, the file a save swapped out, the log) is in one hidden folder, ``.MEMORY.md.everbot/``,
+which holds a ``.gitignore`` of its own: a project root gets no clutter and git ignores it
+unasked. Side files an earlier version left beside the file (``MEMORY.md.bak``,
+``MEMORY.md.lock``, ``MEMORY.md.index``, ...) are moved into the folder when it is made; the
+lock keeps its inode, so a process still holding it keeps excluding the others.
 
 A symlinked MEMORY.md is written through to its target, so side files sit beside the target.
 """
@@ -13,15 +14,15 @@ A symlinked MEMORY.md is written through to its target, so side files sit beside
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["SideFiles"]
 
 # The side files of earlier versions, beside MEMORY.md (suffix), and their names in the folder.
 _MOVED = {
+    ".bak": "MEMORY.md.bak",
+    ".lock": "lock",
     ".index": "index",
     ".vectors": "vectors",
     ".sessions.json": "sessions.json",
@@ -32,11 +33,22 @@ _MOVED = {
 }
 
 
-@dataclass(frozen=True)
 class SideFiles:
     """The memory file (as named, and its real target) and the paths of the files beside it."""
 
-    memory: Path
+    __slots__ = ("memory",)
+
+    def __init__(self, memory: Path) -> None:
+        self.memory = memory
+
+    def __repr__(self) -> str:
+        return f"SideFiles({self.memory!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SideFiles) and other.memory == self.memory
+
+    def __hash__(self) -> int:
+        return hash(self.memory)
 
     @classmethod
     def of(cls, memory_path: str | os.PathLike[str]) -> SideFiles:
@@ -47,10 +59,6 @@ class SideFiles:
     def target(self) -> Path:
         """The real file: a symlinked MEMORY.md is written through to what it points at."""
         return Path(os.path.realpath(self.memory))
-
-    def _beside(self, suffix: str) -> Path:
-        target = self.target
-        return target.with_name(target.name + suffix)
 
     @property
     def folder(self) -> Path:
@@ -76,9 +84,14 @@ class SideFiles:
         if not folder.is_dir():
             return
         target = self.target
-        moves = [(target.with_name(target.name + suffix), name) for suffix, name in _MOVED.items()]
+        moves = [
+            (target.with_name(target.name + suffix), name.replace("MEMORY.md", target.name))
+            for suffix, name in _MOVED.items()
+        ]
         # The files a save swapped out (``MEMORY.md.previous-<hash>``), which may hold an
         # editor's late write still to merge.
+        import glob  # here: the hooks' fast path never moves old files
+
         for old in target.parent.glob(f"{glob.escape(target.name)}.previous-*"):
             moves.append((old, old.name[len(target.name) + 1 :]))
         for old, name in moves:
@@ -89,12 +102,12 @@ class SideFiles:
     @property
     def backup(self) -> Path:
         """``MEMORY.md.bak``: the previous version, kept before each write."""
-        return self._beside(".bak")
+        return self._inside(f"{self.target.name}.bak")
 
     @property
     def lock(self) -> Path:
-        """``MEMORY.md.lock``: the sidecar every writer locks."""
-        return self._beside(".lock")
+        """``lock``: the file every writer locks."""
+        return self._inside("lock")
 
     @property
     def index(self) -> Path:
@@ -120,6 +133,8 @@ class SideFiles:
         """Editors' saves kept at the instant of a swap and not merged yet (a crash between
         the two leaves them: ``.MEMORY.md.displaced.*``)."""
         target = self.target
+        import glob
+
         return sorted(target.parent.glob(f".{glob.escape(target.name)}.displaced.*"))
 
     @property
@@ -131,6 +146,23 @@ class SideFiles:
     def versions(self) -> Path:
         """``versions/``: the last versions written and seen (see the journal)."""
         return self._inside("versions")
+
+    @property
+    def shown(self) -> Path:
+        """``shown/``: the ids of the memories each session was shown, so a prompt's recall
+        does not repeat them."""
+        return self._inside("shown")
+
+    @property
+    def last_sweep(self) -> Path:
+        """``last-sweep``: when a session start last looked for idle sessions (its mtime)."""
+        return self._inside("last-sweep")
+
+    @property
+    def last_hook(self) -> Path:
+        """``last-hook.json``: the last hook run on this memory (event, when, how long, outcome),
+        for ``doctor``."""
+        return self._inside("last-hook.json")
 
     @property
     def log(self) -> Path:

@@ -14,15 +14,15 @@ import contextlib
 import json
 import os
 import time
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .atomic import write_atomically
-from .lock import try_lock
 from .paths import SideFiles
+
+TYPE_CHECKING = False  # the hooks queue jobs: nothing here loads typing or dataclasses
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FAILED_JOB_DAYS", "LOG_MAX_BYTES", "Job", "JobQueue"]
 
@@ -32,20 +32,54 @@ LOG_MAX_BYTES = 1_000_000
 FAILED_JOB_DAYS = 30
 
 
-@dataclass
 class Job:
-    """One session to extract: where its transcript is and what event queued it."""
+    """One session to extract: where its transcript is and what event queued it.
 
-    session_id: str
-    transcript_path: str
-    event: str
-    queued_at: float = field(default_factory=time.time)
-    attempts: int = 0
-    #: Not to be tried before this time (seconds since the epoch): a failed job waits.
-    not_before: float = 0.0
-    #: Why the last attempt failed.
-    error: str = ""
-    path: Path | None = None  # the job's file, once queued
+    ``not_before``: not to be tried before this time (seconds since the epoch), as a failed
+    job waits; ``error``: why the last attempt failed; ``memories``: the other memory files
+    the session is extracted into (a project's, beside the user's); ``path``: the job's file,
+    once queued.
+    """
+
+    __slots__ = (
+        "attempts",
+        "error",
+        "event",
+        "memories",
+        "not_before",
+        "path",
+        "queued_at",
+        "session_id",
+        "transcript_path",
+    )
+
+    def __init__(
+        self,
+        session_id: str,
+        transcript_path: str,
+        event: str,
+        queued_at: float | None = None,
+        attempts: int = 0,
+        not_before: float = 0.0,
+        error: str = "",
+        memories: list[str] | None = None,
+        path: Path | None = None,
+    ) -> None:
+        self.session_id, self.transcript_path, self.event = session_id, transcript_path, event
+        self.queued_at = time.time() if queued_at is None else queued_at
+        self.attempts, self.not_before, self.error = attempts, not_before, error
+        self.memories: list[str] = list(memories or [])
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"Job({self.session_id!r}, {self.event!r}, attempts={self.attempts})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Job):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def to_json(self) -> dict[str, Any]:
         """The job as it is stored."""
@@ -57,6 +91,7 @@ class Job:
             "attempts": self.attempts,
             "not_before": self.not_before,
             "error": self.error,
+            **({"memories": self.memories} if self.memories else {}),
         }
 
     @classmethod
@@ -72,6 +107,7 @@ class Job:
             attempts=int(data.get("attempts", 0)),
             not_before=float(data.get("not_before", 0)),
             error=str(data.get("error", "")),
+            memories=[str(m) for m in data.get("memories", [])],
             path=path,
         )
 
@@ -89,7 +125,7 @@ class JobQueue:
     def add(self, job: Job) -> Path:
         """Record a job durably (temp file, fsync, rename) and return its file."""
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.json"
+        name = f"{time.time_ns():020d}-{os.urandom(4).hex()}.json"
         write_atomically(self.folder / name, json.dumps(job.to_json()).encode())
         return self.folder / name
 
@@ -163,6 +199,8 @@ class JobQueue:
     @contextlib.contextmanager
     def worker_slot(self) -> Iterator[bool]:
         """The one-worker-at-a-time lock; yields False when another worker holds it."""
+        from .lock import try_lock  # here: the hooks that queue a job load no lock library
+
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with try_lock(self.folder / "worker.lock") as taken:
             yield taken

@@ -25,6 +25,7 @@ from ..document.model import Document, Problem
 from ..document.parse import parse
 from ..document.render import render_body, render_header, render_parts
 from ..errors import NotTextError, StoreError
+from . import hot
 from .atomic import digest
 from .backend import (
     QUIET_SECONDS,
@@ -293,6 +294,8 @@ class MemoryStore:
                 continue
             if result.displaced is None:
                 self._loaded, self._sources = (result.version, new_doc), ()
+                # What the hooks read instead of the file: built from what was just written.
+                hot.write(self.path, written, wanted)
                 for _, token in pending:
                     if token not in unmerged:
                         self.backend.release(token)

@@ -4,7 +4,7 @@
 :mod:`.reading` and :mod:`.services`, registered on the app when they are imported here.
 """
 
-from . import changes, reading, services
+from . import bridge, changes, install, reading, services
 from .app import app, main
 
-__all__ = ["app", "changes", "main", "reading", "services"]
+__all__ = ["app", "bridge", "changes", "install", "main", "reading", "services"]

@@ -217,13 +217,18 @@ def doctor(
     as_json: JsonOption = False,
 ) -> None:
     """List problems in the file and the repairs the next save makes, say which extractor
-    runs and why, and list failed jobs; exit 1 if anything needs attention."""
+    runs and why, list failed jobs, and check the Claude Code installation; exit 1 if
+    anything needs attention."""
+    from ...facade.install import check_installation
+    from .install import installation_lines
+
     with reporting():
         memory = memory_at(file)
         diagnosis = memory.diagnose()
         failed = memory.jobs.failed()
         with working("checking the extractor", not check_backend):
             backend = memory.backend(check=check_backend)
+        installation = check_installation()
     problems = diagnosis.problems
     if as_json:
         print_json(
@@ -242,6 +247,7 @@ def doctor(
                     }
                     for j in failed
                 ],
+                "claude_code": installation.to_json(),
             }
         )
     else:
@@ -279,5 +285,7 @@ def doctor(
                 f"{len(failed)} failed job(s); `everbot-memory process-pending --retry-failed` "
                 "queues them again"
             )
-    if problems or backend.problem or failed:
+        for line in installation_lines(installation):
+            typer.echo(line)
+    if problems or backend.problem or failed or installation.problems:
         raise typer.Exit(1)

@@ -42,6 +42,16 @@ def process_pending(
             help="First queue again the jobs set aside as failed, and those waiting to retry.",
         ),
     ] = False,
+    sweep: Annotated[
+        Path | None,
+        typer.Option(
+            "--sweep",
+            metavar="PROJECT",
+            help="First queue the project's Claude Code sessions left idle (see sweep) from "
+            "the last 7 days, as each SessionStart does now and then.",
+            show_default=False,
+        ),
+    ] = None,
     extractor: ExtractorOption = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
@@ -53,6 +63,11 @@ def process_pending(
     """Extract the sessions queued by hooks (what a worker that died left, too)."""
     memory = extracting_memory(file, extractor, model, base_url, timeout)
     with reporting(), working("processing queued sessions", quiet):
+        if sweep is not None:
+            from ...facade.claude_code import SWEEP_MAX_AGE_SECONDS, idle_minutes, sweep_places
+
+            swept = sweep_places(memory, sweep, idle_minutes() * 60, SWEEP_MAX_AGE_SECONDS)
+            say(quiet, f"{len(swept)} idle session(s) queued")
         requeued = memory.jobs.retry_failed() if retry_failed else 0
         if retry_failed:
             say(quiet, f"{requeued} failed or waiting job(s) queued again")
@@ -115,8 +130,23 @@ _MCP_INSTALL = (
 
 
 @app.command()
-def mcp(file: FileOption = DEFAULT_FILE) -> None:
+def mcp(
+    file: FileOption = DEFAULT_FILE,
+    user: Annotated[
+        bool,
+        typer.Option(
+            "--user",
+            help="Serve the user's own memory, the one the Claude Code hooks keep "
+            "($EVERBOT_MEMORY_USER_FILE, else ~/.local/share/everbot-memory/MEMORY.md).",
+        ),
+    ] = False,
+) -> None:
     """Run an MCP server on stdio: recall, get, list, remember, mark used, update, forget."""
+    if user:
+        from ...facade.locations import user_memory_path
+
+        file = user_memory_path()
+        file.parent.mkdir(parents=True, exist_ok=True)
     try:
         from ..mcp import serve
     except ModuleNotFoundError as exc:
@@ -139,13 +169,14 @@ def hook_claude_code(
             "--file",
             "-f",
             envvar="EVERBOT_MEMORY_FILE",
-            help="The memory file (default: $EVERBOT_MEMORY_FILE, else MEMORY.md in the "
-            "session's cwd).",
+            help="The one memory file to use (default: $EVERBOT_MEMORY_FILE, else the user's "
+            "own memory and the project's MEMORY.md when it has one).",
             show_default=False,
         ),
     ] = None,
 ) -> None:
-    """Handle a Claude Code hook: SessionStart, SessionEnd or PreCompact. Always exits 0."""
+    """Handle a Claude Code hook: SessionStart, UserPromptSubmit, PreCompact or SessionEnd.
+    Always exits 0."""
     from ..hooks import handle_claude_code, in_extractor_child
 
     if in_extractor_child():

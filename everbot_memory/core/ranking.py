@@ -1,0 +1,129 @@
+"""The arithmetic of recall and decay on plain numbers, shared by the full search and the hooks'.
+
+:class:`everbot_memory.recall.index.RecallIndex` ranks the entries of a parsed file; the
+hooks rank the rows of the compact index written beside it (:mod:`everbot_memory.storage.hot`)
+without parsing anything. Both call these functions, so the two always agree. Times are
+seconds since the epoch. Standard library only: this module is on the hooks' fast path.
+
+Ranking fuses three signals with the weights in :data:`WEIGHTS` (seed 002's 0.6 relevance,
+0.2 recency, 0.2 importance, tuned on the LoCoMo dev set by ``benchmarks/eval_recall.py``):
+relevance (Okapi BM25 as a share of the query's ideal score), recency (``0.5 ** (days since
+last activation / 30)``) and the memory's score as of now.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+from .rules import DAILY_DECAY, GRACE_DAYS
+
+__all__ = [
+    "K1",
+    "RECENCY_HALF_LIFE_DAYS",
+    "RELEVANCE_FLOOR",
+    "REPLACED_STANDING",
+    "SINGLES",
+    "WEIGHTS",
+    "B",
+    "bm25",
+    "decay_days",
+    "decayed",
+    "rank",
+    "recency",
+]
+
+#: How much each signal counts in the final rank (they add up to 1).
+WEIGHTS = {"relevance": 0.85, "recency": 0.05, "score": 0.10}
+#: BM25 parameters; lower than the textbook 1.2 / 0.75 because memories are short.
+K1, B = 0.8, 0.35
+RECENCY_HALF_LIFE_DAYS = 30.0
+#: How much of its standing a replaced memory keeps in the order of results.
+REPLACED_STANDING = 0.5
+#: The least relevance (the share of the query's weight a memory matches) worth returning.
+RELEVANCE_FLOOR = 0.1
+#: A memory matching a Chinese query by single characters only needs this many of them.
+SINGLES = 2
+
+_DAY = 86_400.0
+
+#: The postings of a term: the documents that hold it, with how many times.
+Postings = Callable[[str], Sequence[tuple[int, int]]]
+
+
+def decay_days(at: float, last_activated: float) -> int:
+    """Whole days of decay at ``at``: days since the activation, less the grace period."""
+    days = math.floor((at - last_activated) / _DAY)
+    return max(0, days - GRACE_DAYS)
+
+
+def decayed(base_score: float, base_at: float, last_activated: float, now: float) -> float:
+    """The score at ``now`` of a memory that had ``base_score`` at ``base_at``:
+    ``base_score * 0.99 ** (decay days at now - decay days at base_at)``; it never rises."""
+    days = decay_days(now, last_activated) - decay_days(base_at, last_activated)
+    return float(base_score * DAILY_DECAY ** max(0, days))
+
+
+def recency(last_activated: float, now: float) -> float:
+    """``0.5 ** (days since the last activation / 30)``."""
+    days = max(0.0, (now - last_activated) / _DAY)
+    return float(0.5 ** (days / RECENCY_HALF_LIFE_DAYS))
+
+
+def bm25(
+    terms: Iterable[str],
+    postings: Postings,
+    lengths: Sequence[int],
+    average: float,
+    is_single: Callable[[str], bool],
+) -> dict[int, float]:
+    """BM25 relevance of every document that matches ``terms``, as a share of the query's ideal
+    score (capped at 1.0).
+
+    ``postings(term)`` lists ``(document, count)``; ``is_single(term)`` says whether a term is
+    one CJK character. A document matches when it shares a word with the query, or a pair of
+    characters: one character in common ("会" in "用户会滑雪吗" and in "开会") is not a match,
+    unless the query has no longer term at all.
+    """
+    scores: dict[int, float] = {}
+    matched: set[int] = set()
+    singles: Counter[int] = Counter()
+    total = len(lengths)
+    ideal = 0.0
+    terms = set(terms)
+    pairs = any(not is_single(term) for term in terms)
+    for term in terms:
+        found = postings(term)
+        # A term no memory holds weighs the most: a query about something never said should
+        # not be carried by its common words.
+        idf = math.log(1 + (total - len(found) + 0.5) / (len(found) + 0.5))
+        ideal += idf
+        evidence = not pairs or not is_single(term)
+        for number, count in found:
+            norm = K1 * (1 - B + B * lengths[number] / (average or 1))
+            scores[number] = scores.get(number, 0.0) + idf * count * (K1 + 1) / (count + norm)
+            if evidence:
+                matched.add(number)
+            else:
+                singles[number] += 1
+    matched.update(n for n, count in singles.items() if count >= SINGLES)
+    if not ideal:
+        return {}
+    return {number: min(1.0, scores[number] / ideal) for number in matched}
+
+
+def rank(standing: float, recency_value: float, score: float, replaced: bool) -> float:
+    """The order of a hit: its standing (relevance, or its fused rank, as a share of the best
+    one's), recency and score, weighed by :data:`WEIGHTS`.
+
+    A memory another one replaced ("works at Google" after "joined Meta") is found, but below
+    what replaced it: it is history, not the current fact.
+    """
+    if replaced:
+        standing *= REPLACED_STANDING
+    return (
+        WEIGHTS["relevance"] * standing
+        + WEIGHTS["recency"] * recency_value
+        + WEIGHTS["score"] * score
+    )

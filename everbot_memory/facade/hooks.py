@@ -1,0 +1,329 @@
+"""What the Claude Code hooks do, on the fast path: no typer, pydantic, markdown-it-py, filelock
+or LLM SDK is imported while the caches beside the files hold.
+
+- **SessionStart**: the strongest memories of the user's memory and of the project's, labelled,
+  from the lines cached beside each file (:mod:`everbot_memory.storage.hot`), rebuilt from the
+  file when stale; the ids shown are recorded for the session. Jobs that are due (a worker
+  was killed, a retry is due) start a worker, and so does an idle-session sweep now and then.
+- **UserPromptSubmit**: the memories this prompt calls for (archived ones too) that the session
+  was not shown yet, above the relevance floor: at most :data:`PROMPT_MAX_MEMORIES` in
+  :data:`PROMPT_MAX_CHARS` characters, nothing when nothing is relevant.
+- **SessionEnd** and **PreCompact**: the session appended to the queue (fsynced) and a detached
+  worker started; nothing else, since Claude Code may kill the hook at any moment.
+
+The blocks are measured as Claude Code counts them: characters of the JSON-encoded text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..storage.paths import SideFiles
+
+# Each event loads only what it needs: a session end queues a job and shows nothing.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..storage.hot import PromptLines, SearchRows
+    from ..storage.locations import Place
+
+__all__ = [
+    "MAX_CONTEXT_CHARS",
+    "PROMPT_MAX_CHARS",
+    "PROMPT_MAX_LINE",
+    "PROMPT_MAX_MEMORIES",
+    "SWEEP_EVERY_SECONDS",
+    "jobs_due",
+    "log_message",
+    "prompt_recall",
+    "queue_session",
+    "record_run",
+    "refresh",
+    "session_start",
+    "start_worker",
+    "sweep_due",
+]
+
+#: Claude Code caps a hook's additionalContext at 10,000 characters; past it the model gets
+#: only a preview.
+MAX_CONTEXT_CHARS = 10_000
+#: The per-prompt block: at most this many memories, in this many characters.
+PROMPT_MAX_MEMORIES = 5
+PROMPT_MAX_CHARS = 1_500
+#: One memory in the per-prompt block is cut to this length.
+PROMPT_MAX_LINE = 400
+#: SessionStart looks for idle sessions to sweep at most this often.
+SWEEP_EVERY_SECONDS = 600.0
+#: What the session was shown is kept this long (a session resumed later is shown anew).
+SHOWN_KEEP_SECONDS = 7 * 86_400.0
+
+_SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def refresh(memory_path: str | os.PathLike[str]) -> tuple[PromptLines, SearchRows]:
+    """Rebuild the hooks' two files from the memory file as it is on disk, and return them."""
+    from ..document.parse import parse
+    from ..storage import hot
+    from ..storage.store import decode
+
+    data = hot.HotFiles(memory_path).data()
+    if data is None:  # no file yet: nothing to show, nothing to cache
+        return hot.PromptLines([], [], 0), hot.SearchRows([], {}, [], 0.0)
+    entries = parse(decode(data, memory_path)).entries
+    lines, rows = hot.write(memory_path, data, entries)
+    return (
+        hot.PromptLines(lines["lines"], lines["ids"], lines["total"]),
+        hot.SearchRows(rows["rows"], rows["postings"], rows["lengths"], rows["average"]),
+    )
+
+
+def _lines(place: Place, now: float) -> PromptLines | None:
+    from ..storage.hot import HotFiles
+
+    hot = HotFiles(place.path)
+    if hot.data() is None:
+        return None  # no memory there yet
+    return hot.prompt(now) or refresh(place.path)[0]
+
+
+def _rows(place: Place, now: float) -> SearchRows | None:
+    from ..storage.hot import HotFiles
+
+    hot = HotFiles(place.path)
+    if hot.data() is None:
+        return None
+    return hot.search(now) or refresh(place.path)[1]
+
+
+def _shown_path(places: Sequence[Place], session_id: str) -> Path:
+    name = _SAFE_ID.sub("_", session_id)[:120] or "session"
+    return SideFiles.of(places[0].path).shown / name
+
+
+def _shown(places: Sequence[Place], session_id: str) -> frozenset[str]:
+    try:
+        text = _shown_path(places, session_id).read_text(encoding="utf-8")
+    except OSError:
+        return frozenset()
+    return frozenset(text.split())
+
+
+def _add_shown(places: Sequence[Place], session_id: str, ids: Sequence[str], fresh: bool) -> None:
+    """Record the ids shown to the session (appended; ``fresh`` starts the list anew)."""
+    if not session_id:
+        return
+    path = _shown_path(places, session_id)
+    with contextlib.suppress(OSError):  # costs at worst a memory shown twice
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if fresh else os.O_APPEND)
+        fd = os.open(path, flags, 0o600)
+        try:
+            os.write(fd, "".join(f"{i}\n" for i in ids).encode())
+        finally:
+            os.close(fd)
+
+
+def _prune_shown(places: Sequence[Place], now: float) -> None:
+    folder = SideFiles.of(places[0].path).shown
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.stat().st_mtime < now - SHOWN_KEEP_SECONDS:
+                    os.unlink(entry.path)
+
+
+def session_start(
+    places: Sequence[Place], session_id: str, now: float | None = None, lang: str = "en"
+) -> str:
+    """The session-start block of ``places`` ("" when there is nothing to show); records what
+    it shows for the session's later prompts."""
+    from ..core.block import Section, compose
+
+    now = time.time() if now is None else now
+    sections = []
+    for place in places:
+        lines = _lines(place, now)
+        if lines is not None and lines.lines:
+            sections.append(Section(place.scope, lines.lines, lines.ids, lines.total))
+    block = compose(sections, MAX_CONTEXT_CHARS, lang)
+    shown = [i for section in sections for i in section.shown_ids]
+    _add_shown(places, session_id, shown, fresh=True)
+    _prune_shown(places, now)
+    return block
+
+
+def prompt_recall(
+    places: Sequence[Place], session_id: str, prompt: str, now: float | None = None
+) -> str:
+    """The per-prompt block: memories relevant to ``prompt`` the session was not shown yet
+    ("" when none is relevant enough); records what it shows."""
+    from ..core.block import prompt_block
+    from ..core.text import CJK_RE, search_tokens  # the tokens recall weighs
+
+    terms = search_tokens(prompt)
+    if not terms:
+        return ""
+    now = time.time() if now is None else now
+    skip = _shown(places, session_id)
+
+    def single(term: str) -> bool:
+        return len(term) == 1 and CJK_RE.match(term) is not None
+
+    hits = []
+    for place in places:
+        rows = _rows(place, now)
+        if rows is not None:
+            found = rows.search(terms, now, PROMPT_MAX_MEMORIES, skip=skip, is_single=single)
+            hits.extend(found)
+    hits.sort(key=lambda hit: (-hit[3], hit[0]))
+    hits = hits[:PROMPT_MAX_MEMORIES]
+    lines = [_cut(line, PROMPT_MAX_LINE) for _, line, _, _ in hits]
+    block, kept = prompt_block(lines, PROMPT_MAX_CHARS)
+    _add_shown(places, session_id, [hit[0] for hit in hits[:kept]], fresh=False)
+    return block
+
+
+def _cut(line: str, limit: int) -> str:
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def queue_session(
+    places: Sequence[Place], session_id: str, transcript_path: str, event: str
+) -> Path:
+    """Append the session to the first place's queue (fsynced); the worker extracts it into
+    every place (see :meth:`everbot_memory.facade.memory.Memory.close_places`)."""
+    from ..storage.queue import Job, JobQueue
+
+    # The user's memory may not exist yet: its folder is made for the queue and the file.
+    places[0].path.parent.mkdir(parents=True, exist_ok=True)
+    queue = JobQueue(places[0].path)
+    job = Job(
+        session_id=session_id,
+        transcript_path=transcript_path,
+        event=event,
+        memories=[str(p.path) for p in places[1:]],
+    )
+    return queue.add(job)
+
+
+def jobs_due(places: Sequence[Place], now: float | None = None) -> bool:
+    """True when the first place's queue holds a job due now."""
+    folder = SideFiles.of(places[0].path).folder / "jobs"
+    try:
+        if not any(name.endswith(".json") for name in os.listdir(folder)):
+            return False  # the usual case, told without reading a job
+    except OSError:
+        return False
+    from ..storage.queue import JobQueue
+
+    now = time.time() if now is None else now
+    return any(job.not_before <= now for job in JobQueue(places[0].path).pending())
+
+
+def sweep_due(places: Sequence[Place], now: float | None = None) -> bool:
+    """True when no sweep for idle sessions was started in the last
+    :data:`SWEEP_EVERY_SECONDS`; marks one as started."""
+    now = time.time() if now is None else now
+    mark = SideFiles.of(places[0].path).last_sweep
+    try:
+        if now - mark.stat().st_mtime < SWEEP_EVERY_SECONDS:
+            return False
+    except OSError:
+        pass
+    with contextlib.suppress(OSError):
+        mark.touch()
+        os.utime(mark, (now, now))
+    return True
+
+
+def start_worker(memory_path: str | os.PathLike[str], *extra: str, note: str = "") -> int:
+    """Start a detached ``process-pending`` worker for the memory at ``memory_path`` (after
+    logging ``note``); returns its pid at once. It is a process of its own session, so it
+    outlives the hook."""
+    import sys
+
+    from ..storage.queue import JobQueue
+
+    queue = JobQueue(memory_path)
+    # Logged first: this creates the log 0600 before the child appends to it.
+    queue.log(f"{note}; starting a worker" if note else "starting a worker")
+    command = [sys.executable, "-m", "everbot_memory", "process-pending", "--quiet"]
+    command += ["--file", str(memory_path), *extra]
+    if hasattr(os, "fork") and hasattr(os, "setsid"):
+        # A bare fork: the hook returns as soon as the child exists, not once it has started
+        # Python (subprocess and posix_spawn wait for the exec).
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child, which becomes the worker
+            _become_worker(command, str(queue.log_path))
+        return pid
+    import subprocess
+
+    with open(queue.log_path, "ab") as log:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,  # outlives the hook, which Claude Code may kill
+            close_fds=True,
+        )
+    return process.pid
+
+
+def _become_worker(command: list[str], log_path: str) -> None:  # pragma: no cover - a child
+    """In a forked child: a session of its own (Claude Code may kill the hook's), the log as
+    its output, nothing else of the hook's open, then the worker."""
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        try:
+            inherited = [int(fd) for fd in os.listdir("/proc/self/fd") if int(fd) > 2]
+        except OSError:
+            inherited = list(range(3, 256))
+        for fd in inherited:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        os.execv(command[0], command)
+    finally:
+        os._exit(127)
+
+
+def log_message(places: Sequence[Place], message: str) -> Path:
+    """Append ``message`` to the first memory's log; returns the log's path."""
+    from ..storage.queue import JobQueue
+
+    with contextlib.suppress(OSError):  # the user's memory may not exist yet: its folder does
+        places[0].path.parent.mkdir(parents=True, exist_ok=True)
+    queue = JobQueue(places[0].path)
+    queue.log(message)
+    return queue.log_path
+
+
+def record_run(
+    places: Sequence[Place], event: str, seconds: float, error: str | None = None
+) -> None:
+    """Keep the last hook run (event, when, how long, outcome) beside the first memory, for
+    ``doctor``; a folder that cannot be written loses only that."""
+    record = {
+        "event": event,
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": round(seconds, 4),
+        "ok": error is None,
+        "error": error,
+    }
+    path = SideFiles.of(places[0].path).last_hook
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, json.dumps(record).encode())
+        finally:
+            os.close(fd)

@@ -1,0 +1,46 @@
+"""The ``everbot-memory`` command's entry point.
+
+``everbot-memory hook claude-code [--file F]`` runs at every session start and every prompt,
+so it goes straight to the hook (:mod:`.hooks`) without loading the command-line app; every
+other command, and any other form of this one (``--help``), goes to the app (:mod:`.cli`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["main"]
+
+
+def _hook_file(args: list[str]) -> tuple[bool, str | None]:
+    """Whether ``args`` are a plain hook call, and the ``--file`` it names."""
+    if args[:2] != ["hook", "claude-code"]:
+        return False, None
+    rest = args[2:]
+    if not rest:
+        return True, None
+    if len(rest) == 2 and rest[0] in ("--file", "-f") and rest[1]:
+        return True, rest[1]
+    if len(rest) == 1 and rest[0].startswith("--file=") and len(rest[0]) > len("--file="):
+        return True, rest[0][len("--file=") :]
+    return False, None
+
+
+def main() -> None:
+    """Run the command given on the command line."""
+    plain, file = _hook_file(sys.argv[1:])
+    if plain:
+        from .hooks import handle_claude_code, in_extractor_child
+
+        if in_extractor_child():
+            return  # run by an extractor's own program: nothing to inject, nothing to queue
+        result = handle_claude_code(sys.stdin.read(), file)
+        if result.stdout:
+            sys.stdout.write(result.stdout + "\n")
+        if result.stderr:
+            sys.stderr.write(result.stderr + "\n")
+        sys.stdout.flush()
+        return
+    from .cli import main as cli_main
+
+    cli_main()

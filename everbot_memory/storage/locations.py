@@ -1,0 +1,92 @@
+"""Where an agent's memories live: one memory of the user's, and optionally one per project.
+
+The user's memory follows them into every project: ``$EVERBOT_MEMORY_USER_FILE``, else
+``$XDG_DATA_HOME/everbot-memory/MEMORY.md`` (``~/.local/share/everbot-memory/MEMORY.md``).
+A project has a memory of its own when its root holds a ``MEMORY.md`` (``everbot-memory init``
+there, or ``install --project-memory``); the hooks then read both, each labelled, and write
+what a session taught about the user to the user's memory and the rest to the project's.
+
+``--file`` or ``$EVERBOT_MEMORY_FILE`` names one memory instead of both.
+
+This module is on the hooks' fast path: the standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+TYPE_CHECKING = False  # on the hooks' fast path: no typing, no dataclasses
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Scope = Literal["user", "project", "file"]
+
+__all__ = [
+    "PROJECT_FILE_NAME",
+    "USER_FILE_ENV",
+    "Place",
+    "memory_places",
+    "project_dir",
+    "user_memory_path",
+]
+
+USER_FILE_ENV = "EVERBOT_MEMORY_USER_FILE"
+PROJECT_FILE_NAME = "MEMORY.md"
+
+
+class Place:
+    """One memory an agent reads: ``user`` (every project), ``project``, or a ``file`` named
+    by ``--file`` or ``$EVERBOT_MEMORY_FILE``."""
+
+    __slots__ = ("path", "scope")
+
+    def __init__(self, scope: Scope, path: Path) -> None:
+        self.scope, self.path = scope, path
+
+    def __repr__(self) -> str:
+        return f"Place({self.scope!r}, {self.path!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Place) and (other.scope, other.path) == (self.scope, self.path)
+
+    def __hash__(self) -> int:
+        return hash((self.scope, self.path))
+
+
+def user_memory_path() -> Path:
+    """The user's own memory, shared by every project."""
+    named = os.environ.get(USER_FILE_ENV)
+    if named:
+        return Path(named).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local/share")
+    return Path(data) / "everbot-memory" / "MEMORY.md"
+
+
+def project_dir(cwd: str | None = None) -> Path:
+    """The project a hook runs for: ``$CLAUDE_PROJECT_DIR``, else the hook's ``cwd``, else the
+    current folder."""
+    return Path(os.environ.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd())
+
+
+def memory_places(
+    cwd: str | None = None, file: str | os.PathLike[str] | None = None
+) -> list[Place]:
+    """The memories a hook reads, the user's first: ``file`` (or ``$EVERBOT_MEMORY_FILE``) alone
+    when given, else the user's memory and the project's when the project has one."""
+    named = file or os.environ.get("EVERBOT_MEMORY_FILE")
+    if named:
+        return [Place("file", Path(named))]
+    user = user_memory_path()
+    places = [Place("user", user)]
+    project = project_dir(cwd) / PROJECT_FILE_NAME
+    if project.is_file() and not _same_file(project, user):
+        places.append(Place("project", project))
+    return places
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
