@@ -150,21 +150,32 @@ def test_hook_entry_points_import_no_heavy_package(entry: str) -> None:
     assert not heavy, f"{entry} imports {heavy} when it is loaded"
 
 
+#: What the hooks' fast path must not load while the caches beside the file hold.
+HOOK_HEAVY = (*HEAVY, "pydantic", "typer", "click", "markdown_it", "filelock")
+
+
 def test_running_the_hooks_loads_no_heavy_package(tmp_path: Path) -> None:
     from everbot_memory import Memory
 
     memory = tmp_path / "MEMORY.md"
-    Memory(memory).remember("The user prefers tea.")
+    Memory(memory).remember("The user prefers tea.")  # the save writes the hooks' caches
     code = f"""
 import json, sys
-from everbot_memory.faces import hooks
-hooks.start_worker = lambda path, *_, **__: 0  # the worker is a process of its own
-for event in ("SessionStart", "SessionEnd", "PreCompact"):
+sys.argv = ["everbot-memory", "hook", "claude-code", "--file", {str(memory)!r}]
+from everbot_memory.faces import entry, hooks
+from everbot_memory.facade import hooks as service
+service.start_worker = hooks.start_worker = lambda path, *_, **__: 0  # a process of its own
+for event in ("SessionStart", "UserPromptSubmit", "SessionEnd", "PreCompact"):
     data = {{"hook_event_name": event, "session_id": "s1", "transcript_path": "t.jsonl",
-            "cwd": {str(tmp_path)!r}}}
-    result = hooks.handle_claude_code(json.dumps(data), {str(memory)!r})
-    assert not result.stderr, result.stderr
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in {(*HEAVY, "pydantic")!r})
+            "cwd": {str(tmp_path)!r}, "prompt": "what does the user drink, tea?"}}
+    sys.stdin = __import__("io").StringIO(json.dumps(data))
+    entry.main()
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in {HOOK_HEAVY!r})
 assert not heavy, heavy
 """
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "The user prefers tea." in result.stdout  # both blocks were given, from the caches

@@ -65,8 +65,13 @@ SHOWN_KEEP_SECONDS = 7 * 86_400.0
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def refresh(memory_path: str | os.PathLike[str]) -> tuple[PromptLines, SearchRows]:
-    """Rebuild the hooks' two files from the memory file as it is on disk, and return them."""
+def refresh(
+    memory_path: str | os.PathLike[str], now: float | None = None
+) -> tuple[PromptLines, SearchRows]:
+    """Rebuild the hooks' two files from the memory file as it is on disk (as of ``now``,
+    seconds since the epoch), and return them."""
+    from datetime import datetime, timezone
+
     from ..document.parse import parse
     from ..storage import hot
     from ..storage.store import decode
@@ -75,7 +80,8 @@ def refresh(memory_path: str | os.PathLike[str]) -> tuple[PromptLines, SearchRow
     if data is None:  # no file yet: nothing to show, nothing to cache
         return hot.PromptLines([], [], 0), hot.SearchRows([], {}, [], 0.0)
     entries = parse(decode(data, memory_path)).entries
-    lines, rows = hot.write(memory_path, data, entries)
+    when = None if now is None else datetime.fromtimestamp(now, timezone.utc)
+    lines, rows = hot.write(memory_path, data, entries, when)
     return (
         hot.PromptLines(lines["lines"], lines["ids"], lines["total"]),
         hot.SearchRows(rows["rows"], rows["postings"], rows["lengths"], rows["average"]),
@@ -88,7 +94,7 @@ def _lines(place: Place, now: float) -> PromptLines | None:
     hot = HotFiles(place.path)
     if hot.data() is None:
         return None  # no memory there yet
-    return hot.prompt(now) or refresh(place.path)[0]
+    return hot.prompt(now) or refresh(place.path, now)[0]
 
 
 def _rows(place: Place, now: float) -> SearchRows | None:
@@ -97,7 +103,7 @@ def _rows(place: Place, now: float) -> SearchRows | None:
     hot = HotFiles(place.path)
     if hot.data() is None:
         return None
-    return hot.search(now) or refresh(place.path)[1]
+    return hot.search(now) or refresh(place.path, now)[1]
 
 
 def _shown_path(places: Sequence[Place], session_id: str) -> Path:
