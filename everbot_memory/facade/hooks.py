@@ -78,13 +78,13 @@ def refresh(
 
     data = hot.HotFiles(memory_path).data()
     if data is None:  # no file yet: nothing to show, nothing to cache
-        return hot.PromptLines([], [], 0), hot.SearchRows([], {}, [], 0.0)
+        return hot.PromptLines([], [], 0), hot.SearchRows([], "", [], [], 0.0)
     entries = parse(decode(data, memory_path)).entries
     when = None if now is None else datetime.fromtimestamp(now, timezone.utc)
     lines, rows = hot.write(memory_path, data, entries, when)
     return (
         hot.PromptLines(lines["lines"], lines["ids"], lines["total"]),
-        hot.SearchRows(rows["rows"], rows["postings"], rows["lengths"], rows["average"]),
+        hot.SearchRows.from_part(rows),
     )
 
 

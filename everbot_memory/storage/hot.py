@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..core import ranking
 from .paths import SideFiles
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ..core.entry import MemoryEntry
 
 __all__ = [
+    "MEMO_FILE",
     "PROMPT_FILE",
     "SEARCH_FILE",
     "VERSION",
@@ -41,9 +43,11 @@ __all__ = [
     "write",
 ]
 
-VERSION = 1
+VERSION = 2
 PROMPT_FILE = "hook-prompt.json"
 SEARCH_FILE = "hook-search.json"
+#: Each memory's display line and search tokens by its text's hash, for the next save.
+MEMO_FILE = "hook-memo.json"
 _DAY = 86_400
 
 
@@ -67,24 +71,40 @@ class PromptLines:
 
 
 class SearchRows:
-    """The compact search index of one memory file."""
+    """The compact search index of one memory file: a row per memory, and its search tokens
+    as one text, a line per memory (`` tok tok tok ``), found with ``str.find`` at query time
+    (no inverted index to build on each save, nothing to parse but the query's terms)."""
 
-    __slots__ = ("average", "lengths", "postings", "rows")
+    __slots__ = ("average", "lengths", "rows", "starts", "text")
 
     def __init__(
-        self, rows: list[str], postings: dict[str, str], lengths: list[int], average: float
+        self, rows: list[str], text: str, starts: list[int], lengths: list[int], average: float
     ) -> None:
-        self.rows, self.postings, self.lengths, self.average = rows, postings, lengths, average
+        self.rows, self.text, self.starts = rows, text, starts
+        self.lengths, self.average = lengths, average
+
+    @classmethod
+    def from_part(cls, part: dict[str, Any]) -> SearchRows:
+        """The index from what :func:`build` made (or read back from its file)."""
+        return cls(
+            list(part["rows"]),
+            str(part["tokens"]),
+            list(part["starts"]),
+            list(part["lengths"]),
+            float(part["average"]),
+        )
 
     def _postings(self, term: str) -> list[tuple[int, int]]:
-        packed = self.postings.get(term)
-        if not packed:
-            return []
-        pairs = []
-        for item in packed.split(","):
-            number, _, count = item.partition(":")
-            pairs.append((int(number), int(count or 1)))
-        return pairs
+        from bisect import bisect_right
+
+        needle = f" {term} "
+        counts: dict[int, int] = {}
+        at = self.text.find(needle)
+        while at >= 0:
+            number = bisect_right(self.starts, at) - 1
+            counts[number] = counts.get(number, 0) + 1
+            at = self.text.find(needle, at + len(needle) - 1)  # the next may share a space
+        return list(counts.items())
 
     def search(
         self,
@@ -174,12 +194,7 @@ class HotFiles:
         if cached is None:
             return None
         try:
-            return SearchRows(
-                list(cached["rows"]),
-                dict(cached["postings"]),
-                list(cached["lengths"]),
-                float(cached["average"]),
-            )
+            return SearchRows.from_part(cached)
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -197,16 +212,31 @@ def _until(entries: Sequence[MemoryEntry], now: datetime) -> float:
     return until
 
 
+def _memo_key(content: str) -> str:
+    import hashlib
+
+    return hashlib.blake2b(content.encode("utf-8"), digest_size=12).hexdigest()
+
+
 def build(
-    data: bytes, entries: Sequence[MemoryEntry], now: datetime
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The contents of the two files for a memory file of ``data`` holding ``entries``."""
+    data: bytes,
+    entries: Sequence[MemoryEntry],
+    now: datetime,
+    memo: dict[str, list[str]] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, list[str]]]:
+    """The contents of the two files for a memory file of ``data`` holding ``entries``, and
+    the memo of each memory's display line and search tokens by its content's hash.
+
+    ``memo`` is the last save's: a memory whose text did not change is neither redacted nor
+    tokenized again, so a save of a large file pays only for what it changed.
+    """
     from ..core import prompt
     from ..core.redaction import redact
     from ..core.rules import PROMPT_MIN_SCORE, PROMPT_TOP_K
     from ..core.scoring import is_expired, score_at
     from ..core.text import search_tokens
 
+    memo = memo or {}
     key = {
         "version": VERSION,
         "sha256": file_digest(data),
@@ -214,8 +244,13 @@ def build(
         "until": _until(entries, now),
     }
     chosen = prompt.select(entries, PROMPT_TOP_K, PROMPT_MIN_SCORE, now)
+    # Decay only lowers a score: a memory whose anchor is under the floor is not worth it.
     worth = sum(
-        1 for e in entries if not is_expired(e, now) and score_at(e, now) >= PROMPT_MIN_SCORE
+        1
+        for e in entries
+        if e.anchor[0] >= PROMPT_MIN_SCORE
+        and not is_expired(e, now)
+        and score_at(e, now) >= PROMPT_MIN_SCORE
     )
     prompt_part = {
         **key,
@@ -224,19 +259,25 @@ def build(
         "total": worth,
     }
     replaced = {old for entry in entries for old in entry.replaces}
-    rows, lengths = [], []
-    postings: dict[str, list[str]] = {}
-    for number, entry in enumerate(entries):
-        text = redact(entry.content).text
-        tokens = search_tokens(text)
-        lengths.append(len(tokens))
-        counts: dict[str, int] = {}
-        for token in tokens:
-            counts[token] = counts.get(token, 0) + 1
-        for token, count in counts.items():
-            postings.setdefault(token, []).append(f"{number}:{count}" if count > 1 else f"{number}")
+    rows, lengths, lines, starts = [], [], [], []
+    kept: dict[str, list[str]] = {}
+    offset = 0
+    for entry in entries:
+        content_key = _memo_key(entry.content)
+        known = memo.get(content_key)
+        if isinstance(known, list) and len(known) == 2:
+            line, joined = known
+        else:
+            # Secrets a person typed into the file are neither indexed nor shown.
+            joined = " ".join(search_tokens(redact(entry.content).text))
+            [line] = prompt.memory_lines([entry])
+        kept[content_key] = [line, joined]
+        lengths.append(joined.count(" ") + 1 if joined else 0)
+        indexed = f" {joined} \n"
+        starts.append(offset)
+        offset += len(indexed)
+        lines.append(indexed)
         base_score, base_at = entry.anchor
-        [line] = prompt.memory_lines([entry])
         fields = (
             entry.id,
             repr(base_score),
@@ -250,11 +291,12 @@ def build(
     search_part = {
         **key,
         "rows": rows,
-        "postings": {token: ",".join(items) for token, items in postings.items()},
+        "tokens": "".join(lines),
+        "starts": starts,
         "lengths": lengths,
         "average": (sum(lengths) / len(lengths)) if lengths else 0.0,
     }
-    return prompt_part, search_part
+    return prompt_part, search_part, kept
 
 
 def write(
@@ -269,12 +311,27 @@ def write(
 
     from .atomic import write_atomically
 
-    built = build(data, entries, now or datetime.now(timezone.utc))
-    folder = SideFiles.of(memory_path).folder
-    for name, part in zip((PROMPT_FILE, SEARCH_FILE), built, strict=True):
+    files = SideFiles.of(memory_path)
+    memo = _read_memo(files.hook_file(MEMO_FILE))
+    prompt_part, search_part, kept = build(data, entries, now or datetime.now(timezone.utc), memo)
+    memo_part: dict[str, Any] = {"version": VERSION, "memo": kept}
+    parts = ((PROMPT_FILE, prompt_part), (SEARCH_FILE, search_part), (MEMO_FILE, memo_part))
+    for name, part in parts:
         payload = json.dumps(part, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         try:
-            write_atomically(folder / name, payload)
+            write_atomically(files.hook_file(name), payload)
         except OSError:
             break
-    return built
+    return prompt_part, search_part
+
+
+def _read_memo(path: Path) -> dict[str, list[str]]:
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        return {}
+    memo = data.get("memo")
+    return memo if isinstance(memo, dict) else {}

@@ -147,6 +147,10 @@ class SideFiles:
         """``versions/``: the last versions written and seen (see the journal)."""
         return self._inside("versions")
 
+    def hook_file(self, name: str) -> Path:
+        """``name`` in the folder (made if needed): the hooks' caches (see ``storage/hot.py``)."""
+        return self._inside(name)
+
     @property
     def shown(self) -> Path:
         """``shown/``: the ids of the memories each session was shown, so a prompt's recall
