@@ -270,7 +270,8 @@ COMMANDS = [
         (case, command)
         for case in CASES
         for command in COMMANDS
-        if not (case == "missing file" and command[0] == "remember")  # that creates the file
+        # remember creates the file; doctor goes on to check the Claude Code installation
+        if not (case == "missing file" and command[0] in ("remember", "doctor"))
     ],
 )
 def test_bad_file_gives_one_line_and_exit_1(tmp_path: Path, case: str, command: list[str]) -> None:
@@ -283,6 +284,15 @@ def test_bad_file_gives_one_line_and_exit_1(tmp_path: Path, case: str, command: 
     assert message.startswith("everbot-memory: ") and "\n" not in message
     assert "Traceback" not in message
     assert snapshot(path) == before
+
+
+def test_doctor_without_a_memory_file_still_checks_the_installation(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    result = run("doctor", "--file", str(path))
+    assert result.exit_code == 1
+    assert f"{path}: no memory file; `everbot-memory init` makes one here" in result.output
+    assert "Claude Code: not installed" in result.output
+    assert list(tmp_path.iterdir()) == []  # reading leaves nothing behind
 
 
 def test_empty_file_reads_as_no_memories(tmp_path: Path) -> None:

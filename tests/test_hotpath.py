@@ -153,7 +153,9 @@ def test_a_complete_block_says_so_and_labels_each_memory_by_where_it_comes_from(
     block = compose([user, project], 10_000)
     assert '<memories source="from every project">' in block
     assert '<memories source="from this project">' in block
-    assert block.splitlines()[-1] == "All 2 memories worth showing are above."
+    assert block.splitlines()[-1] == "All the memories worth showing are above (2)."
+    top = Section("user", ["- The user prefers tea."], ["u1"], 30)  # 30 worth it, 1 listed
+    assert compose([top], 10_000).splitlines()[-1].startswith("The strongest 1 of 30 memories")
     assert compose([Section("file", [], [], 0)], 10_000) == ""
 
 
@@ -247,3 +249,16 @@ def test_the_last_hook_run_is_kept_for_doctor(tmp_path: Path) -> None:
     service.record_run([Place("file", path)], "SessionStart", 0.0123)
     record = json.loads(SideFiles.of(path).last_hook.read_text(encoding="utf-8"))
     assert record["event"] == "SessionStart" and record["seconds"] == 0.0123 and record["ok"]
+
+
+def test_a_projects_other_document_called_memory_md_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVERBOT_MEMORY_USER_FILE", str(tmp_path / "data" / "MEMORY.md"))
+    project = tmp_path / "project"
+    project.mkdir()
+    other = project / "MEMORY.md"
+    other.write_text("# Memory allocator notes\n\nThe arena grows by doubling.\n")
+    assert [p.scope for p in memory_places(str(project))] == ["user"]
+    other.write_text("")  # an empty one is a memory to start
+    assert [p.scope for p in memory_places(str(project))] == ["user", "project"]

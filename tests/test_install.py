@@ -372,6 +372,18 @@ def test_install_then_uninstall_leaves_every_file_byte_for_byte_as_it_was(
     assert {p: p.read_bytes() for p in before} == before
 
 
+def test_a_settings_file_with_crlf_line_ends_comes_back_byte_for_byte(
+    home: Path, project: Path, program: Path
+) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_bytes(THEIRS.replace("\n", "\r\n").encode("utf-8"))
+    before = settings.read_bytes()
+    install(program)
+    assert run("uninstall").exit_code == 0
+    assert settings.read_bytes() == before
+
+
 def test_uninstall_keeps_what_changed_since_and_restores_the_files_own_style(
     home: Path, project: Path, program: Path
 ) -> None:

@@ -52,13 +52,18 @@ _LABELS = {
     "zh": {"user": "所有项目", "project": "本项目"},
 }
 _COMPLETE = {
-    "en": "All {total} memories worth showing are above.",
+    "en": "All the memories worth showing are above ({total}).",
     "zh": "以上是全部 {total} 条值得展示的记忆。",
 }
 _CUT = {
     "en": "Cut to fit: {shown} of {total} memories worth showing are above; searching the "
     "memories finds the rest.",
     "zh": "篇幅所限，只列出 {shown}/{total} 条记忆；其余可以通过检索找到。",
+}
+_STRONGEST = {
+    "en": "The strongest {shown} of {total} memories worth showing are above; searching the "
+    "memories finds the rest.",
+    "zh": "以上是最重要的 {shown}/{total} 条记忆；其余可以通过检索找到。",
 }
 _PROMPT_WORDING = {
     "en": (
@@ -115,6 +120,7 @@ def compose(sections: Sequence[Section], max_chars: int, lang: str = "en") -> st
     budget -= sum(encoded_length(f"{o}\n{c}\n") for o, c in tags.values())
     chosen: dict[int, list[str]] = {id(s): [] for s in sections}
     cursors = dict.fromkeys(chosen, 0)
+    cut = False  # a line left out for want of room, not only past each list's top
     progress = True
     while progress:
         progress = False
@@ -125,6 +131,7 @@ def compose(sections: Sequence[Section], max_chars: int, lang: str = "en") -> st
             cost = encoded_length(section.lines[at] + "\n")
             if cost > budget:
                 cursors[id(section)] = len(section.lines)  # the weaker ones are longer no less
+                cut = True
                 continue
             budget -= cost
             chosen[id(section)].append(section.lines[at])
@@ -140,7 +147,8 @@ def compose(sections: Sequence[Section], max_chars: int, lang: str = "en") -> st
             opening, closing = tags[id(section)]
             parts.append(opening + "\n" + "".join(f"{line}\n" for line in chosen[id(section)]))
             parts.append(closing + "\n")
-    last = (_COMPLETE if shown >= total else _CUT)[lang].format(shown=shown, total=total)
+    wording = _COMPLETE if shown >= total else _CUT if cut else _STRONGEST
+    last = wording[lang].format(shown=shown, total=total)
     return "".join(parts) + last
 
 

@@ -125,6 +125,7 @@ def _add_shown(places: Sequence[Place], session_id: str, ids: Sequence[str], fre
         return
     path = _shown_path(places, session_id)
     with contextlib.suppress(OSError):  # costs at worst a memory shown twice
+        SideFiles.of(places[0].path).ensure()
         path.parent.mkdir(mode=0o700, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if fresh else os.O_APPEND)
         fd = os.open(path, flags, 0o600)
@@ -152,10 +153,16 @@ def session_start(
 
     now = time.time() if now is None else now
     sections = []
+    seen: set[str] = set()  # a memory both places hold is shown once, as the first has it
     for place in places:
         lines = _lines(place, now)
-        if lines is not None and lines.lines:
-            sections.append(Section(place.scope, lines.lines, lines.ids, lines.total))
+        if lines is None or not lines.lines:
+            continue
+        pairs = [(t, i) for t, i in zip(lines.lines, lines.ids, strict=True) if t not in seen]
+        seen.update(lines.lines)
+        if pairs:
+            texts, ids = [t for t, _ in pairs], [i for _, i in pairs]
+            sections.append(Section(place.scope, texts, ids, lines.total))
     block = compose(sections, MAX_CONTEXT_CHARS, lang)
     shown = [i for section in sections for i in section.shown_ids]
     _add_shown(places, session_id, shown, fresh=True)
@@ -205,8 +212,6 @@ def queue_session(
     every place (see :meth:`everbot_memory.facade.memory.Memory.close_places`)."""
     from ..storage.queue import Job, JobQueue
 
-    # The user's memory may not exist yet: its folder is made for the queue and the file.
-    places[0].path.parent.mkdir(parents=True, exist_ok=True)
     queue = JobQueue(places[0].path)
     job = Job(
         session_id=session_id,
@@ -235,6 +240,7 @@ def sweep_due(places: Sequence[Place], now: float | None = None) -> bool:
     """True when no sweep for idle sessions was started in the last
     :data:`SWEEP_EVERY_SECONDS`; marks one as started."""
     now = time.time() if now is None else now
+    SideFiles.of(places[0].path).ensure()
     mark = SideFiles.of(places[0].path).last_sweep
     try:
         if now - mark.stat().st_mtime < SWEEP_EVERY_SECONDS:
@@ -307,8 +313,6 @@ def log_message(places: Sequence[Place], message: str) -> Path:
     """Append ``message`` to the first memory's log; returns the log's path."""
     from ..storage.queue import JobQueue
 
-    with contextlib.suppress(OSError):  # the user's memory may not exist yet: its folder does
-        places[0].path.parent.mkdir(parents=True, exist_ok=True)
     queue = JobQueue(places[0].path)
     queue.log(message)
     return queue.log_path
@@ -326,7 +330,9 @@ def record_run(
         "ok": error is None,
         "error": error,
     }
-    path = SideFiles.of(places[0].path).last_hook
+    files = SideFiles.of(places[0].path)
+    files.ensure()  # a first hook on a new machine is recorded too
+    path = files.last_hook
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:

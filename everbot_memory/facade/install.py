@@ -493,7 +493,7 @@ def _remaining_text(
         return before
     backup = _backup_of(path)
     with contextlib.suppress(OSError, ValueError):  # no backup, or not one of this file
-        text = backup.read_text(encoding="utf-8")
+        text = backup.read_bytes().decode("utf-8")  # as it is: CRLF line ends kept
         if json.loads(text.lstrip("\ufeff")) in left:
             return text
     if removable and not left[0]:

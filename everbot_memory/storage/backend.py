@@ -156,6 +156,7 @@ class LocalFile:
                 "fix the link or point --file at the memory file",
                 self.path,
             )
+        self.files.ensure()  # the lock is in the side folder, made here for a first save
         return self._lock.held()
 
     def write(self, data: bytes, expected: Snapshot, backup: bytes | None = None) -> WriteResult:

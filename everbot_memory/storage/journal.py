@@ -107,7 +107,8 @@ class Journal:
     """The versions folder beside one memory file."""
 
     def __init__(self, memory_path: str | os.PathLike[str], keep: int = KEEP) -> None:
-        self.folder = SideFiles.of(memory_path).versions
+        self.files = SideFiles.of(memory_path)
+        self.folder = self.files.versions
         self.keep = keep
 
     # -- the folder
@@ -197,6 +198,7 @@ class Journal:
         mark = "" if by_engine else _PERSON
         path = self.folder / f"{time.time_ns():020d}-{name_key}{mark}.gz"
         try:
+            self.files.ensure()
             self.folder.mkdir(mode=0o700, exist_ok=True)
             write_atomically(path, gzip.compress(header + data, compresslevel=1))
         except OSError:

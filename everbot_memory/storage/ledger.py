@@ -38,7 +38,8 @@ class SessionLedger:
     """The ledger beside one memory file."""
 
     def __init__(self, memory_path: str | os.PathLike[str]) -> None:
-        self.path = SideFiles.of(memory_path).sessions
+        self.files = SideFiles.of(memory_path)
+        self.path = self.files.sessions
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -79,4 +80,5 @@ class SessionLedger:
             del data[old]
         # A ledger that cannot be written costs only a recount if the session comes again.
         with contextlib.suppress(OSError):
+            self.files.ensure()
             write_atomically(self.path, json.dumps(data, indent=0).encode())

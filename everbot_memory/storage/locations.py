@@ -2,9 +2,10 @@
 
 The user's memory follows them into every project: ``$EVERBOT_MEMORY_USER_FILE``, else
 ``$XDG_DATA_HOME/everbot-memory/MEMORY.md`` (``~/.local/share/everbot-memory/MEMORY.md``).
-A project has a memory of its own when its root holds a ``MEMORY.md`` (``everbot-memory init``
-there, or ``install --project-memory``); the hooks then read both, each labelled, and write
-what a session taught about the user to the user's memory and the rest to the project's.
+A project has a memory of its own when its root holds a memory file ``MEMORY.md``
+(``everbot-memory init`` there, or ``install --project-memory``; another document that happens
+to have that name is left alone); the hooks then read both, each labelled, and write what a
+session taught about the user to the user's memory and the rest to the project's.
 
 ``--file`` or ``$EVERBOT_MEMORY_FILE`` names one memory instead of both.
 
@@ -26,6 +27,7 @@ __all__ = [
     "PROJECT_FILE_NAME",
     "USER_FILE_ENV",
     "Place",
+    "is_memory_file",
     "memory_places",
     "project_dir",
     "user_memory_path",
@@ -80,9 +82,27 @@ def memory_places(
     user = user_memory_path()
     places = [Place("user", user)]
     project = project_dir(cwd) / PROJECT_FILE_NAME
-    if project.is_file() and not _same_file(project, user):
+    if project.is_file() and not _same_file(project, user) and is_memory_file(project):
         places.append(Place("project", project))
     return places
+
+
+#: What marks a memory file near its top: its title or one of its two sections (SPEC §1).
+_MARKS = (b"# Agent Memory", b"## Active Memories", b"## Archived Memories")
+
+
+def is_memory_file(path: Path) -> bool:
+    """True when ``path`` is a memory file, not some other document that happens to be called
+    MEMORY.md: it is empty, or the engine keeps files beside it, or its first 64 KB hold the
+    title or a section of the format."""
+    if path.with_name(f".{path.name}.everbot").is_dir():
+        return True
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65_536)
+    except OSError:
+        return False
+    return not head.strip() or any(mark in head for mark in _MARKS)
 
 
 def _same_file(a: Path, b: Path) -> bool:

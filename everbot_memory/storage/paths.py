@@ -67,10 +67,22 @@ class SideFiles:
         return target.with_name(f".{target.name}.everbot")
 
     def _inside(self, name: str) -> Path:
+        # Made when the memory file exists; before that only by a writer (:meth:`ensure`), so
+        # reading a memory that is not there leaves nothing behind.
         folder = self.folder
-        if not folder.is_dir():
+        if not folder.is_dir() and os.path.lexists(self.target):
             self._make_folder(folder)
         return folder / name
+
+    def ensure(self) -> Path:
+        """Make the folder (0700, with its ``.gitignore``) for a writer, and the memory file's
+        own folder if that is missing too (the user's memory on a new machine); returns it."""
+        folder = self.folder
+        if not folder.is_dir():
+            with contextlib.suppress(OSError):  # a folder that cannot be made: writes say so
+                folder.parent.mkdir(parents=True, exist_ok=True)
+            self._make_folder(folder)
+        return folder
 
     def _make_folder(self, folder: Path) -> None:
         # Made on first use, by whichever process gets there first; a folder the memory file's

@@ -124,7 +124,8 @@ class JobQueue:
 
     def add(self, job: Job) -> Path:
         """Record a job durably (temp file, fsync, rename) and return its file."""
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        SideFiles.of(self.memory_path).ensure()
+        self.folder.mkdir(mode=0o700, exist_ok=True)
         name = f"{time.time_ns():020d}-{os.urandom(4).hex()}.json"
         write_atomically(self.folder / name, json.dumps(job.to_json()).encode())
         return self.folder / name
@@ -171,7 +172,8 @@ class JobQueue:
         """Queue ``job`` again (from ``failed/``, or one waiting), due now with fresh attempts."""
         assert job.path is not None
         job.attempts, job.not_before = 0, 0.0
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        SideFiles.of(self.memory_path).ensure()
+        self.folder.mkdir(mode=0o700, exist_ok=True)
         path = self.folder / job.path.name
         write_atomically(path, json.dumps(job.to_json()).encode())
         if job.path != path:
@@ -192,7 +194,9 @@ class JobQueue:
 
     def fail(self, path: Path) -> None:
         """Set a job aside in ``failed/``."""
-        self.failed_folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        SideFiles.of(self.memory_path).ensure()
+        self.folder.mkdir(mode=0o700, exist_ok=True)
+        self.failed_folder.mkdir(mode=0o700, exist_ok=True)
         with contextlib.suppress(OSError):  # already moved by another worker
             os.replace(path, self.failed_folder / path.name)
 
@@ -201,12 +205,14 @@ class JobQueue:
         """The one-worker-at-a-time lock; yields False when another worker holds it."""
         from .lock import try_lock  # here: the hooks that queue a job load no lock library
 
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        SideFiles.of(self.memory_path).ensure()
+        self.folder.mkdir(mode=0o700, exist_ok=True)
         with try_lock(self.folder / "worker.lock") as taken:
             yield taken
 
     def log(self, message: str) -> None:
         """Append a line to ``.MEMORY.md.everbot/log`` (hooks must not print to the agent)."""
+        SideFiles.of(self.memory_path).ensure()
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         line = f"{stamp} [{os.getpid()}] {message}\n".encode()
         # A log that cannot be written must not break a hook. 0600: it names sessions.

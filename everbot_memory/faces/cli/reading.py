@@ -220,10 +220,12 @@ def doctor(
     runs and why, list failed jobs, and check the Claude Code installation; exit 1 if
     anything needs attention."""
     from ...facade.install import check_installation
+    from ...facade.locations import user_memory_path
     from .install import installation_lines
 
     with reporting():
-        memory = memory_at(file)
+        memory = memory_at(file, must_exist=False)
+        missing = not memory.exists()
         diagnosis = memory.diagnose()
         failed = memory.jobs.failed()
         with working("checking the extractor", not check_backend):
@@ -251,6 +253,12 @@ def doctor(
             }
         )
     else:
+        if missing:
+            # Still worth the rest of the report: the installation is checked without one.
+            typer.echo(
+                f"{file}: no memory file; `everbot-memory init` makes one here (the Claude "
+                f"Code hooks keep your own at {user_memory_path()}: doctor -f checks it)"
+            )
         for problem in problems:
             typer.echo(f"{file}:{problem.line}: {problem.kind}: {problem.message}")
         if problems:
@@ -258,7 +266,7 @@ def doctor(
                 f"{len(problems)} problem(s); the next save (e.g. `everbot-memory maintain`) "
                 "makes the repairs and keeps unreadable text as notes"
             )
-        else:
+        elif not missing:
             typer.echo(f"{file}: {diagnosis.entries} memories, no problems")
         details = [
             f"model {backend.model}" if backend.model else "",
@@ -287,5 +295,5 @@ def doctor(
             )
         for line in installation_lines(installation):
             typer.echo(line)
-    if problems or backend.problem or failed or installation.problems:
+    if missing or problems or backend.problem or failed or installation.problems:
         raise typer.Exit(1)

@@ -136,16 +136,18 @@ def mcp(
         bool,
         typer.Option(
             "--user",
-            help="Serve the user's own memory, the one the Claude Code hooks keep "
-            "($EVERBOT_MEMORY_USER_FILE, else ~/.local/share/everbot-memory/MEMORY.md).",
+            help="Serve the memory the Claude Code hooks keep: $EVERBOT_MEMORY_FILE when set, "
+            "else the user's own ($EVERBOT_MEMORY_USER_FILE, else "
+            "~/.local/share/everbot-memory/MEMORY.md).",
         ),
     ] = False,
 ) -> None:
     """Run an MCP server on stdio: recall, get, list, remember, mark used, update, forget."""
     if user:
-        from ...facade.locations import user_memory_path
+        from ...facade.locations import memory_places
 
-        file = user_memory_path()
+        # As the hooks choose: $EVERBOT_MEMORY_FILE when set, else the user's own memory.
+        file = memory_places()[0].path
         file.parent.mkdir(parents=True, exist_ok=True)
     try:
         from ..mcp import serve
