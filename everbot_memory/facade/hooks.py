@@ -6,7 +6,8 @@ or LLM SDK is imported while the caches beside the files hold.
   file when stale; the ids shown are recorded for the session. Jobs that are due (a worker
   was killed, a retry is due) start a worker, and so does an idle-session sweep now and then.
 - **UserPromptSubmit**: the memories this prompt calls for (archived ones too) that the session
-  was not shown yet, above the relevance floor: at most :data:`PROMPT_MAX_MEMORIES` in
+  was not shown yet, matching at least 30% of what it says (:data:`PROMPT_RELEVANCE`): at most
+  :data:`PROMPT_MAX_MEMORIES` in
   :data:`PROMPT_MAX_CHARS` characters, nothing when nothing is relevant.
 - **SessionEnd** and **PreCompact**: the session appended to the queue (fsynced) and a detached
   worker started; nothing else, since Claude Code may kill the hook at any moment.
@@ -37,6 +38,7 @@ __all__ = [
     "PROMPT_MAX_CHARS",
     "PROMPT_MAX_LINE",
     "PROMPT_MAX_MEMORIES",
+    "PROMPT_RELEVANCE",
     "SWEEP_EVERY_SECONDS",
     "jobs_due",
     "log_message",
@@ -55,6 +57,10 @@ MAX_CONTEXT_CHARS = 10_000
 #: The per-prompt block: at most this many memories, in this many characters.
 PROMPT_MAX_MEMORIES = 5
 PROMPT_MAX_CHARS = 1_500
+#: A memory the agent did not ask for must match at least this share of what the prompt says
+#: (recall's own floor, 0.1, suits a search someone asked for): "which framework should I
+#: use here?" must not bring every memory that says "use".
+PROMPT_RELEVANCE = 0.3
 #: One memory in the per-prompt block is cut to this length.
 PROMPT_MAX_LINE = 400
 #: SessionStart looks for idle sessions to sweep at most this often.
@@ -191,7 +197,9 @@ def prompt_recall(
     for place in places:
         rows = _rows(place, now)
         if rows is not None:
-            found = rows.search(terms, now, PROMPT_MAX_MEMORIES, skip=skip, is_single=single)
+            found = rows.search(
+                terms, now, PROMPT_MAX_MEMORIES, PROMPT_RELEVANCE, skip=skip, is_single=single
+            )
             hits.extend(found)
     hits.sort(key=lambda hit: (-hit[3], hit[0]))
     hits = hits[:PROMPT_MAX_MEMORIES]
