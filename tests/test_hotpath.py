@@ -262,3 +262,17 @@ def test_a_projects_other_document_called_memory_md_is_left_alone(
     assert [p.scope for p in memory_places(str(project))] == ["user"]
     other.write_text("")  # an empty one is a memory to start
     assert [p.scope for p in memory_places(str(project))] == ["user", "project"]
+
+
+def test_per_prompt_recall_needs_more_than_one_common_word(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    _save(
+        path,
+        [
+            make_entry("u00001", "The project uses uv to manage dependencies.", 0.3, at=NOW),
+            make_entry("u00002", "The user's staging server is called atlas-7.", 0.1, at=NOW),
+        ],
+    )
+    places = [Place("file", path)]
+    assert service.prompt_recall(places, "s1", "which test framework should I use here?") == ""
+    assert "uv" in service.prompt_recall(places, "s1", "how do we manage dependencies?")
