@@ -233,7 +233,11 @@ def import_(
     from ...facade import claude_code
 
     with reporting(), working("importing", quiet):
-        memory = memory_at(claude_code.default_memory_path(None, file), must_exist=False)
+        # A project's notes go to the project's memory when it has one, not to the memory
+        # every project shares.
+        others = [] if file else claude_code.other_memories()
+        target = others[0] if others else claude_code.default_memory_path(None, file)
+        memory = memory_at(target, must_exist=False)
         report = claude_code.import_notes(
             memory,
             source,
