@@ -789,8 +789,8 @@ def check_installation(project: Path | None = None) -> Installation:
         command = next(h["command"] for gs in hooks.values() for g in gs for h in g["hooks"])
         commands += [] if command in commands else [command]
     if not report.installed:
-        # Nothing to repair in what is not there; a file that could not be read is said.
-        report.notes, report.problems = report.problems, []
+        # Nothing to repair in what is not there, but a settings file Claude Code cannot read
+        # (the problems so far) is worth fixing all the same.
         return report
 
     for command in commands:

@@ -207,7 +207,8 @@ def installation_lines(report: Installation) -> list[str]:
     """What ``doctor`` prints of the Claude Code installation, one line each."""
     if not report.installed:
         lines = ["Claude Code: not installed (everbot-memory install)"]
-        return lines + [f"Claude Code: note: {note}" for note in report.notes]
+        lines += [f"Claude Code: note: {note}" for note in report.notes]
+        return lines + [f"Claude Code: problem: {problem}" for problem in report.problems]
     lines = []
     if report.plugin is not None:
         lines.append(f"Claude Code: the everbot-memory plugin is enabled in {report.plugin}")
