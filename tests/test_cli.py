@@ -804,3 +804,18 @@ def test_mcp_without_the_extra_says_how_to_install_it(
     assert line.count("\n") == 1 and "Traceback" not in line
     assert "the mcp extra" in line and "pip install -e '.[mcp]'" in line
     assert "everbot-memory[mcp] @ git+" in line
+
+
+def test_user_puts_every_command_on_the_users_own_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "data" / "everbot-memory" / "MEMORY.md"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    assert run("--user", "remember", "The user likes green tea.").exit_code == 0
+    assert "green tea" in user.read_text(encoding="utf-8")
+    assert not (tmp_path / "MEMORY.md").exists()
+    listed = run("--user", "list")
+    assert listed.exit_code == 0 and "green tea" in listed.output
+    other = tmp_path / "other.md"
+    assert run("--user", "list", "--file", str(other)).exit_code == 1  # --file still wins

@@ -330,8 +330,25 @@ def _main(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
+    user: Annotated[
+        bool,
+        typer.Option(
+            "--user",
+            help="Use your own memory, the one the Claude Code hooks keep, as the command's "
+            "default --file ($EVERBOT_MEMORY_USER_FILE, else "
+            "~/.local/share/everbot-memory/MEMORY.md): everbot-memory --user list.",
+        ),
+    ] = False,
 ) -> None:
     """Long-term memory for LLM agents, kept in one human-readable MEMORY.md."""
+    if user:
+        from ...facade.locations import user_memory_path
+
+        # Read by every command's --file as its default; a --file given still wins.
+        path = user_memory_path()
+        with contextlib.suppress(OSError):  # a folder that cannot be made: the command says so
+            path.parent.mkdir(parents=True, exist_ok=True)
+        os.environ["EVERBOT_MEMORY_FILE"] = str(path)
 
 
 def main() -> None:
