@@ -140,6 +140,15 @@ class MemoryEntry:
         """A copy with ``changes`` applied (and checked)."""
         return dataclasses.replace(self, **changes)
 
+    def with_score(self, score: float) -> MemoryEntry:
+        """A copy with only the score changed (checked): what decay does to every memory on
+        every merge, without checking again the fields it leaves as they were."""
+        entry = object.__new__(MemoryEntry)
+        for name in _FIELDS:
+            object.__setattr__(entry, name, getattr(self, name))
+        object.__setattr__(entry, "score", _unit(score, "score"))
+        return entry
+
     def to_json(self) -> dict[str, Any]:
         """Every field as JSON values: times as ``YYYY-MM-DDTHH:MM:SSZ``, tuples as lists."""
         data: dict[str, Any] = {}

@@ -116,7 +116,7 @@ def expiry_after(day: date) -> datetime:
 def decay(entry: MemoryEntry, now: datetime) -> MemoryEntry:
     """The entry with its score brought up to ``now`` (the anchor does not move)."""
     score = score_at(entry, now)
-    return entry if score == entry.score else entry.replace(score=score)
+    return entry if score == entry.score else entry.with_score(score)
 
 
 def reinforce(entry: MemoryEntry, now: datetime) -> MemoryEntry:
