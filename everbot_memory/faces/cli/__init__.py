@@ -4,7 +4,7 @@
 :mod:`.reading` and :mod:`.services`, registered on the app when they are imported here.
 """
 
-from . import bridge, changes, install, reading, services
+from . import bridge, changes, install, reading, services, web
 from .app import app, main
 
-__all__ = ["app", "bridge", "changes", "install", "main", "reading", "services"]
+__all__ = ["app", "bridge", "changes", "install", "main", "reading", "services", "web"]
