@@ -1,5 +1,5 @@
 """What the facade reports: a closed session, the file's statistics, a diagnosis, the
-extraction backend in force, the Claude Code installation."""
+extraction backend in force, the Claude Code installation, the file's place in git."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from .config import Settings
 __all__ = [
     "Backend",
     "Diagnosis",
+    "GitCheck",
     "History",
     "HookSettings",
     "Installation",
@@ -292,4 +293,30 @@ class Installation:
             "last_hook": None if self.last_hook is None else vars(self.last_hook),
             "problems": self.problems,
             "notes": self.notes,
+        }
+
+
+@dataclass
+class GitCheck:
+    """What ``doctor`` finds of the git repository holding the memory file (all empty when
+    there is none): whether its merges go through the merge driver, and whether a merge is
+    in progress or left a conflict in the file; each problem is one line saying what to do."""
+
+    #: The work tree holding the file (None: not in a git repository, or no git program).
+    repository: Path | None = None
+    #: ``.gitattributes`` gives the file ``merge=everbot-memory``.
+    attribute: bool = False
+    #: The command this clone's git config runs as that driver (None: not configured).
+    driver: str | None = None
+    #: What git is in the middle of there ("a merge", "a rebase", ...).
+    operation: str | None = None
+    #: The line where an unresolved conflict starts in the file.
+    conflict: int | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON values."""
+        return {
+            **vars(self),
+            "repository": None if self.repository is None else str(self.repository),
         }

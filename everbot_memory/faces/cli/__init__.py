@@ -4,7 +4,7 @@
 :mod:`.reading` and :mod:`.services`, registered on the app when they are imported here.
 """
 
-from . import bridge, changes, install, reading, services, web
+from . import bridge, changes, install, reading, services, sync, web
 from .app import app, main
 
-__all__ = ["app", "bridge", "changes", "install", "main", "reading", "services", "web"]
+__all__ = ["app", "bridge", "changes", "install", "main", "reading", "services", "sync", "web"]

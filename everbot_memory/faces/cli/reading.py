@@ -221,6 +221,7 @@ def doctor(
     anything needs attention."""
     from ...facade.install import check_installation
     from ...facade.locations import user_memory_path
+    from ...facade.sync import check_git
     from .install import installation_lines
 
     with reporting():
@@ -231,6 +232,7 @@ def doctor(
         with working("checking the extractor", not check_backend):
             backend = memory.backend(check=check_backend)
         installation = check_installation()
+        git = check_git(file)
     problems = diagnosis.problems
     if as_json:
         print_json(
@@ -250,6 +252,7 @@ def doctor(
                     for j in failed
                 ],
                 "claude_code": installation.to_json(),
+                "git": git.to_json(),
             }
         )
     else:
@@ -295,5 +298,9 @@ def doctor(
             )
         for line in installation_lines(installation):
             typer.echo(line)
-    if missing or problems or backend.problem or failed or installation.problems:
+        if git.attribute and git.driver:
+            typer.echo(f"git: {file.name} is merged memory by memory in {git.repository}")
+        for line in git.problems:
+            typer.echo(f"git: problem: {line}")
+    if missing or problems or backend.problem or failed or installation.problems or git.problems:
         raise typer.Exit(1)
