@@ -130,6 +130,33 @@ def test_two_machines_keep_every_session_and_hand_edit(machines: tuple[Path, Pat
     assert "The user drinks green tea every afternoon." in contents(desktop / "MEMORY.md").values()
 
 
+def test_a_plain_git_pull_that_fast_forwards_keeps_a_forgotten_memory_forgotten(
+    machines: tuple[Path, Path],
+) -> None:
+    """A fast-forward runs no merge driver: the post-merge hook git-setup wrote tells the
+    engine what the pull brought, so its next save does not bring back what the other machine
+    forgot."""
+    laptop, desktop = machines
+    hook = Path(git(desktop, "rev-parse", "--git-path", "hooks/post-merge").stdout.strip())
+    hook = hook if hook.is_absolute() else desktop / hook
+    assert "sync --after-pull" in hook.read_text(encoding="utf-8")
+    on_laptop, on_desktop = Memory(laptop / "MEMORY.md"), Memory(desktop / "MEMORY.md")
+    on_desktop.remember("The user reads on Sundays.")  # the desktop's engine writes the file
+    git(desktop, "commit", "-q", "-am", "desktop")
+    git(desktop, "push", "-q", "origin", "main")
+    git(laptop, "pull", "-q", "origin", "main")
+    [forgotten] = [e.id for e in on_laptop.entries() if "pytest" in e.content]
+    on_laptop.forget(forgotten)
+    git(laptop, "commit", "-q", "-am", "laptop forgets")
+    git(laptop, "push", "-q", "origin", "main")
+    pulled = git(desktop, "pull", "-q", "origin", "main")
+    assert "Fast-forward" in pulled.stdout or pulled.returncode == 0
+    assert forgotten not in contents(desktop / "MEMORY.md")
+    on_desktop.remember("The user drinks green tea.")  # the next save on the desktop
+    assert forgotten not in contents(desktop / "MEMORY.md")
+    assert "The user reads on Sundays." in contents(desktop / "MEMORY.md").values()
+
+
 def test_a_conflict_is_left_for_a_person_and_writers_wait(machines: tuple[Path, Path]) -> None:
     laptop, desktop = machines
     service.sync(desktop / "MEMORY.md")

@@ -41,6 +41,7 @@ __all__ = [
     "check_git",
     "git_setup",
     "merge_files",
+    "record_pull",
     "sync",
 ]
 
@@ -305,7 +306,64 @@ def git_setup(memory_path: str | os.PathLike[str]) -> GitSetup:
         if _config(folder, key) != value:
             _git(folder, "config", "--local", key, value, check=True)
             changed.append(f"git config {key} {value}")
+    hook = _post_merge_hook(folder, path)
+    if hook:
+        changed.append(hook)
     return GitSetup(repo, attributes, ignore, driver, changed)
+
+
+#: Marks the post-merge hook git-setup writes, so that it is updated, never another one.
+_HOOK_MARK = "# everbot-memory: after a pull"
+
+
+def _post_merge_hook(folder: Path, path: Path) -> str:
+    """Install the clone's ``post-merge`` hook that tells the journal what a pull brought (a
+    fast-forward runs no merge driver); what changed ("" for nothing). Another hook already
+    there is left alone, and the line to add to it is said."""
+    where = _git(folder, "rev-parse", "--git-path", "hooks/post-merge").stdout.strip()
+    if not where:
+        return ""
+    hook = Path(where) if os.path.isabs(where) else folder / where
+    line = f"{_program()} sync --after-pull --quiet --file {shlex.quote(str(path))} || true"
+    text = f"#!/bin/sh\n{_HOOK_MARK} (a fast-forward runs no merge driver)\n{line}\n"
+    try:
+        old = hook.read_text(encoding="utf-8") if hook.exists() else None
+    except (OSError, UnicodeDecodeError):
+        old = ""
+    if old == text:
+        return ""
+    if old is not None and _HOOK_MARK not in old:
+        return f"left {hook} as it is: add to it `{line}`"
+    try:
+        hook.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(hook, text.encode("utf-8"), mode=0o755)
+    except OSError as exc:
+        raise EverbotMemoryError(f"cannot write {hook}: {exc.strerror}") from exc
+    return f"{hook}: {line}"
+
+
+def record_pull(memory_path: str | os.PathLike[str]) -> bool:
+    """After a pull (git's ``post-merge`` hook): tell the memory's journal that the file now
+    in the work tree came from the one committed before the pull, so that the engine's next
+    save merges from that ancestor instead of keeping what either holds (which would bring
+    back a memory the other machine forgot). True when there was something to record."""
+    path = Path(memory_path).absolute()
+    repo = _repository(path.parent)
+    if repo is None or not path.exists():
+        return False
+    relative = path.resolve().relative_to(repo.resolve()).as_posix()
+    before = subprocess.run(
+        ["git", "-C", str(repo), "show", f"ORIG_HEAD:{relative}"],
+        capture_output=True,
+        check=False,
+    )
+    if before.returncode != 0:
+        return False  # no file before the pull, or no pull: nothing to say
+    now = path.read_bytes()
+    if now == before.stdout:
+        return False
+    _descends(path, now, before.stdout)
+    return True
 
 
 # -- doctor

@@ -105,10 +105,25 @@ def git_setup(
 
 @app.command()
 def sync(
-    file: FileOption = DEFAULT_FILE, as_json: JsonOption = False, quiet: QuietOption = False
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+    after_pull: Annotated[
+        bool,
+        typer.Option(
+            "--after-pull",
+            hidden=True,
+            help="Run by git's post-merge hook (git-setup writes it): tell the engine what a "
+            "pull brought, then stop.",
+        ),
+    ] = False,
 ) -> None:
     """Commit MEMORY.md if it changed, merge the remote branch into it (memory by memory),
     and push: for a memory kept in a git repository of its own."""
+    if after_pull:
+        with reporting():
+            service.record_pull(file)
+        return
     with reporting():
         report = service.sync(file, lock_timeout=lock_timeout())
     if as_json:
