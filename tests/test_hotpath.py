@@ -260,6 +260,9 @@ def test_a_projects_other_document_called_memory_md_is_left_alone(
     other = project / "MEMORY.md"
     other.write_text("# Memory allocator notes\n\nThe arena grows by doubling.\n")
     assert [p.scope for p in memory_places(str(project))] == ["user"]
+    quoting = "# Design\n\nA memory file:\n\n# Agent Memory\n\n## Active Memories\n"
+    other.write_text(quoting)  # quotes the format further down: still not one
+    assert [p.scope for p in memory_places(str(project))] == ["user"]
     other.write_text("")  # an empty one is a memory to start
     assert [p.scope for p in memory_places(str(project))] == ["user", "project"]
 

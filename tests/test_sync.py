@@ -653,3 +653,35 @@ def test_random_edit_scripts_merge_the_same_either_way_and_lose_nothing() -> Non
         seen.update(conflict=bool(one.conflicts), combined=one.combined, folded=one.folded)
     # Every rule ran: conflicts, memories changed on both sides, the same learned on both.
     assert cases == 300 and all(seen.values()), seen
+
+
+def test_a_document_that_is_not_a_memory_file_is_merged_line_by_line(tmp_path: Path) -> None:
+    """Another document committed under the file's name (here one that quotes the format
+    further down) is never read as every memory deleted."""
+    memory = tmp_path / "MEMORY.md"
+    Memory(memory).init()
+    Memory(memory).remember("The user likes tea.")
+    base, ours, theirs = tmp_path / "b", tmp_path / "o", tmp_path / "t"
+    base.write_bytes(memory.read_bytes())
+    Memory(memory).remember("The user likes jazz.")
+    ours.write_bytes(memory.read_bytes())
+    theirs.write_text(
+        "# Notes on the project\n\nThe file looks like this:\n\n# Agent Memory\n"
+        "## Active Memories\n### [a1b2c3] fact | 0.5 | 2026-01-01 | 1\nexample\n",
+        encoding="utf-8",
+    )
+    report = service.merge_files(base, ours, theirs)
+    assert not report.by_memory and not report.clean
+    assert "t is not a memory file" in report.conflicts[0]
+    merged = ours.read_text(encoding="utf-8")
+    assert "<<<<<<<" in merged and "The user likes jazz." in merged and "Notes on the" in merged
+
+
+def test_git_errors_are_said_by_their_fatal_line(tmp_path: Path) -> None:
+    folder = tmp_path / "memory"
+    git(tmp_path, "init", "-q", "-b", "main", str(folder))
+    git(folder, "remote", "add", "origin", str(tmp_path / "nowhere.git"))
+    Memory(folder / "MEMORY.md").init()
+    service.git_setup(folder / "MEMORY.md")
+    with pytest.raises(EverbotMemoryError, match="does not appear to be a git repository"):
+        service.sync(folder / "MEMORY.md")

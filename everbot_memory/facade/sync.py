@@ -76,9 +76,29 @@ def _git(folder: Path, *args: str, check: bool = False) -> subprocess.CompletedP
 
 
 def _said(done: subprocess.CompletedProcess[str]) -> str:
-    """The last thing git said (its error), on one line."""
+    """What git said was wrong, on one line: its first ``fatal:`` or ``error:`` line, else its
+    last line."""
     lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+    for line in lines:
+        for prefix in ("fatal: ", "error: "):
+            if line.startswith(prefix):
+                return line[len(prefix) :]
     return lines[-1] if lines else f"exit status {done.returncode}"
+
+
+#: What marks a memory file (SPEC §1): its title or one of its sections.
+_MARKS = ("# Agent Memory", "## Active Memories", "## Archived Memories")
+
+
+def _memory_text(text: str) -> bool:
+    """True for a memory file's text: empty, or its first heading is the title or a section
+    (a document that only quotes the format further down is not one)."""
+    if not text.strip():
+        return True
+    for line in text.lstrip("\ufeff").splitlines():
+        if line.startswith("#"):
+            return line.rstrip() in _MARKS
+    return False
 
 
 def _repository(folder: Path) -> Path | None:
@@ -140,12 +160,19 @@ def merge_files(
         data = [path.read_bytes() for path in (base, ours, theirs)]
     except OSError as exc:
         raise EverbotMemoryError(f"cannot read {exc.filename}: {exc.strerror}") from exc
+    paths = (base, ours, theirs)
+    reason: str | None = None
     try:
-        paths = (base, ours, theirs)
         texts = [decode(item, label) for item, label in zip(data, paths, strict=True)]
     except NotTextError as exc:
         reason = str(exc)
     else:
+        # Text that is not a memory file (another document committed under its name): merged
+        # by memory, it would read as every memory deleted. Line by line, for a person.
+        other = next((p for p, t in zip(paths, texts, strict=True) if not _memory_text(t)), None)
+        if other is not None:
+            reason = f"{other.name} is not a memory file: its first heading is not {_MARKS[0]}"
+    if reason is None:
         outcome = merge_texts(
             *texts, now=(now or utcnow()).replace(microsecond=0), marker_size=marker_size
         )

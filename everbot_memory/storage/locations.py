@@ -87,14 +87,14 @@ def memory_places(
     return places
 
 
-#: What marks a memory file near its top: its title or one of its two sections (SPEC §1).
+#: What marks a memory file: its first heading is its title or one of its sections (SPEC §1).
 _MARKS = (b"# Agent Memory", b"## Active Memories", b"## Archived Memories")
 
 
 def is_memory_file(path: Path) -> bool:
     """True when ``path`` is a memory file, not some other document that happens to be called
-    MEMORY.md: it is empty, or the engine keeps files beside it, or its first 64 KB hold the
-    title or a section of the format."""
+    MEMORY.md: it is empty, or the engine keeps files beside it, or its first heading is the
+    format's title or a section (a document quoting the format further down is not one)."""
     if path.with_name(f".{path.name}.everbot").is_dir():
         return True
     try:
@@ -102,7 +102,12 @@ def is_memory_file(path: Path) -> bool:
             head = handle.read(65_536)
     except OSError:
         return False
-    return not head.strip() or any(mark in head for mark in _MARKS)
+    if not head.strip():
+        return True
+    for line in head.lstrip(b"\xef\xbb\xbf").splitlines():
+        if line.startswith(b"#"):
+            return line.rstrip() in _MARKS
+    return False
 
 
 def _same_file(a: Path, b: Path) -> bool:
