@@ -65,11 +65,19 @@ SEARCH_LIMIT = 50
 class ChangedMeanwhileError(EverbotMemoryError):
     """The memory changed (or went) after the page showed it; nothing was written."""
 
-    def __init__(self, entry_id: str) -> None:
-        super().__init__(
-            f"memory [{entry_id}] changed after this page was loaded (a session, another page "
-            "or an editor saved it); nothing was saved: reload the page to see it, then edit again"
-        )
+    def __init__(self, entry_id: str, gone: bool = False) -> None:
+        if gone:
+            said = (
+                f"memory [{entry_id}] is no longer in the file (a session, another page or an "
+                "editor removed it after this page was loaded); nothing was saved"
+            )
+        else:
+            said = (
+                f"memory [{entry_id}] changed after this page was loaded (a session, another "
+                "page or an editor saved it); nothing was saved: reload the page to see it, "
+                "then edit again"
+            )
+        super().__init__(said)
         self.entry_id = entry_id
 
 
@@ -235,7 +243,9 @@ def detail(memory: Memory, entry_id: str) -> Detail:
 def _current(memory: Memory, entry_id: str, version: str) -> MemoryEntry:
     """The memory as the file holds it now, if it is still the version the page showed."""
     found = next((e for e in memory.entries() if e.id == entry_id), None)
-    if found is None or entry_version(found) != version:
+    if found is None:
+        raise ChangedMeanwhileError(entry_id, gone=True)
+    if entry_version(found) != version:
         raise ChangedMeanwhileError(entry_id)
     return found
 
