@@ -356,7 +356,11 @@ def test_the_help_states_the_bridges_defaults() -> None:
     "args, env, message",
     [
         (["--project", "{missing}"], {}, "no project folder at {missing}; run this in the project"),
-        ([], {claude_code.IDLE_ENV: "soon"}, "EVERBOT_MEMORY_IDLE_MINUTES='soon' is not a number"),
+        (
+            [],
+            {claude_code.IDLE_ENV: "soon"},
+            "EVERBOT_MEMORY_IDLE_MINUTES: idle_minutes 'soon' is not a number",
+        ),
     ],
 )
 def test_sweep_command_errors_are_one_line(
@@ -726,3 +730,16 @@ def test_import_command_missing_file(memory: Memory, tmp_path: Path) -> None:
         f"everbot-memory: no file at {tmp_path / 'CLAUDE.md'}; give the path of a CLAUDE.md "
         "or an auto-memory MEMORY.md\n"
     )
+
+
+def test_the_idle_time_can_be_set_in_the_config_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "xdg" / "everbot-memory" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("idle_minutes = 5\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert claude_code.idle_minutes() == 5.0
+    monkeypatch.setenv(claude_code.IDLE_ENV, "12")
+    assert claude_code.idle_minutes() == 12.0  # the environment wins over the file
+    assert claude_code.idle_minutes(2) == 2.0  # and the flag over both

@@ -257,23 +257,20 @@ def project_folder(project: str | os.PathLike[str] | None = None) -> Path:
 # -- sweep
 
 
-def idle_minutes(value: float | None = None) -> float:
-    """The idle time in minutes: ``value``, else ``$EVERBOT_MEMORY_IDLE_MINUTES``, else 30;
-    :class:`ConfigError` when the variable is not a number of minutes."""
+def idle_minutes(
+    value: float | None = None, memory_path: str | os.PathLike[str] | None = None
+) -> float:
+    """The idle time in minutes: ``value``, else the settings (``$EVERBOT_MEMORY_IDLE_MINUTES``,
+    else ``idle_minutes`` in the project's or the user's config file), else 30;
+    :class:`ConfigError` when one of them is not a number of minutes."""
     if value is not None:
         if not value >= 0:
             raise ConfigError(f"idle time {value!r} is not a number of minutes (0 or more)")
         return float(value)
-    raw = os.environ.get(IDLE_ENV, "").strip()
-    if not raw:
-        return DEFAULT_IDLE_MINUTES
-    try:
-        minutes = float(raw)
-    except ValueError:
-        minutes = -1.0
-    if not 0 <= minutes < float("inf"):
-        raise ConfigError(f"{IDLE_ENV}={raw!r} is not a number of minutes (0 or more)")
-    return minutes
+    from .config import load_settings
+
+    minutes = load_settings(memory_path).idle_minutes
+    return DEFAULT_IDLE_MINUTES if minutes is None else minutes
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,12 @@ Read in this order, each later source winning over the earlier ones:
 1. the user's file, ``$XDG_CONFIG_HOME/everbot-memory/config.toml`` (``~/.config/...``);
 2. the project's file, ``everbot-memory.toml`` beside MEMORY.md;
 3. the environment: ``EVERBOT_MEMORY_EXTRACTOR``, ``EVERBOT_MEMORY_MODEL``,
-   ``EVERBOT_MEMORY_BASE_URL``, ``EVERBOT_MEMORY_TIMEOUT``;
+   ``EVERBOT_MEMORY_BASE_URL``, ``EVERBOT_MEMORY_TIMEOUT``, ``EVERBOT_MEMORY_IDLE_MINUTES``;
 4. the command's flags (or the arguments a program passes to :class:`Memory`).
 
-A file holds the same four keys, e.g. ``extractor = "openai"``, ``model = "qwen3:8b"``,
-``base_url = "http://localhost:11434/v1"``, ``timeout = 120``. API keys stay in the
+A file holds the same keys, e.g. ``extractor = "openai"``, ``model = "qwen3:8b"``,
+``base_url = "http://localhost:11434/v1"``, ``timeout = 120``, ``idle_minutes = 30`` (how long
+a Claude Code session must be idle before a sweep queues it). API keys stay in the
 environment (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``), never in these files.
 """
 
@@ -47,6 +48,7 @@ ENVIRONMENT = {
     "model": "EVERBOT_MEMORY_MODEL",
     "base_url": "EVERBOT_MEMORY_BASE_URL",
     "timeout": "EVERBOT_MEMORY_TIMEOUT",
+    "idle_minutes": "EVERBOT_MEMORY_IDLE_MINUTES",
 }
 #: The project's file, beside the memory file.
 PROJECT_FILE = "everbot-memory.toml"
@@ -60,6 +62,8 @@ class Settings:
     model: str | None = None
     base_url: str | None = None
     timeout: float | None = None
+    #: How long a Claude Code session must be idle before a sweep queues it (see ``sweep``).
+    idle_minutes: float | None = None
     #: For each setting given somewhere: the file, the variable or the flag that gave it.
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -99,6 +103,16 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 def _checked(key: str, value: Any, where: str) -> Any:
     """``value`` for ``key`` as the settings hold it; :class:`ConfigError` naming ``where``."""
+    if key == "idle_minutes":
+        try:
+            minutes = float(value)
+        except (TypeError, ValueError):
+            minutes = math.nan
+        if isinstance(value, bool) or not 0 <= minutes < math.inf:
+            raise ConfigError(
+                f"{where}: idle_minutes {value!r} is not a number of minutes (0 or more)"
+            )
+        return minutes
     if key == "timeout":
         try:
             seconds = float(value)

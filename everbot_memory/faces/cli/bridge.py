@@ -88,8 +88,8 @@ def sweep(
 
     with reporting():
         folder = claude_code.project_folder(project)
-        minutes = claude_code.idle_minutes(idle)
         path = claude_code.default_memory_path(folder, file)
+        minutes = claude_code.idle_minutes(idle, path)
         memory = Memory(path, lock_timeout=lock_timeout())
         also = claude_code.other_memories(folder, file)
         swept = claude_code.sweep(memory, folder, minutes * 60, memories=also)

@@ -66,7 +66,8 @@ def process_pending(
         if sweep is not None:
             from ...facade.claude_code import SWEEP_MAX_AGE_SECONDS, idle_minutes, sweep_places
 
-            swept = sweep_places(memory, sweep, idle_minutes() * 60, SWEEP_MAX_AGE_SECONDS)
+            idle = idle_minutes(None, memory.path) * 60
+            swept = sweep_places(memory, sweep, idle, SWEEP_MAX_AGE_SECONDS)
             say(quiet, f"{len(swept)} idle session(s) queued")
         requeued = memory.jobs.retry_failed() if retry_failed else 0
         if retry_failed:
