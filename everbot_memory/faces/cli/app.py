@@ -51,6 +51,7 @@ __all__ = [
     "lock_timeout",
     "main",
     "memory_at",
+    "needs_extra",
     "print_json",
     "print_merge",
     "reporting",
@@ -349,6 +350,17 @@ def _main(
         with contextlib.suppress(OSError):  # a folder that cannot be made: the command says so
             path.parent.mkdir(parents=True, exist_ok=True)
         os.environ["EVERBOT_MEMORY_FILE"] = str(path)
+
+
+def needs_extra(exc: ModuleNotFoundError, what: str, extra: str) -> typer.Exit:
+    """The one-line error for ``what`` run without its optional ``extra`` (the package that
+    was missing named), with how to install the extra from a clone or the repository's URL."""
+    missing = (exc.name or extra).split(".")[0]
+    return fail(
+        f"{what} needs the '{missing}' package (the {extra} extra): "
+        f"pip install -e '.[{extra}]' in a clone, "
+        f"or pip install 'everbot-memory[{extra}] @ git+<repository URL>'"
+    )
 
 
 def main() -> None:

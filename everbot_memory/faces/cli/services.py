@@ -22,8 +22,8 @@ from .app import (
     TimeoutOption,
     app,
     extracting_memory,
-    fail,
     lock_timeout,
+    needs_extra,
     print_json,
     reporting,
     say,
@@ -124,10 +124,6 @@ def jobs(
 
 
 #: How to install the ``mcp`` extra, from a clone or from the repository's URL.
-_MCP_INSTALL = (
-    "pip install -e '.[mcp]' in a clone, "
-    "or pip install 'everbot-memory[mcp] @ git+<repository URL>'"
-)
 
 
 @app.command()
@@ -153,10 +149,7 @@ def mcp(
     try:
         from ..mcp import serve
     except ModuleNotFoundError as exc:
-        missing = (exc.name or "mcp").split(".")[0]
-        raise fail(
-            f"the MCP server needs the '{missing}' package (the mcp extra): {_MCP_INSTALL}"
-        ) from None
+        raise needs_extra(exc, "the MCP server", "mcp") from None
     serve(file)
 
 

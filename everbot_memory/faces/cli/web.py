@@ -9,17 +9,21 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .app import DEFAULT_FILE, FileOption, JsonOption, app, fail, lock_timeout, memory_at
+from .app import (
+    DEFAULT_FILE,
+    FileOption,
+    JsonOption,
+    app,
+    fail,
+    lock_timeout,
+    memory_at,
+    needs_extra,
+)
 
 if TYPE_CHECKING:
     from ..web import Settings
 
-__all__ = ["UI_INSTALL", "ui"]
-
-#: How to install the ``ui`` extra, from a clone or from the repository's URL.
-UI_INSTALL = (
-    "pip install -e '.[ui]' in a clone, or pip install 'everbot-memory[ui] @ git+<repository URL>'"
-)
+__all__ = ["ui"]
 
 
 @app.command()
@@ -48,10 +52,7 @@ def ui(
     try:
         from ..web import serve
     except ModuleNotFoundError as exc:
-        missing = (exc.name or "starlette").split(".")[0]
-        raise fail(
-            f"the web page needs the '{missing}' package (the ui extra): {UI_INSTALL}"
-        ) from None
+        raise needs_extra(exc, "the web page", "ui") from None
 
     def ready(settings: Settings) -> None:
         if as_json:
