@@ -7,6 +7,7 @@ import json
 import os
 import re
 import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -556,3 +557,26 @@ def test_doctor_says_when_the_plugin_runs_the_hooks_too(
     settings.write_text(json.dumps(data))
     result = doctor(memory)
     assert result.exit_code == 1 and "runs them twice" in result.stdout
+
+
+def test_this_machines_files_stay_out_of_the_projects_git_status(
+    home: Path, project: Path, program: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(THEIRS)
+    (project / ".mcp.json").write_text('{"mcpServers": {}}\n')
+    install(program, "--scope", "project")  # backs up the two files it changes
+    install(program, "--scope", "local")  # writes this machine's settings.local.json
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert ".bak" not in status and "settings.local.json" not in status
+    assert ".claude/settings.json" in status and ".mcp.json" in status  # the shared ones show
+    assert not (project / ".gitignore").exists()  # the clone's own exclude list, not this

@@ -591,10 +591,68 @@ def apply(plan: Plan) -> None:
     for change in plan.changes:
         if change.changed:
             _write(change)
+    _exclude_machine_files(plan)
     if plan.project_memory is not None:
         from .memory import Memory
 
         Memory(plan.project_memory).init()
+
+
+def _exclude_machine_files(plan: Plan) -> None:
+    """Keep this machine's files out of the project's git status: the local settings (they
+    hold this installation's path) and the backups install made, listed in the clone's own
+    ``info/exclude`` (never the committed ``.gitignore``). Outside git, or when git cannot say,
+    nothing is done."""
+    if plan.action != "install":
+        return
+    mine = [c.backup for c in plan.changes if c.backup is not None]
+    if plan.scope == "local":
+        mine += [c.path for c in plan.changes if c.path.name == "settings.local.json"]
+    inside = []
+    for path in mine:
+        try:
+            inside.append("/" + path.absolute().relative_to(plan.project.absolute()).as_posix())
+        except ValueError:
+            continue  # not in the project (the user's own ~/.claude.json)
+    if not inside:
+        return
+    import subprocess
+
+    try:
+        found = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(plan.project),
+                "rev-parse",
+                "--show-toplevel",
+                "--git-path",
+                "info/exclude",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return
+    lines = found.stdout.splitlines()
+    if found.returncode != 0 or len(lines) != 2:
+        return
+    top, exclude = Path(lines[0]), Path(lines[1])
+    exclude = exclude if exclude.is_absolute() else plan.project / exclude
+    prefix = plan.project.resolve().relative_to(top.resolve()).as_posix()
+    wanted = [f"/{prefix}{p}" if prefix != "." else p for p in inside]
+    try:
+        text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+        missing = [w for w in wanted if w not in text.splitlines()]
+        if missing:
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            if text and not text.endswith("\n"):
+                text += "\n"
+            text += "# everbot-memory install: this machine's files\n" + "\n".join(missing) + "\n"
+            write_atomically(exclude, text.encode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return  # a clone whose exclude file cannot be written: git status shows them, no more
 
 
 def _write(change: FileChange) -> None:
