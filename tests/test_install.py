@@ -559,6 +559,16 @@ def test_doctor_says_when_the_plugin_runs_the_hooks_too(
     assert result.exit_code == 1 and "runs them twice" in result.stdout
 
 
+def test_install_warns_when_the_plugin_is_enabled_too(
+    home: Path, project: Path, program: Path
+) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"enabledPlugins": {"everbot-memory@everbot-memory": True}}))
+    result = install(program)
+    assert "plugin is enabled" in result.output and "run twice" in result.output
+
+
 def test_this_machines_files_stay_out_of_the_projects_git_status(
     home: Path, project: Path, program: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

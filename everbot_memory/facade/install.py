@@ -553,6 +553,14 @@ def plan_install(
     what = f"MCP server {SERVER_NAME}"
     changes.append(FileChange(server_path, what, server_before, server_after, verb))
 
+    for _, settings_path in _places(project):
+        with contextlib.suppress(ConfigError):
+            if _plugin_enabled(_read(settings_path)[1]):
+                warnings.append(
+                    f"the {PROGRAM} plugin is enabled in {settings_path}: its hooks run too, so "
+                    "each would run twice; keep one (`/plugin uninstall`, or "
+                    f"`{PROGRAM} uninstall`)"
+                )
     memory = project / "MEMORY.md" if project_memory else None
     if memory is not None and memory.exists():
         memory = None
