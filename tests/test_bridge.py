@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from everbot_memory import Memory
 from everbot_memory.facade import claude_code
-from everbot_memory.facade.claude_code import (
+from everbot_memory.facade.auto_memory import (
     AUTO_MEMORY_MAX_BYTES,
     AUTO_MEMORY_MAX_LINES,
     SECTION_BEGIN,
@@ -30,11 +30,9 @@ from everbot_memory.facade.claude_code import (
     export_auto_memory,
     import_notes,
     notes_in,
-    project_key,
-    project_transcripts,
     render_digest,
-    sweep,
 )
+from everbot_memory.facade.claude_code import project_key, project_transcripts, sweep
 from everbot_memory.faces.cli import app
 
 runner = CliRunner()

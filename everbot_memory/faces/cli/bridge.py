@@ -156,15 +156,15 @@ def export(
 ) -> None:
     """Print the strongest memories as a Markdown digest, or write it into Claude Code's
     auto memory, within its limits (200 lines, 25 KB)."""
-    from ...facade import claude_code
+    from ...facade import auto_memory, claude_code
 
     with reporting():
         memory = memory_at(claude_code.default_memory_path(None, file))
         if claude_auto_memory:
             folder = claude_code.project_folder(project)
-            digest = claude_code.export_auto_memory(memory, folder, top_k=top, dry_run=dry_run)
+            digest = auto_memory.export_auto_memory(memory, folder, top_k=top, dry_run=dry_run)
         else:
-            digest = claude_code.render_digest(memory.prompt_entries(top))
+            digest = auto_memory.render_digest(memory.prompt_entries(top))
     _warn(list(digest.warnings))
     if as_json:
         print_json(
@@ -230,7 +230,7 @@ def import_(
 ) -> None:
     """Remember what a CLAUDE.md or a Claude Code auto-memory file says, one memory per bullet
     or paragraph; one already known is reinforced, not added again."""
-    from ...facade import claude_code
+    from ...facade import auto_memory, claude_code
 
     with reporting(), working("importing", quiet):
         # A project's notes go to the project's memory when it has one, not to the memory
@@ -238,7 +238,7 @@ def import_(
         others = [] if file else claude_code.other_memories()
         target = others[0] if others else claude_code.default_memory_path(None, file)
         memory = memory_at(target, must_exist=False)
-        report = claude_code.import_notes(
+        report = auto_memory.import_notes(
             memory,
             source,
             category,  # type: ignore[arg-type]  # checked against CATEGORIES
