@@ -10,7 +10,7 @@ clone's own git config, which git never commits or clones: each clone runs ``git
 desktop): it commits the file when it changed, fetches, merges the remote branch (through the
 driver) and pushes. It holds the writers' lock while git changes the file, and refuses to run
 during a merge or rebase, or while the file holds a conflict for a person; the store refuses to
-write the file then too (:func:`everbot_memory.storage.store.git_operation`).
+write the file then too (:func:`everbot_memory.storage.git_state.git_operation`).
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ from ..core.clock import utcnow
 from ..document.merge3 import conflict_line, merge_texts
 from ..errors import EverbotMemoryError, NotTextError
 from ..storage.atomic import digest, write_atomically
+from ..storage.git_state import git_dir, git_operation
 from ..storage.journal import Journal
 from ..storage.lock import DEFAULT_LOCK_TIMEOUT
 from ..storage.paths import SideFiles
-from ..storage.store import MemoryStore, decode, git_dir, git_operation
+from ..storage.store import MemoryStore, decode
 from .reports import GitCheck
 
 __all__ = [

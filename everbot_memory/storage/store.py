@@ -21,7 +21,6 @@ from ..core.entry import MemoryEntry
 from ..core.merge import fingerprint, rebase, unite
 from ..core.redaction import redact, scrub
 from ..core.scoring import file_order
-from ..document.merge3 import conflict_line
 from ..document.model import Document, Problem
 from ..document.parse import parse
 from ..document.render import render_body, render_header, render_parts
@@ -36,11 +35,12 @@ from .backend import (
     Snapshot,
     monotonic,
 )
+from .git_state import refuse_while_merging
 from .journal import Journal
 from .lock import DEFAULT_LOCK_TIMEOUT
 from .paths import SideFiles
 
-__all__ = ["MemoryStore", "decode", "git_dir", "git_operation"]
+__all__ = ["MemoryStore", "decode"]
 
 _SAVE_ATTEMPTS = 5
 
@@ -230,7 +230,7 @@ class MemoryStore:
             attempts += 1
             snapshot = self._read_settled()
             text = self._text(snapshot)
-            _refuse_while_merging(self.target, text)
+            refuse_while_merging(self.target, text)
             parents: tuple[str | None, ...]
             if not pending and loaded is not None and loaded[0] == snapshot.version:
                 doc, parents = loaded[1], (snapshot.version, *self._sources)
@@ -446,80 +446,3 @@ def _without_secrets(data: bytes | None) -> bytes | None:
     text = data.decode("utf-8", "surrogateescape")
     result = redact(text)
     return result.text.encode("utf-8", "surrogateescape") if result.found else None
-
-
-# -- a git merge in progress ------------------------------------------------------------------
-# While git merges, rebases or cherry-picks the repository that holds the file, or the file
-# holds a conflict left for a person, the file is git's and that person's: a save would write
-# the engine's view over their half-done merge (or fold a conflict's text into memories).
-# Every writer goes through save, so every writer refuses here, and says why.
-
-_IN_PROGRESS = (
-    ("MERGE_HEAD", "a merge"),
-    ("rebase-merge", "a rebase"),
-    ("rebase-apply", "a rebase"),
-    ("CHERRY_PICK_HEAD", "a cherry-pick"),
-    ("REVERT_HEAD", "a revert"),
-)
-
-
-def git_dir(folder: Path) -> Path | None:
-    """The git directory of the work tree holding ``folder`` (a linked work tree's own)."""
-    folder = folder.absolute()
-    for place in (folder, *folder.parents):
-        dot_git = place / ".git"
-        if dot_git.is_dir():
-            return dot_git
-        if dot_git.is_file():
-            try:
-                line = dot_git.read_text(encoding="utf-8").strip()
-            except (OSError, UnicodeDecodeError):
-                return None
-            if line.startswith("gitdir:"):
-                return (place / line[len("gitdir:") :].strip()).resolve()
-            return None
-    return None
-
-
-def git_operation(path: Path) -> str | None:
-    """What git is in the middle of ("a merge", "a rebase", ...) in the repository that
-    tracks the file at ``path``; None when nothing is in progress there, or git does not
-    track the file (a merge in a repository the file only sits in is not its business)."""
-    found = git_dir(path.parent)
-    if found is None:
-        return None
-    doing = next((what for name, what in _IN_PROGRESS if (found / name).exists()), None)
-    if doing is None:
-        return None
-    import subprocess  # here: only when a merge is in progress
-
-    try:
-        tracked = subprocess.run(
-            ["git", "-C", str(path.parent), "ls-files", "--", path.name],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return doing  # git cannot say: assume the file is part of it
-    if tracked.returncode == 0 and not tracked.stdout.strip():
-        return None
-    return doing
-
-
-def _refuse_while_merging(path: Path, text: str) -> None:
-    """Raise :class:`StoreError` when git is merging the file, or it holds a conflict."""
-    doing = git_operation(path)
-    if doing is not None:
-        raise StoreError(
-            f"not writing {path}: {doing} is in progress in its git repository; finish it "
-            "(`git status` says how) or abort it, then try again",
-            path,
-        )
-    line = conflict_line(text)
-    if line is not None:
-        raise StoreError(
-            f"not writing {path}: it holds a merge conflict at line {line} (between <<<<<<< "
-            "and >>>>>>>); keep the right text, delete the marker lines, then try again",
-            path,
-        )
