@@ -219,7 +219,7 @@ def doctor(
     """List problems in the file and the repairs the next save makes, say which extractor
     runs and why, list failed jobs, and check the Claude Code installation; exit 1 if
     anything needs attention."""
-    from ...facade.install import check_installation
+    from ...facade.install_check import check_installation
     from ...facade.locations import user_memory_path
     from ...facade.sync import check_git
     from .install import installation_lines
