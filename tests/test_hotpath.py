@@ -279,3 +279,11 @@ def test_per_prompt_recall_needs_more_than_one_common_word(tmp_path: Path) -> No
     places = [Place("file", path)]
     assert service.prompt_recall(places, "s1", "which test framework should I use here?") == ""
     assert "uv" in service.prompt_recall(places, "s1", "how do we manage dependencies?")
+
+
+def test_a_session_start_asks_for_a_sweep_at_most_every_ten_minutes(tmp_path: Path) -> None:
+    places = [Place("file", tmp_path / "MEMORY.md")]
+    now = NOW.timestamp()
+    assert service.sweep_due(places, now)
+    assert not service.sweep_due(places, now + service.SWEEP_EVERY_SECONDS - 1)
+    assert service.sweep_due(places, now + service.SWEEP_EVERY_SECONDS + 1)
