@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from ...errors import EverbotMemoryError
-from ...facade import sync as service
 from .app import (
     DEFAULT_FILE,
     FileOption,
@@ -53,6 +52,8 @@ def merge_driver(
 ) -> None:
     """Merge three versions of MEMORY.md memory by memory: the merge driver git runs (set up
     by git-setup). Exit 0: merged; 1: merged, with a conflict left in the file for a person."""
+    from ...facade import sync as service  # here: every command's start stays light
+
     name = path or file.name
     # git runs its merge drivers at the top of the work tree, and gives the file's path there.
     memory = Path.cwd() / path if path else None
@@ -77,6 +78,8 @@ def git_setup(
 ) -> None:
     """Make git merge MEMORY.md memory by memory in the repository that holds it:
     .gitattributes, this clone's git config, and .gitignore for the side files."""
+    from ...facade import sync as service  # here: every command's start stays light
+
     with reporting():
         report = service.git_setup(file)
     note = (
@@ -120,6 +123,8 @@ def sync(
 ) -> None:
     """Commit MEMORY.md if it changed, merge the remote branch into it (memory by memory),
     and push: for a memory kept in a git repository of its own."""
+    from ...facade import sync as service  # here: every command's start stays light
+
     if after_pull:
         with reporting():
             service.record_pull(file)
