@@ -69,6 +69,7 @@ TOOLS = [
     "list_memories",
     "mark_used",
     "recall_memory",
+    "recall_sessions",
     "remember",
     "update_memory",
 ]
@@ -132,7 +133,7 @@ def test_tools_describe_their_parameters_and_effects(tmp_path: Path) -> None:
         for name, schema in tool.input_schema["properties"].items():
             assert schema.get("description"), (tool.name, name)
     reads = {n for n, t in tools.items() if t.annotations.read_only_hint}
-    assert reads == {"recall_memory", "get_memory", "list_memories"}
+    assert reads == {"recall_memory", "recall_sessions", "get_memory", "list_memories"}
     destructive = {n for n, t in tools.items() if t.annotations.destructive_hint}
     assert destructive == {"forget", "update_memory"}
     assert tools["forget"].annotations.idempotent_hint is True

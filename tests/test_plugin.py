@@ -409,7 +409,7 @@ def test_every_skill_has_the_documented_frontmatter() -> None:
 
 def test_the_skill_names_every_memory_tool_and_no_other() -> None:
     tools = mcp_tool_names()
-    assert len(tools) == 7, tools
+    assert len(tools) == 8, tools
     text = SKILLS[0].read_text(encoding="utf-8")
     named = set(re.findall(r"`([a-z]+(?:_[a-z]+)*)`", text))
     assert set(tools) <= named, f"the skill does not name {sorted(set(tools) - named)}"

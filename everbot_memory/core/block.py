@@ -18,6 +18,7 @@ quote counts twice), so the blocks are measured that way and never exceed ``max_
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 __all__ = [
@@ -28,7 +29,45 @@ __all__ = [
     "compose",
     "encoded_length",
     "prompt_block",
+    "threads_block",
+    "unseen_removed",
 ]
+
+# Characters that change how text reads without being seen: C0 and C1 controls, Unicode tag
+# characters (used to smuggle hidden ASCII), bidirectional overrides and isolates, marks and
+# zero-width spaces. Joiners (U+200C, U+200D) stay: scripts and emoji need them.
+_INVISIBLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+
+
+def unseen_removed(text: str) -> str:
+    """``text`` without the characters that change how it reads unseen, and with ``<`` and
+    ``>`` shown as ``‹ ›`` so no tag in it can close the block it is shown in."""
+    return _INVISIBLE.sub(" ", text).replace("<", "‹").replace(">", "›")
+
+
+#: The line before the last session's open threads, per language.
+_THREADS = {
+    "en": "Left open in the last session ({day}):",
+    "zh": "上次会话（{day}）留下的待办：",
+}
+
+
+def threads_block(day: str, threads: Sequence[str], max_chars: int, lang: str = "en") -> str:
+    """The last session's open threads, shown after the memories (data, like them), at most
+    ``max_chars`` once JSON-encoded; "" when none fits."""
+    lines = [f"<open_threads>\n{_THREADS.get(lang, _THREADS['en']).format(day=day)}\n"]
+    kept = 0
+    for thread in threads:
+        line = "- " + " ".join(unseen_removed(thread).split())[:300] + "\n"
+        if encoded_length("".join(lines) + line + "</open_threads>") > max_chars:
+            break
+        lines.append(line)
+        kept += 1
+    return "".join(lines) + "</open_threads>" if kept else ""
+
 
 OPEN, CLOSE = "<memories>", "</memories>"
 

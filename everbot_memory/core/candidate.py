@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, field_validator
 
-from .entry import Category, Importance, check_text
+from .entry import Category, Importance, check_group, check_text
 
 __all__ = ["Candidate"]
 
@@ -31,11 +31,18 @@ class Candidate(BaseModel):
     contradicts: tuple[str, ...] = ()
     #: The user asked to forget this: the memory that says it is deleted, nothing is added.
     forget: bool = False
+    #: The area of life it belongs to ("work", "life"); None: the rules decide, or none.
+    group: str | None = None
 
     @field_validator("content")
     @classmethod
     def _content(cls, value: str) -> str:
         return check_text(value, "memory content")
+
+    @field_validator("group")
+    @classmethod
+    def _group(cls, value: str | None) -> str | None:
+        return check_group(value)
 
     def replace(self, **changes: object) -> Candidate:
         """A copy with ``changes`` applied."""

@@ -17,7 +17,14 @@ from typing import Any, Literal, cast
 from .clock import iso
 from .rules import ACTIVE_MIN_SCORE, CATEGORIES
 
-__all__ = ["Category", "Importance", "MemoryEntry", "check_text", "is_valid_id"]
+__all__ = [
+    "Category",
+    "Importance",
+    "MemoryEntry",
+    "check_group",
+    "check_text",
+    "is_valid_id",
+]
 
 Category = Literal[
     "preference", "fact", "experience", "workflow", "decision", "skill_usage", "todo"
@@ -25,11 +32,30 @@ Category = Literal[
 Importance = Literal["high", "medium", "low"]
 
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")
+#: A group ("work", "life", "家庭"): a word of letters (any script), digits, '-' or '_'.
+_GROUP_RE = re.compile(r"[^\W_][\w-]{0,39}")
 
 
 def is_valid_id(text: str) -> bool:
     """True when ``text`` can be an entry id: 1 to 40 letters, digits, '-' or '_'."""
     return _ID_RE.fullmatch(text) is not None
+
+
+def check_group(value: str | None) -> str | None:
+    """``value`` as a group name (stripped, lower-cased), None for none; ``ValueError`` when it
+    is not one word of at most 40 letters, digits, '-' or '_'."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"group must be text, not {type(value).__name__}")
+    name = value.strip().casefold()
+    if not name:
+        return None
+    if _GROUP_RE.fullmatch(name) is None:
+        raise ValueError(
+            f"group {value!r} must be one word of letters, digits, '-' or '_' (at most 40)"
+        )
+    return name
 
 
 def check_text(value: str, what: str) -> str:
@@ -85,6 +111,12 @@ class MemoryEntry:
     expires_at: datetime | None = None
     #: Ids of memories this one contradicted when it came.
     replaces: tuple[str, ...] = ()
+    #: The area of life it belongs to ("work", "life"), or None; a person may set it by hand.
+    group: str | None = None
+    #: Ids of the weaker memories ``consolidate`` condensed into this one (kept, archived).
+    condensed_from: tuple[str, ...] = ()
+    #: The id of the memory this one was condensed into, once ``consolidate`` archived it.
+    condensed_into: str | None = None
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -112,6 +144,10 @@ class MemoryEntry:
             put(self, "expires_at", _utc(self.expires_at, "expires_at"))
         put(self, "merged_ids", tuple(str(i) for i in self.merged_ids))
         put(self, "replaces", tuple(str(i) for i in self.replaces))
+        put(self, "group", check_group(self.group))
+        put(self, "condensed_from", tuple(str(i) for i in self.condensed_from))
+        if self.condensed_into is not None and not is_valid_id(str(self.condensed_into)):
+            raise ValueError(f"condensed_into {self.condensed_into!r} is not an id")
 
     @classmethod
     def from_file(cls, **fields: Any) -> MemoryEntry:
@@ -209,6 +245,15 @@ def _normal(fields: dict[str, Any]) -> bool:
         and _normal_text(fields["source_session"])
         and _normal_ids(fields["merged_ids"])
         and _normal_ids(fields["replaces"])
+        and (fields["group"] is None or _normal_group(fields["group"]))
+        and _normal_ids(fields["condensed_from"])
+        and (fields["condensed_into"] is None or type(fields["condensed_into"]) is str)
+    )
+
+
+def _normal_group(value: object) -> bool:
+    return (
+        type(value) is str and _GROUP_RE.fullmatch(value) is not None and value == value.casefold()
     )
 
 

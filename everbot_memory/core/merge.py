@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from .clock import new_id, utcnow
 from .duplicates import most_similar
 from .entry import MemoryEntry
+from .groups import guess_group
 from .rules import ACTIVE_MIN_SCORE, FORGET_REQUEST_MIN_SIMILARITY, KEEP_MIN_SCORE
 from .scoring import contradict, decay, expire, initial_score, is_expired, reinforce, sort_entries
 from .text import normalize_content
@@ -139,6 +140,7 @@ class MemoryMerger:
                 source_session=session_id,
                 expires_at=candidate.expires_at,
                 replaces=tuple(i for i in candidate.contradicts if i in by_id),
+                group=candidate.group or _group_of(candidate, by_id),
             )
             for old_id in entry.replaces:
                 by_id[old_id] = contradict(by_id[old_id], now)
@@ -151,6 +153,16 @@ class MemoryMerger:
         was_active.update(e.id for e in added.values())
         kept = settle([*by_id.values(), *added.values()], now, stats, was_active)
         return MergeResult(entries=kept, stats=stats, placed=placed)
+
+
+def _group_of(candidate: Candidate, by_id: Mapping[str, MemoryEntry]) -> str | None:
+    """The group of a new memory the extractor left without one: the group of the memory it
+    replaces (a changed fact stays where it was), else what its words say."""
+    for old_id in candidate.contradicts:
+        old = by_id.get(old_id)
+        if old is not None and old.group:
+            return old.group
+    return guess_group(candidate.content)
 
 
 # Fields that change together when an entry is scored; a three-way merge treats them as one.

@@ -10,12 +10,11 @@ invisible tag and bidirectional-override characters are removed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal, Protocol, TypeVar
 
-from .block import CLOSE, OPEN, WORDING
+from .block import CLOSE, OPEN, WORDING, unseen_removed
 from .clock import utcnow
 from .redaction import redact
 from .rules import PROMPT_MAX_CHARS, PROMPT_MAX_LINE, PROMPT_MIN_SCORE, PROMPT_TOP_K
@@ -44,20 +43,10 @@ class _Memory(Ranked, Anchored, Protocol):
 
 M = TypeVar("M", bound=_Memory)
 
-# Characters that change how text reads without being seen: C0 and C1 controls, Unicode tag
-# characters (used to smuggle hidden ASCII), bidirectional overrides and isolates, marks and
-# zero-width spaces. Joiners (U+200C, U+200D) stay: scripts and emoji need them.
-_INVISIBLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
-    "\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
-)
-
 
 def neutralize(content: str) -> str:
     """A memory's text made safe to show a model as data (see the module's docstring)."""
-    text = redact(content).text
-    text = _INVISIBLE.sub(" ", text)
-    return text.replace("<", "‹").replace(">", "›")
+    return unseen_removed(redact(content).text)
 
 
 def select(

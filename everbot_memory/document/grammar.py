@@ -7,7 +7,7 @@
     ## Archived Memories        entries with 0.05 <= score < 0.2, by score
     ## Notes                    text found among the entries, kept verbatim
 
-    ### [id] category | score | last_activated | hits
+    ### [id] category | score | last_activated | hits [| group]
     <!-- everbot {"score": ..., "base": ..., ...} -->   hidden metadata (exact values)
     content
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
-from ..core.entry import is_valid_id
+from ..core.entry import check_group, is_valid_id
 from ..core.rules import CATEGORIES
 
 if TYPE_CHECKING:
@@ -124,6 +124,7 @@ class Heading:
     hits: int
     repairs: list[str]
     canonical: bool = False  # written exactly as the engine writes it
+    group: str | None = None
 
 
 class Unreadable(ValueError):
@@ -142,7 +143,7 @@ def looks_like_entry(text: str) -> bool:
 
 CANONICAL_RE = re.compile(
     r"\[([A-Za-z0-9_-]{1,40})\] (" + "|".join(CATEGORIES) + r") \| ([01]\.\d\d) \| "
-    r"(\d{4}-\d\d-\d\d) \| (0|[1-9]\d*)"
+    r"(\d{4}-\d\d-\d\d) \| (0|[1-9]\d*)(?: \| ([^\W_][\w-]{0,39}))?"
 )
 
 
@@ -163,10 +164,10 @@ def parse_heading(text: str, exact: re.Match[str] | None = None) -> Heading:
     exact = exact or CANONICAL_RE.fullmatch(text)
     if exact:
         # The common case, read without the lenient parser below.
-        entry_id, category, raw_score, date, hits = exact.groups()
+        entry_id, category, raw_score, date, hits, group = exact.groups()
         when, score = _day(date), float(raw_score)
-        if when is not None and score <= 1.0:
-            return Heading(entry_id, category, score, when, int(hits), [], True)
+        if when is not None and score <= 1.0 and (group is None or group == group.casefold()):
+            return Heading(entry_id, category, score, when, int(hits), [], True, group)
     match = _HEADING_RE.match(text)
     assert match is not None
     repairs: list[str] = []
@@ -214,9 +215,17 @@ def parse_heading(text: str, exact: re.Match[str] | None = None) -> Heading:
         hits = int(parts[3])
     else:
         repairs.append("missing hit count; set to 1")
-    if len(parts) > 4:
+    group = None
+    if len(parts) >= 5 and parts[4]:
+        try:
+            group = check_group(parts[4])
+        except ValueError as exc:
+            raise Unreadable(str(exc)) from exc
+        if group != parts[4]:
+            repairs.append(f"group {parts[4]!r} read as {group!r}")
+    if len(parts) > 5:
         raise Unreadable("too many `|` fields")
-    return Heading(entry_id, category, score, activated, hits, repairs)
+    return Heading(entry_id, category, score, activated, hits, repairs, group=group)
 
 
 def canonical_heading(entry: MemoryEntry) -> str:
@@ -225,4 +234,5 @@ def canonical_heading(entry: MemoryEntry) -> str:
     # date().isoformat() is the same text as strftime("%Y-%m-%d") from the year 1000 on.
     day = when.date().isoformat() if when.year >= 1000 else when.strftime("%Y-%m-%d")
     hits = entry.activation_count
-    return f"### [{entry.id}] {entry.category} | {entry.score:.2f} | {day} | {hits}"
+    group = f" | {entry.group}" if entry.group else ""
+    return f"### [{entry.id}] {entry.category} | {entry.score:.2f} | {day} | {hits}{group}"

@@ -399,7 +399,7 @@ class _Merge:
                 f"memory [{base.id}] was changed differently on both sides: it keeps one "
                 "text, the other is beside it between conflict markers in the Notes section"
             )
-        for name in ("category", "source_session"):
+        for name in ("category", "source_session", "group", "condensed_into"):
             agreed, value = _three(getattr(base, name), getattr(x, name), getattr(y, name))
             fields[name] = value if agreed else getattr(first, name)
         agreed, created = _three(base.created_at, x.created_at, y.created_at)
@@ -412,6 +412,7 @@ class _Merge:
         fields["expires_at"] = expires
         fields["merged_ids"] = _ids(base.merged_ids, x.merged_ids, y.merged_ids)
         fields["replaces"] = _ids(base.replaces, x.replaces, y.replaces)
+        fields["condensed_from"] = _ids(base.condensed_from, x.condensed_from, y.condensed_from)
         fields.update(self._scores(base, x, y))
         return self.settled(base.replace(**fields))
 
@@ -460,6 +461,8 @@ class _Merge:
             created_at=min(keep.created_at, other.created_at),
             merged_ids=tuple(dict.fromkeys(absorbed)),
             replaces=tuple(dict.fromkeys([*keep.replaces, *other.replaces])),
+            condensed_from=tuple(dict.fromkeys([*keep.condensed_from, *other.condensed_from])),
+            group=keep.group or other.group,
         )
         return self.settled(keep.replace(**fields))
 

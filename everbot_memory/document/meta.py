@@ -2,7 +2,10 @@
 
     <!-- everbot {"score": 0.9135, "base": 0.95, "base_at": "...", "activated": "...",
                   "created": "...", "session": "...", "merged": [...], "expires": "...",
-                  "replaces": [...]} -->
+                  "replaces": [...], "from": [...], "into": "..."} -->
+
+``from`` lists the memories ``consolidate`` condensed into this one; ``into`` names the memory
+an archived original was condensed into. The group is in the heading, where a person sets it.
 
 An HTML comment is invisible when the Markdown is rendered. It holds the exact values the
 heading rounds (the full score, the time of day, where decay counts from), so the file stays the
@@ -18,6 +21,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..core.clock import iso, stable_id
+from ..core.entry import is_valid_id
 from .content import escape_unsafe
 from .grammar import META_PREFIX, Heading
 from .model import Problem
@@ -94,8 +98,20 @@ def entry_fields(
     session = ""
     merged: tuple[str, ...] = ()
     replaces: tuple[str, ...] = ()
+    condensed_from: tuple[str, ...] = ()
+    condensed_into: str | None = None
     expires: datetime | None = None
     if meta is not None:
+        raw_from = meta.get("from")
+        if raw_from and isinstance(raw_from, list):
+            condensed_from = tuple(map(str, raw_from))
+        raw_into = meta.get("into")
+        if isinstance(raw_into, str) and is_valid_id(raw_into):
+            condensed_into = raw_into
+        elif raw_into is not None:
+            problems.append(
+                Problem(line_no + 1, f"hidden 'into' {raw_into!r} is not an id; dropped")
+            )
         if "expires" in meta:
             try:
                 expires = _meta_time(meta, "expires")
@@ -140,6 +156,9 @@ def entry_fields(
         "merged_ids": merged,
         "expires_at": expires,
         "replaces": replaces,
+        "group": heading.group,
+        "condensed_from": condensed_from,
+        "condensed_into": condensed_into,
     }
 
 
@@ -164,6 +183,10 @@ def render_meta(entry: MemoryEntry) -> str:
         meta["expires"] = fast_iso(entry.expires_at)
     if entry.replaces:
         meta["replaces"] = list(entry.replaces)
+    if entry.condensed_from:
+        meta["from"] = list(entry.condensed_from)
+    if entry.condensed_into:
+        meta["into"] = entry.condensed_into
     text = json.dumps(meta, ensure_ascii=False, separators=(", ", ": "))
     # "-->" inside a value would end the comment early; JSON reads the escapes back.
     text = text.replace("<", "\\u003c").replace(">", "\\u003e")

@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from datetime import date
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -35,6 +35,7 @@ __all__ = [
     "SYSTEM_PROMPT",
     "ExtractedMemory",
     "ExtractionAnswer",
+    "NoteAnswer",
     "answer_schema",
     "check_answer",
     "chunks",
@@ -71,6 +72,11 @@ Rules:
   old id in that memory's contradicts.
 - For a todo or anything that only holds until a date, set expires_on to its last day,
   resolving "tomorrow", "next Wednesday", "下周三" against the date of the conversation.
+- group: "work" for the user's job, projects and tools, "life" for family, home, health and
+  leisure, null when neither fits clearly.
+- session_note is a note of this session itself, not of the user: worked_on says in one
+  short phrase what was worked on; decisions lists what was decided; open_threads lists what
+  was left to do next time. Same language as the conversation; empty when there is nothing.
 - If nothing is worth remembering, return empty lists."""
 
 SUMMARY_PROMPT = """Summarize this part of a conversation between a user and an AI assistant
@@ -94,12 +100,28 @@ class ExtractedMemory(BaseModel):
         default_factory=list,
         description="Ids of existing memories this one replaces (a changed fact or preference).",
     )
+    group: Literal["work", "life"] | None = Field(
+        default=None, description="work, life, or null when neither fits clearly."
+    )
+
+
+class NoteAnswer(BaseModel):
+    """The note of the session in the model's answer."""
+
+    worked_on: str = Field(default="", description="What was worked on, one short phrase.")
+    decisions: list[str] = Field(default_factory=list, description="What was decided.")
+    open_threads: list[str] = Field(
+        default_factory=list, description="What was left to do next time."
+    )
 
 
 class ExtractionAnswer(BaseModel):
     """The structured answer of the extraction call."""
 
     memories: list[ExtractedMemory] = Field(default_factory=list)
+    session_note: NoteAnswer | None = Field(
+        default=None, description="A note of this session: worked on, decisions, open threads."
+    )
     confirmed_ids: list[str] = Field(
         default_factory=list, description="Ids of existing memories the conversation confirms."
     )
@@ -159,6 +181,7 @@ def read_answer(
                     importance=memory.importance,
                     expires_at=expiry_after(memory.expires_on) if memory.expires_on else None,
                     contradicts=tuple(i for i in memory.contradicts if i in known),
+                    group=memory.group,
                 )
             )
         except ValidationError:

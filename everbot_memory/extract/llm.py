@@ -17,6 +17,7 @@ from ..errors import AnswerError, ExtractionError
 from .contract import (
     SUMMARY_PROMPT,
     SYSTEM_PROMPT,
+    NoteAnswer,
     check_answer,
     chunks,
     conversation_for,
@@ -63,13 +64,13 @@ class Call:
 
 def session_flow(
     messages: Messages, existing_summary: str
-) -> Generator[Call, Reply, tuple[list[Candidate], list[str]]]:
-    """Yield the session's requests, receive their replies; return the candidates and the
-    warnings. One extraction call (plus one summary call a chunk for a long conversation,
-    plus one repair call when the answer is unusable)."""
+) -> Generator[Call, Reply, tuple[list[Candidate], list[str], NoteAnswer | None]]:
+    """Yield the session's requests, receive their replies; return the candidates, the
+    warnings and the model's note of the session. One extraction call (plus one summary call
+    a chunk for a long conversation, plus one repair call when the answer is unusable)."""
     conversation, long = conversation_for(messages)
     if not conversation.strip():
-        return [], []
+        return [], [], None
     if long:
         summaries = []
         for chunk in chunks(conversation):
@@ -94,7 +95,8 @@ def session_flow(
             raise AnswerError(
                 again.problem, f"{again.problem}, again after one repair request; {RETRY_LATER}"
             ) from again
-    return read_answer(answer, existing_summary)
+    candidates, warnings = read_answer(answer, existing_summary)
+    return candidates, warnings, answer.session_note
 
 
 def _text(reply: Reply) -> str:
@@ -117,11 +119,13 @@ class LLMExtractor:
         self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
         self.warnings: list[str] = []
         self.calls = 0  # requests made by the last extract()
+        #: The model's note of the last session it read (None: it gave none).
+        self.session_note: NoteAnswer | None = None
 
     def extract(self, messages: Messages, existing_summary: str = "") -> list[Candidate]:
         """Candidates for one finished session; :class:`ExtractionError` (an
         :class:`AnswerError` for an unusable answer) when nothing may be merged."""
-        self.warnings, self.calls = [], 0
+        self.warnings, self.calls, self.session_note = [], 0, None
         flow = session_flow(messages, existing_summary)
         try:
             call = next(flow)
@@ -133,7 +137,7 @@ class LLMExtractor:
 
     async def aextract(self, messages: Messages, existing_summary: str = "") -> list[Candidate]:
         """:meth:`extract` with the backend's async client, in the caller's event loop."""
-        self.warnings, self.calls = [], 0
+        self.warnings, self.calls, self.session_note = [], 0, None
         flow = session_flow(messages, existing_summary)
         try:
             call = next(flow)
@@ -143,8 +147,10 @@ class LLMExtractor:
         except StopIteration as done:
             return self._done(done.value)
 
-    def _done(self, result: tuple[list[Candidate], list[str]]) -> list[Candidate]:
-        candidates, warnings = result
+    def _done(
+        self, result: tuple[list[Candidate], list[str], NoteAnswer | None]
+    ) -> list[Candidate]:
+        candidates, warnings, self.session_note = result
         self.warnings += warnings
         return candidates
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.clock import utcnow
-from ..core.entry import Category, Importance, MemoryEntry, check_text
+from ..core.entry import Category, Importance, MemoryEntry, check_group, check_text
 from ..core.merge import MemoryMerger, MergeResult
 from ..core.rules import CATEGORIES
 from ..errors import EntryNotFoundError, EverbotMemoryError
@@ -93,8 +93,12 @@ class Changes:
         category: Category = "fact",
         importance: Importance = "medium",
         session_id: str = "manual",
+        group: str | None = None,
     ) -> tuple[MemoryEntry, MergeResult]:
         """Add one memory (or reinforce the one that already says it); returns it and the merge.
+
+        ``group`` files it under an area ("work", "life"); without one, the rules guess from
+        its words and leave it without a group when they cannot tell.
 
         As in a session, a new home or employer ("lives in Paris", "The user works at Acme")
         moves the memory that gave the old one to Archived (``result.stats.contradicted``).
@@ -105,7 +109,9 @@ class Changes:
         from ..core.redaction import redact
 
         try:
-            candidate = Candidate(content=content, category=category, importance=importance)
+            candidate = Candidate(
+                content=content, category=category, importance=importance, group=group
+            )
         except ValidationError as exc:
             raise EverbotMemoryError(
                 f"nothing remembered: {exc.errors()[0]['msg'].lower()}"
@@ -125,8 +131,11 @@ class Changes:
         content: str | None = None,
         category: Category | None = None,
         score: float | None = None,
+        group: str | None = None,
     ) -> MemoryEntry:
-        """Change a memory's content, category or score (locked); returns it as saved.
+        """Change a memory's content, category, score or group (locked); returns it as saved.
+
+        ``group`` "" or "none" takes the memory out of its group.
 
         A score set here is honoured from now on, as one edited by hand in the file: it becomes
         the decay anchor, so decay starts from it and never from the old score. Secrets in new
@@ -153,6 +162,13 @@ class Changes:
                     f"nothing updated: category {category!r} is not one of {', '.join(CATEGORIES)}"
                 )
             changes["category"] = category
+        if group is not None:
+            try:
+                changes["group"] = (
+                    None if group.strip() in ("", "none", "-") else check_group(group)
+                )
+            except ValueError as exc:
+                raise EverbotMemoryError(f"nothing updated: {exc}") from exc
         if score is not None:
             if isinstance(score, bool) or not isinstance(score, (int, float)):
                 raise EverbotMemoryError(f"nothing updated: score {score!r} is not a number")
@@ -283,11 +299,17 @@ class Changes:
         min_score: float = 0.0,
         limit: int | None = None,
         offset: int = 0,
+        group: str | None = None,
     ) -> list[MemoryEntry]:
-        """Memories in file order (strongest first), filtered, then ``offset`` and ``limit``."""
+        """Memories in file order (strongest first), filtered, then ``offset`` and ``limit``.
+
+        ``group``: one group or several, comma-separated (``none``: memories without one)."""
+        from ..core.groups import parse_filter
         from .reports import filter_entries
 
-        return filter_entries(self.entries(), section, category, min_score, limit, offset)
+        return filter_entries(
+            self.entries(), section, category, min_score, limit, offset, parse_filter(group)
+        )
 
     def find(self, text: str) -> list[MemoryEntry]:
         """The memories whose content holds ``text`` (case and spacing ignored)."""

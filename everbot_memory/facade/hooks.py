@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,7 +41,10 @@ __all__ = [
     "PROMPT_MAX_MEMORIES",
     "PROMPT_RELEVANCE",
     "SWEEP_EVERY_SECONDS",
+    "THREADS_MAX_CHARS",
+    "group_filter",
     "jobs_due",
+    "last_open_threads",
     "log_message",
     "prompt_recall",
     "queue_session",
@@ -61,6 +65,8 @@ PROMPT_MAX_CHARS = 1_500
 #: (recall's own floor, 0.1, suits a search someone asked for): "which framework should I
 #: use here?" must not bring every memory that says "use".
 PROMPT_RELEVANCE = 0.3
+#: The last session's open threads take at most this much of the session-start block.
+THREADS_MAX_CHARS = 1_500
 #: One memory in the per-prompt block is cut to this length.
 PROMPT_MAX_LINE = 400
 #: SessionStart looks for idle sessions to sweep at most this often.
@@ -89,7 +95,7 @@ def refresh(
     when = None if now is None else datetime.fromtimestamp(now, timezone.utc)
     lines, rows = hot.write(memory_path, data, entries, when)
     return (
-        hot.PromptLines(lines["lines"], lines["ids"], lines["total"]),
+        hot.PromptLines(lines["lines"], lines["ids"], lines["total"], lines["groups"]),
         hot.SearchRows.from_part(rows),
     )
 
@@ -150,18 +156,69 @@ def _prune_shown(places: Sequence[Place], now: float) -> None:
                     os.unlink(entry.path)
 
 
+def group_filter(project: Path) -> frozenset[str] | None:
+    """The groups a project's prompts are limited to: ``$EVERBOT_MEMORY_GROUP``, else the
+    ``group`` key of the project's ``everbot-memory.toml`` ("work", or "work,none" to keep the
+    memories without a group too); None: every memory."""
+    from ..core.groups import parse_filter
+
+    named = os.environ.get("EVERBOT_MEMORY_GROUP")
+    if named is None:
+        config = project / "everbot-memory.toml"
+        if not config.is_file():
+            return None
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover - Python 3.10 has no tomllib; tomli is the same parser
+            import tomli as tomllib
+        try:
+            value = tomllib.loads(config.read_text(encoding="utf-8")).get("group")
+        except (OSError, ValueError) as exc:
+            # A broken config must not break the agent; the hook's log says why.
+            raise ValueError(f"{config} is not readable TOML: {exc}") from exc
+        named = value if isinstance(value, str) else None
+    return parse_filter(named)
+
+
+def last_open_threads(places: Sequence[Place]) -> tuple[str, list[str]] | None:
+    """The day and open threads of the last session noted beside the project's memory (the
+    last place), when it left any."""
+    from ..document.notes import parse_day
+    from ..storage.notes import NotesFolder
+
+    days = NotesFolder(places[-1].path).days()
+    if not days:
+        return None
+    day, path = days[-1]
+    try:
+        sections = parse_day(path.read_bytes().decode("utf-8", errors="replace"))
+    except OSError:
+        return None
+    noted = [s for s in sections if s.session or s.time]
+    if not noted or not noted[-1].open_threads:
+        return None
+    return day.isoformat(), noted[-1].open_threads
+
+
 def session_start(
-    places: Sequence[Place], session_id: str, now: float | None = None, lang: str = "en"
+    places: Sequence[Place],
+    session_id: str,
+    now: float | None = None,
+    lang: str = "en",
+    groups: frozenset[str] | None = None,
 ) -> str:
-    """The session-start block of ``places`` ("" when there is nothing to show); records what
-    it shows for the session's later prompts."""
-    from ..core.block import Section, compose
+    """The session-start block of ``places`` ("" when there is nothing to show), limited to
+    ``groups`` (None: every memory); records what it shows for the session's later prompts."""
+    from ..core.block import Section, compose, encoded_length, threads_block
+    from ..core.rules import PROMPT_TOP_K
 
     now = time.time() if now is None else now
     sections = []
     seen: set[str] = set()  # a memory both places hold is shown once, as the first has it
     for place in places:
         lines = _lines(place, now)
+        if lines is not None:
+            lines = lines.only(groups, PROMPT_TOP_K)
         if lines is None or not lines.lines:
             continue
         pairs = [(t, i) for t, i in zip(lines.lines, lines.ids, strict=True) if t not in seen]
@@ -169,7 +226,12 @@ def session_start(
         if pairs:
             texts, ids = [t for t, _ in pairs], [i for _, i in pairs]
             sections.append(Section(place.scope, texts, ids, lines.total))
-    block = compose(sections, MAX_CONTEXT_CHARS, lang)
+    last = last_open_threads(places)
+    threads = threads_block(last[0], last[1], THREADS_MAX_CHARS, lang) if last else ""
+    room = MAX_CONTEXT_CHARS - (encoded_length("\n\n" + threads) if threads else 0)
+    block = compose(sections, room, lang)
+    if threads:
+        block = f"{block}\n\n{threads}" if block else threads
     shown = [i for section in sections for i in section.shown_ids]
     _add_shown(places, session_id, shown, fresh=True)
     _prune_shown(places, now)
@@ -177,7 +239,11 @@ def session_start(
 
 
 def prompt_recall(
-    places: Sequence[Place], session_id: str, prompt: str, now: float | None = None
+    places: Sequence[Place],
+    session_id: str,
+    prompt: str,
+    now: float | None = None,
+    groups: frozenset[str] | None = None,
 ) -> str:
     """The per-prompt block: memories relevant to ``prompt`` the session was not shown yet
     ("" when none is relevant enough); records what it shows."""
@@ -198,7 +264,13 @@ def prompt_recall(
         rows = _rows(place, now)
         if rows is not None:
             found = rows.search(
-                terms, now, PROMPT_MAX_MEMORIES, PROMPT_RELEVANCE, skip=skip, is_single=single
+                terms,
+                now,
+                PROMPT_MAX_MEMORIES,
+                PROMPT_RELEVANCE,
+                skip=skip,
+                is_single=single,
+                groups=groups,
             )
             hits.extend(found)
     hits.sort(key=lambda hit: (-hit[3], hit[0]))

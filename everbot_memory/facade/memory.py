@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ..extract.conversation import Messages
     from ..recall.embeddings import Embedder
     from ..recall.index import Hit, RecallIndex
+    from ..recall.notes import NoteHit
     from .choice import Choice
     from .config import Settings
     from .jobs import Jobs
@@ -211,7 +212,9 @@ class Memory(Changes):
         with self.store.lock():
             result = self.merge_candidates(candidates, session.session_id)
             self.ledger.record(session.session_id, session.messages)
+            noted = self._write_note(session, candidates)
         self.warnings[:0] = extractor_warnings
+        self.warnings += noted
         return {
             **result.stats.as_dict(),
             "total": len(result.entries),
@@ -245,11 +248,40 @@ class Memory(Changes):
         with self.store.lock():
             result = self.merge_candidates(mine, session.session_id)
             self.ledger.record(session.session_id, session.messages)
+        with project.store.lock():
+            # The session happened in the project: its note goes beside the project's memory.
+            self.warnings += project._write_note(session, candidates, self.extractor)
         for key, value in result.stats.as_dict().items():
             totals[key] = totals.get(key, 0) + value
         self.warnings[:0] = warnings
         total = len(result.entries) + len(project.store.load())
         return {**totals, "total": total, "messages": len(session.new)}
+
+    def _write_note(
+        self, session: PendingSession, candidates: list[Candidate], extractor: Any = None
+    ) -> list[str]:
+        """Append the session's note to its day's file beside this memory (the caller holds
+        the lock). A note that cannot be written is a warning (returned): the memories are
+        saved."""
+        from ..storage.notes import NotesFolder
+        from .notes import session_note
+
+        note = session_note(session, candidates, extractor or self.extractor)
+        if note is None:
+            return []
+        try:
+            NotesFolder(self.path).append(note)
+        except OSError as exc:
+            # The memories are already saved; only the note is missing, and the user is told.
+            return [f"the session note was not written: {exc}"]
+        return []
+
+    def recall_notes(self, query: str, k: int = 5) -> list[NoteHit]:
+        """The notes of past sessions that answer ``query``, best first; a date in it ("last
+        Tuesday", "上周二", "2026-03-03") keeps only those days' sessions. Only reads."""
+        from ..recall.notes import search_notes
+
+        return search_notes(self.path, query, k, utcnow().date())[0]
 
     def _unchanged(self, session_id: str) -> dict[str, int]:
         self.warnings = [f"session {session_id} has nothing new since it was last closed"]
@@ -324,15 +356,24 @@ class Memory(Changes):
 
     # -- recall
 
-    def recall(self, query: str, k: int = 5, semantic: bool = False) -> list[Hit]:
+    def recall(
+        self, query: str, k: int = 5, semantic: bool = False, group: str | None = None
+    ) -> list[Hit]:
         """The ``k`` memories (Active or Archived) that best answer ``query``, best first.
 
         Only memories relevant enough are returned (``RELEVANCE_FLOOR``): a query that shares
         nothing meaningful with the memories finds none. Searching only reads; to say the
         memories found were used, call :meth:`mark_used`. ``semantic`` fuses sentence
         embeddings into relevance (the ``embeddings`` extra; or set :attr:`embedder`).
+        ``group`` keeps only memories of that group (or several, comma-separated).
         """
+        from ..core.groups import matches, parse_filter
         from ..recall.index import RecallIndex
+
+        wanted = parse_filter(group)
+        if wanted is not None:
+            hits = self.recall(query, max(k, len(self.entries())), semantic)
+            return [h for h in hits if matches(h.entry.group, wanted)][:k]
 
         self._index = RecallIndex.for_file(self.path, self._index)
         if semantic:
@@ -371,10 +412,20 @@ class Memory(Changes):
     # -- prompts
 
     def prompt_entries(
-        self, top_k: int = PROMPT_TOP_K, min_score: float = PROMPT_MIN_SCORE
+        self,
+        top_k: int = PROMPT_TOP_K,
+        min_score: float = PROMPT_MIN_SCORE,
+        group: str | None = None,
     ) -> list[MemoryEntry]:
-        """The entries a prompt gets: score now >= ``min_score``, strongest first, ``top_k``."""
-        return prompt.select(self.store.load(), top_k, min_score, utcnow())
+        """The entries a prompt gets: score now >= ``min_score``, strongest first, ``top_k``;
+        only those of ``group`` (one, or several comma-separated) when given."""
+        entries = self.store.load()
+        if group is not None:
+            from ..core.groups import matches, parse_filter
+
+            wanted = parse_filter(group)
+            entries = [e for e in entries if matches(e.group, wanted)]
+        return prompt.select(entries, top_k, min_score, utcnow())
 
     def get_prompt_memories(self, top_k: int = PROMPT_TOP_K) -> str:
         """The top memories as ``- content`` lines (seed §5.3); "" when there are none."""
@@ -386,13 +437,16 @@ class Memory(Changes):
         min_score: float = PROMPT_MIN_SCORE,
         max_chars: int = PROMPT_MAX_CHARS,
         lang: prompt.PromptLanguage = "en",
+        group: str | None = None,
     ) -> str:
-        """The block to put in a system prompt: heading, framing, one line per memory.
+        """The block to put in a system prompt: heading, framing, one line per memory (only
+        ``group``'s when given).
 
         This is the session-start path: no lock (saves are atomic, so it always sees a whole
         file), no pydantic.
         """
-        return prompt.format_block(self.prompt_entries(top_k, min_score), max_chars, lang)
+        entries = self.prompt_entries(top_k, min_score, group)
+        return prompt.format_block(entries, max_chars, lang)
 
     # -- the same calls for an event loop: each is its synchronous twin in a worker thread
 
@@ -406,6 +460,7 @@ class Memory(Changes):
     aforget_many = _threaded(Changes.forget_many)
     amaintain = _threaded(Changes.maintain)
     arecall = _threaded(recall)
+    arecall_notes = _threaded(recall_notes)
     amark_used = _threaded(Changes.mark_used)
     aget = _threaded(Changes.get)
     aentries = _threaded(Changes.entries)

@@ -168,15 +168,19 @@ def filter_entries(
     min_score: float = 0.0,
     limit: int | None = None,
     offset: int = 0,
+    groups: frozenset[str] | None = None,
 ) -> list[MemoryEntry]:
-    """The entries in ``section`` (and ``category``) scoring at least ``min_score``, in the
-    order given, then ``offset`` and ``limit``."""
+    """The entries in ``section`` (and ``category``, and ``groups``) scoring at least
+    ``min_score``, in the order given, then ``offset`` and ``limit``."""
+    from ..core.groups import matches
+
     chosen = [
         e
         for e in entries
         if (section == "all" or e.is_active == (section == "active"))
         and (category is None or e.category == category)
         and e.score >= min_score
+        and matches(e.group, groups)
     ]
     return chosen[offset:] if limit is None else chosen[offset : offset + limit]
 

@@ -115,19 +115,22 @@ def _dispatch(data: dict[str, Any], places: list[Place]) -> HookResult:
     event = data.get("hook_event_name")
     session_id = data.get("session_id")
     session_id = session_id if isinstance(session_id, str) else ""
+    cwd = data.get("cwd") if isinstance(data.get("cwd"), str) else None
     if event == "SessionStart":
-        block = service.session_start(places, session_id)
+        groups = service.group_filter(project_dir(cwd))
+        block = service.session_start(places, session_id, groups=groups)
         if service.jobs_due(places):
             start_worker(places[0].path)  # jobs a killed worker left, or due to be tried again
         elif service.sweep_due(places):
-            cwd = data.get("cwd") if isinstance(data.get("cwd"), str) else None
             start_worker(places[0].path, "--sweep", str(project_dir(cwd)))
         return _context("SessionStart", block)
     if event == "UserPromptSubmit":
         prompt = data.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             return HookResult()
-        return _context("UserPromptSubmit", service.prompt_recall(places, session_id, prompt))
+        groups = service.group_filter(project_dir(cwd))
+        block = service.prompt_recall(places, session_id, prompt, groups=groups)
+        return _context("UserPromptSubmit", block)
     if event in ("SessionEnd", "PreCompact"):
         transcript = data.get("transcript_path")
         if not session_id or not isinstance(transcript, str):

@@ -41,12 +41,22 @@ _REPLACES = ToolAnnotations(
 )
 
 
+_Group = Annotated[
+    str | None,
+    Field(
+        description="Only memories of this group (work, life, ...; several comma-separated; "
+        "none: memories without one). Default: every group."
+    ),
+]
+
+
 def _brief(entry: MemoryEntry) -> dict[str, Any]:
     """What a listing shows of a memory."""
     return {
         "id": entry.id,
         "content": entry.content,
         "category": entry.category,
+        "group": entry.group,
         "score": round(entry.score, 4),
         "section": "active" if entry.is_active else "archived",
     }
@@ -87,12 +97,30 @@ def build_server(memory_path: str | os.PathLike[str]) -> MCPServer:
         k: Annotated[
             int, Field(ge=1, le=MAX_K, description=f"How many memories at most, 1 to {MAX_K}.")
         ] = 5,
+        group: _Group = None,
     ) -> list[dict[str, Any]]:
         """Search every memory (archived ones too) for what answers the query; English,
         Chinese or Japanese. Only reads; an empty list means no memory is relevant. Call
         mark_used with the ids of the memories you actually used."""
-        hits = call(memory.recall, query, k)
+        hits = call(memory.recall, query, k, False, group)
         return [{**_brief(h.entry), "relevance": round(h.relevance, 4)} for h in hits]
+
+    @server.tool(title="Search session notes", annotations=_READS)
+    def recall_sessions(
+        query: Annotated[
+            str,
+            Field(
+                description="What was done, in any language; a date in it ('last Tuesday', "
+                "'上周二', '2026-03-03') keeps only that day's sessions."
+            ),
+        ],
+        k: Annotated[
+            int, Field(ge=1, le=MAX_K, description=f"How many notes at most, 1 to {MAX_K}.")
+        ] = 5,
+    ) -> list[dict[str, Any]]:
+        """Search the notes kept of past sessions (what was worked on, decided, left open),
+        each with its day and session. Only reads; an empty list means none matches."""
+        return [note.to_json() for note in call(memory.recall_notes, query, k)]
 
     @server.tool(title="Read one memory", annotations=_READS)
     def get_memory(id: _Id) -> dict[str, Any]:
@@ -118,13 +146,15 @@ def build_server(memory_path: str | os.PathLike[str]) -> MCPServer:
             Field(ge=1, le=MAX_LIMIT, description=f"How many at most, 1 to {MAX_LIMIT}."),
         ] = 50,
         offset: Annotated[int, Field(ge=0, description="Skip this many first (paging).")] = 0,
+        group: _Group = None,
     ) -> list[dict[str, Any]]:
-        """The memories in the file, strongest first, filtered by section, category and text."""
+        """The memories in the file, strongest first, filtered by section, category, group
+        and text."""
         if not text:
-            chosen = call(memory.list_entries, section, category, 0.0, limit, offset)
+            chosen = call(memory.list_entries, section, category, 0.0, limit, offset, group)
         else:
             holding = {e.id for e in call(memory.find, text)}
-            listed = call(memory.list_entries, section, category)
+            listed = call(memory.list_entries, section, category, 0.0, None, 0, group)
             chosen = [e for e in listed if e.id in holding][offset : offset + limit]
         return [_brief(e) for e in chosen]
 
@@ -137,11 +167,15 @@ def build_server(memory_path: str | os.PathLike[str]) -> MCPServer:
         importance: Annotated[
             Importance, Field(description="Sets the starting score: high 0.8, medium 0.6, low 0.4.")
         ] = "medium",
+        group: Annotated[
+            str | None,
+            Field(description="The area it belongs to, e.g. work or life (default: guessed)."),
+        ] = None,
     ) -> dict[str, Any]:
         """Keep a memory about the user (one sentence), or reinforce the one that says it."""
         if not content.strip():
             raise ToolError("nothing remembered: the content is empty; give one sentence")
-        entry, result = call(memory.remember, content, category, importance, "mcp")
+        entry, result = call(memory.remember, content, category, importance, "mcp", group)
         return {**_brief(entry), "new": bool(result.stats.new)}
 
     @server.tool(title="Mark memories used", annotations=_ADDS)
@@ -168,11 +202,16 @@ def build_server(memory_path: str | os.PathLike[str]) -> MCPServer:
             float | None,
             Field(ge=0.0, le=1.0, description="The new score, 0 to 1 (default: unchanged)."),
         ] = None,
+        group: Annotated[
+            str | None,
+            Field(description="The new group, e.g. work or life; 'none' removes it."),
+        ] = None,
     ) -> dict[str, Any]:
-        """Correct a memory in place: its content, category or score; the rest is kept."""
+        """Correct a memory in place: its content, category, score or group; the rest is
+        kept."""
         if content is not None and not content.strip():
             raise ToolError("nothing updated: the new content is empty; use forget to delete")
-        return _full(call(memory.update, id.strip("[] "), content, category, score))
+        return _full(call(memory.update, id.strip("[] "), content, category, score, group))
 
     @server.tool(title="Forget a memory", annotations=_REPLACES)
     def forget(id: _Id) -> dict[str, Any]:

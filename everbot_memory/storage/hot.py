@@ -43,7 +43,7 @@ __all__ = [
     "write",
 ]
 
-VERSION = 2
+VERSION = 3
 PROMPT_FILE = "hook-prompt.json"
 SEARCH_FILE = "hook-search.json"
 #: Each memory's display line and search tokens by its text's hash, for the next save.
@@ -64,10 +64,34 @@ class PromptLines:
     """The session-start lines of one memory file: strongest first, with their ids, and how
     many memories were worth showing in all."""
 
-    __slots__ = ("ids", "lines", "total")
+    __slots__ = ("groups", "ids", "lines", "total")
 
-    def __init__(self, lines: list[str], ids: list[str], total: int) -> None:
+    def __init__(
+        self,
+        lines: list[str],
+        ids: list[str],
+        total: int,
+        groups: dict[str, Any] | None = None,
+    ) -> None:
         self.lines, self.ids, self.total = lines, ids, total
+        #: Per group ("none": memories without one): its strongest lines, ids, scores, total.
+        self.groups = groups or {}
+
+    def only(self, wanted: frozenset[str] | None, top_k: int) -> PromptLines:
+        """The lines of the memories in the groups ``wanted`` (None: all), strongest first."""
+        if wanted is None:
+            return self
+        chosen: list[tuple[float, str, str]] = []
+        total = 0
+        for name in wanted:
+            part = self.groups.get(name)
+            if part is None:
+                continue
+            chosen += zip(part["scores"], part["ids"], part["lines"], strict=True)
+            total += int(part["total"])
+        chosen.sort(key=lambda row: (-row[0], row[1]))
+        chosen = chosen[:top_k]
+        return PromptLines([r[2] for r in chosen], [r[1] for r in chosen], total)
 
 
 class SearchRows:
@@ -114,10 +138,12 @@ class SearchRows:
         floor: float = ranking.RELEVANCE_FLOOR,
         skip: frozenset[str] = frozenset(),
         is_single: Any = None,
+        groups: frozenset[str] | None = None,
     ) -> list[tuple[str, str, float, float]]:
         """The ``k`` best memories for the query's search ``terms`` whose relevance reaches
-        ``floor``, not in ``skip``: ``(id, line, relevance, rank)``, best first. The same order
-        as :meth:`everbot_memory.recall.index.RecallIndex.search` without embeddings."""
+        ``floor``, not in ``skip``, in ``groups`` (None: any): ``(id, line, relevance,
+        rank)``, best first. The same order as
+        :meth:`everbot_memory.recall.index.RecallIndex.search` without embeddings."""
         single = is_single or (lambda term: False)
         relevance = ranking.bm25(terms, self._postings, self.lengths, self.average, single)
         relevance = {n: v for n, v in relevance.items() if v >= floor and v > 0}
@@ -126,15 +152,15 @@ class SearchRows:
         best = max(relevance.values())
         hits = []
         for number, value in relevance.items():
-            fields = self.rows[number].split("\t", 6)
+            fields = self.rows[number].split("\t", 7)
             entry_id = fields[0]
-            if entry_id in skip:
+            if entry_id in skip or (groups is not None and (fields[6] or "none") not in groups):
                 continue
             base_score, base_at, last, replaced = (float(f) for f in fields[1:5])
             score = ranking.decayed(base_score, base_at, last, now)
             fresh = ranking.recency(last, now)
             order = ranking.rank(value / best, fresh, score, bool(replaced))
-            hits.append((entry_id, fields[6], value, order))
+            hits.append((entry_id, fields[7], value, order))
         hits.sort(key=lambda hit: (-hit[3], hit[0]))
         return hits[: max(0, k)]
 
@@ -184,7 +210,12 @@ class HotFiles:
         if cached is None:
             return None
         try:
-            return PromptLines(list(cached["lines"]), list(cached["ids"]), int(cached["total"]))
+            return PromptLines(
+                list(cached["lines"]),
+                list(cached["ids"]),
+                int(cached["total"]),
+                dict(cached.get("groups") or {}),
+            )
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -210,6 +241,32 @@ def _until(entries: Sequence[MemoryEntry], now: datetime) -> float:
             if stamp < expiry < until:
                 until = expiry
     return until
+
+
+def _by_group(entries: Sequence[MemoryEntry], now: datetime) -> dict[str, Any]:
+    """For each group (``none``: memories without one), the strongest lines a session-start
+    block filtered to that group shows, with their scores, so a filter of several groups
+    merges them without the file."""
+    from ..core import prompt
+    from ..core.rules import PROMPT_MIN_SCORE, PROMPT_TOP_K
+    from ..core.scoring import score_at
+
+    grouped: dict[str, list[MemoryEntry]] = {}
+    for entry in entries:
+        grouped.setdefault(entry.group or "none", []).append(entry)
+    out: dict[str, Any] = {}
+    for name, members in grouped.items():
+        everyone = prompt.select(members, len(members), PROMPT_MIN_SCORE, now)
+        if not everyone:
+            continue
+        chosen = everyone[:PROMPT_TOP_K]
+        out[name] = {
+            "lines": prompt.memory_lines(chosen),
+            "ids": [e.id for e in chosen],
+            "scores": [round(score_at(e, now), 6) for e in chosen],
+            "total": len(everyone),
+        }
+    return out
 
 
 def _memo_key(content: str) -> str:
@@ -257,6 +314,7 @@ def build(
         "lines": prompt.memory_lines(chosen),
         "ids": [e.id for e in chosen],
         "total": worth,
+        "groups": _by_group(entries, now) if any(e.group for e in entries) else {},
     }
     replaced = {old for entry in entries for old in entry.replaces}
     rows, lengths, lines, starts = [], [], [], []
@@ -285,6 +343,7 @@ def build(
             repr(entry.last_activated.timestamp()),
             "1" if entry.id in replaced else "0",
             entry.category,
+            entry.group or "",
             line,
         )
         rows.append("\t".join(fields))

@@ -201,13 +201,14 @@ def entry_json(entry: MemoryEntry) -> dict[str, Any]:
 
 
 def entry_line(entry: MemoryEntry) -> str:
-    """One memory on one line: id, category, score, last activated, hits, content."""
+    """One memory on one line: id, category, score, last activated, hits, @group, content."""
     first = " ".join(entry.content.split())
     if len(first) > 100:
         first = first[:99] + "…"
+    group = f"@{entry.group} " if entry.group else ""
     return (
         f"[{entry.id}] {entry.category:<11} {entry.score:.2f}  "
-        f"{entry.last_activated:%Y-%m-%d}  {entry.activation_count:>3}  {first}"
+        f"{entry.last_activated:%Y-%m-%d}  {entry.activation_count:>3}  {group}{first}"
     )
 
 
@@ -274,6 +275,15 @@ def choice(values: tuple[str, ...], *names: str, help: str) -> Any:
 CategoryOption = Annotated[
     str,
     choice(CATEGORIES, "--category", "-c", help="The kind of memory."),
+]
+GroupFilterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--group",
+        "-g",
+        help="Only memories of this group (work, life, ...; several comma-separated; "
+        "none: memories without one).",
+    ),
 ]
 
 

@@ -60,6 +60,12 @@ def remember(
         str,
         choice(IMPORTANCES, "--importance", "-i", help="Sets the starting score: 0.8, 0.6 or 0.4."),
     ] = "medium",
+    group: Annotated[
+        str | None,
+        typer.Option(
+            "--group", "-g", help="File it under this group (work, life, ...); else guessed."
+        ),
+    ] = None,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
@@ -73,6 +79,7 @@ def remember(
             category,  # type: ignore[arg-type]  # checked against CATEGORIES
             importance,  # type: ignore[arg-type]
             session_id="cli",
+            group=group,
         )
     if as_json:
         print_json({"entry": entry_json(entry), **result.stats.as_dict()})

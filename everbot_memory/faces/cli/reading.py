@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,7 @@ from ...facade.memory import (
 from .app import (
     DEFAULT_FILE,
     FileOption,
+    GroupFilterOption,
     JsonOption,
     app,
     choice,
@@ -31,7 +32,10 @@ from .app import (
     working,
 )
 
-__all__ = ["doctor", "list_", "prompt", "recall", "show", "stats"]
+if TYPE_CHECKING:
+    from ...recall.notes import NoteHit
+
+__all__ = ["doctor", "list_", "note_line", "prompt", "recall", "show", "stats"]
 
 
 @app.command("list")
@@ -49,13 +53,14 @@ def list_(
     ] = 0.0,
     limit: Annotated[int | None, typer.Option("--limit", min=0, help="At most this many.")] = None,
     offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many first.")] = 0,
+    group: GroupFilterOption = None,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
 ) -> None:
     """List memories: id, category, score, last activated, hits, content (strongest first)."""
     with reporting():
         memory = memory_at(file)
-        chosen = memory.list_entries(section, category, min_score, limit, offset)  # type: ignore[arg-type]
+        chosen = memory.list_entries(section, category, min_score, limit, offset, group)  # type: ignore[arg-type]
         empty = not chosen and not memory.entries()
     if as_json:
         print_json([entry_json(e) for e in chosen])
@@ -109,15 +114,34 @@ def recall(
             help="Also match by meaning (needs the embeddings extra; loading it takes seconds).",
         ),
     ] = False,
+    group: GroupFilterOption = None,
+    sessions: Annotated[
+        bool,
+        typer.Option(
+            "--sessions",
+            help="Search only the notes of past sessions (a date in the query, such as "
+            "'last Tuesday' or '上周二', keeps only those days).",
+        ),
+    ] = False,
     file: FileOption = DEFAULT_FILE,
     as_json: JsonOption = False,
 ) -> None:
-    """Search all memories, archived ones too, without changing the file (unless --use)."""
+    """Search all memories, archived ones too, and the notes of past sessions, without
+    changing the file (unless --use)."""
     with reporting(), working("searching"):
         memory = memory_at(file)
-        hits = memory.recall(query, k, semantic)
+        notes = memory.recall_notes(query, k) if group is None else []
+        hits = [] if sessions else memory.recall(query, k, semantic, group)
         if use and hits:
             memory.mark_used([h.entry.id for h in hits])
+    if sessions:
+        if as_json:
+            print_json([note.to_json() for note in notes])
+        elif not notes:
+            typer.echo("no session note matches")
+        for note in notes:
+            typer.echo(note_line(note))
+        return
     if as_json:
         print_json(
             [
@@ -125,6 +149,7 @@ def recall(
                     "id": h.entry.id,
                     "content": h.entry.content,
                     "category": h.entry.category,
+                    "group": h.entry.group,
                     "score": round(h.score, 4),
                     "rank": round(h.rank, 4),
                     "relevance": round(h.relevance, 4),
@@ -135,7 +160,7 @@ def recall(
             ]
         )
         return
-    if not hits:
+    if not hits and not notes:
         typer.echo("no memory matches")
     for hit in hits:
         text = " ".join(hit.entry.content.split())
@@ -145,6 +170,20 @@ def recall(
         typer.echo(
             f"[{hit.entry.id}] {hit.relevance:.2f}  {hit.entry.category:<11} {archived}{text}"
         )
+    if notes:
+        typer.echo("from session notes:")
+        for note in notes:
+            typer.echo(note_line(note))
+
+
+def note_line(note: NoteHit) -> str:
+    """A session note found by recall: its day, time and session, then its text on one line."""
+    when = f"{note.day.isoformat()} {note.time or ''}".strip()
+    session = f" session {note.session}" if note.session else ""
+    text = " ".join(note.text.split())
+    if len(text) > 200:
+        text = text[:199] + "…"
+    return f"{when}{session}  {note.relevance:.2f}  {text}"
 
 
 @app.command()
@@ -181,13 +220,14 @@ def prompt(
         str,
         choice(PROMPT_LANGUAGES, "--lang", help="Heading and framing language."),
     ] = "en",
+    group: GroupFilterOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Print the memory block for a system prompt (nothing when there is none)."""
     with reporting():
         memory = Memory(file, lock_timeout=lock_timeout())  # a bad setting fails every command
-        entries = memory.prompt_entries(top_k, min_score) if as_json else []
-        block = memory.prompt_block(top_k, min_score, max_chars, lang)  # type: ignore[arg-type]
+        entries = memory.prompt_entries(top_k, min_score, group) if as_json else []
+        block = memory.prompt_block(top_k, min_score, max_chars, lang, group)  # type: ignore[arg-type]
         # Session start with no file yet is normal (a new user), so it says so and exits 0;
         # a folder that does not exist is a mistyped --file, which a hook caller must see.
         missing = not block and not memory.exists()

@@ -1,0 +1,151 @@
+"""Session notes: what happened in each session, one Markdown file a day (the episodic layer of
+seed 002, the "what did we do last Tuesday?" memory that a list of facts does not give).
+
+``memory/2026-03-04.md`` beside MEMORY.md::
+
+    # Sessions of 2026-03-04
+
+    ## 18:00 UTC · session 4a1b2c
+
+    Worked on: the staging deploy script
+
+    Decided:
+    - Use Postgres for the analytics service
+
+    Open threads:
+    - Write the migration tests
+
+A person may edit a day's file in any editor. Closing a session only appends its section
+(a session closed twice gets two): text already there is never rewritten, so nothing a person
+wrote is lost. Reading is tolerant: any ``##`` heading starts a section, the labels above are
+read where they are found, and everything under a heading is searchable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from ..core.session_note import SessionNote
+
+__all__ = [
+    "NOTE_FILE_RE",
+    "NoteSection",
+    "SessionNote",
+    "add_note",
+    "day_title",
+    "parse_day",
+    "render_note",
+]
+
+#: The name of a day's file.
+NOTE_FILE_RE = re.compile(r"^(\d{4})-(\d\d)-(\d\d)\.md$")
+_HEADING_RE = re.compile(r"^##(?!#)\s*(.*?)\s*$")
+_SESSION_RE = re.compile(r"(?:(\d{1,2}:\d\d)(?:\s*UTC)?)?\s*(?:·\s*)?(?:session\s+(\S+))?", re.I)
+_LABELS = {
+    "worked on": "worked_on",
+    "decided": "decisions",
+    "decisions": "decisions",
+    "open threads": "open_threads",
+    "open": "open_threads",
+}
+
+
+@dataclass
+class NoteSection:
+    """One ``##`` section of a day's file, as read: its heading, the session and time it
+    names (when it does), its text verbatim, and the labelled parts found in it."""
+
+    heading: str
+    time: str | None
+    session: str | None
+    text: str
+    line: int
+    worked_on: str = ""
+    decisions: list[str] = field(default_factory=list)
+    open_threads: list[str] = field(default_factory=list)
+
+
+def day_title(day: date) -> str:
+    """The first line of a day's file."""
+    return f"# Sessions of {day.isoformat()}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def render_note(note: SessionNote) -> str:
+    """The section a session adds to its day's file."""
+    out = [f"## {note.at:%H:%M} UTC · session {_one_line(note.session) or 'unknown'}", ""]
+    if note.worked_on:
+        out += [f"Worked on: {_one_line(note.worked_on)}", ""]
+    for label, items in (("Decided", note.decisions), ("Open threads", note.open_threads)):
+        if items:
+            out += [f"{label}:", *(f"- {_one_line(item)}" for item in items), ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def add_note(existing: str | None, note: SessionNote) -> str:
+    """The day's file with ``note`` appended (a new file when ``existing`` is None or blank);
+    what the file held is kept byte for byte."""
+    section = render_note(note)
+    if existing is None or not existing.strip():
+        return f"{day_title(note.at.date())}\n\n{section}"
+    return existing.rstrip("\n") + "\n\n" + section
+
+
+def parse_day(text: str) -> list[NoteSection]:
+    """The sections of a day's file; never raises on text. Text before the first ``##``
+    heading (other than the title) is a section without a heading."""
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    sections: list[NoteSection] = []
+    heading: str | None = None
+    start = 0
+    body: list[str] = []
+    fenced = False
+
+    def close() -> None:
+        content = "\n".join(body).strip()
+        if heading is None and not content:
+            return
+        found = _SESSION_RE.match(heading or "")
+        time, session = (found.group(1), found.group(2)) if found else (None, None)
+        section = NoteSection(heading or "", time, session, content, start + 1)
+        _read_labels(section)
+        sections.append(section)
+
+    for number, line in enumerate(text.split("\n")):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        match = None if fenced else _HEADING_RE.match(line)
+        if match:
+            close()
+            heading, start, body = match.group(1), number, []
+        elif not (heading is None and not body and line.startswith("# ")):
+            body.append(line)
+    close()
+    return sections
+
+
+def _read_labels(section: NoteSection) -> None:
+    current: str | None = None
+    for raw in section.text.split("\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        label, colon, rest = line.partition(":")
+        key = _LABELS.get(label.strip(" *").casefold()) if colon else None
+        if key is not None:
+            current = key
+            if key == "worked_on":
+                section.worked_on = rest.strip(" *")
+                current = None
+            elif rest.strip():
+                getattr(section, key).append(rest.strip())
+            continue
+        if current is not None and line.startswith(("- ", "* ")):
+            getattr(section, current).append(line[2:].strip())
+        elif not line.startswith(("- ", "* ")):
+            current = None
