@@ -111,6 +111,12 @@ class MemoryMerger:
                     )
                 )
                 target = near.id if near is not None else None
+            for _ in range(8):  # bounded: a hand edit could make the links a loop
+                # A memory consolidate archived: what it says lives on in the condensed one.
+                into = by_id[target].condensed_into if target in by_id else None
+                if into is None or into not in by_id:
+                    break
+                target = into
             if candidate.forget:
                 # "Forget that ...": the memory it names goes; nothing is added.
                 if target is not None and target in by_id:

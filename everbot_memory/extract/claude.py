@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AnswerError, ExtractionError
-from .contract import answer_schema
 from .llm import (
     CHECK_TIMEOUT,
     RETRY_LATER,
@@ -128,7 +127,7 @@ class AnthropicExtractor(SdkExtractor):
                 {"type": "text", "text": call.system, "cache_control": {"type": "ephemeral"}}
             ]
             request["output_config"] = {
-                "format": {"type": "json_schema", "schema": answer_schema()}
+                "format": {"type": "json_schema", "schema": call.answer_schema()}
             }
         else:
             request["system"] = call.system

@@ -24,7 +24,6 @@ from typing import Any
 
 from ..errors import AnswerError, ExtractionError
 from .child import CHILD_ENV
-from .contract import answer_schema
 from .llm import RETRY_LATER, Call, LLMExtractor, Reply, refused
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_TIMEOUT", "PROGRAM", "ClaudeCliExtractor", "find_program"]
@@ -84,7 +83,7 @@ class ClaudeCliExtractor(LLMExtractor):
             "--no-session-persistence",  # not a session of the user's to resume
         ]
         if call.structured and schema:
-            args += ["--json-schema", json.dumps(answer_schema())]
+            args += ["--json-schema", json.dumps(call.answer_schema())]
         return args
 
     @staticmethod

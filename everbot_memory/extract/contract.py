@@ -31,18 +31,24 @@ from .summary import parse_summary
 
 __all__ = [
     "COMPRESS_ABOVE_TOKENS",
+    "CONDENSE_PROMPT",
     "SUMMARY_PROMPT",
     "SYSTEM_PROMPT",
+    "CondenseAnswer",
     "ExtractedMemory",
     "ExtractionAnswer",
     "NoteAnswer",
     "answer_schema",
     "check_answer",
+    "check_condensed",
     "chunks",
+    "condense_request",
+    "condense_schema",
     "conversation_for",
     "extraction_request",
     "read_answer",
     "repair_request",
+    "strict_schema",
 ]
 
 #: A conversation estimated above this many tokens is summarized before extraction.
@@ -203,7 +209,18 @@ def read_answer(
 def answer_schema() -> dict[str, Any]:
     """The JSON schema of :class:`ExtractionAnswer` as structured output wants it: one
     self-contained object (no ``$ref``), every property required, no other properties."""
-    schema = ExtractionAnswer.model_json_schema()
+    return strict_schema(ExtractionAnswer)
+
+
+@cache
+def condense_schema() -> dict[str, Any]:
+    """The JSON schema of :class:`CondenseAnswer`, as :func:`answer_schema` makes it."""
+    return strict_schema(CondenseAnswer)
+
+
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of ``model`` as structured output wants it (see :func:`answer_schema`)."""
+    schema = model.model_json_schema()
     definitions = schema.pop("$defs", {})
 
     def strict(node: Any) -> Any:
@@ -263,6 +280,44 @@ def check_answer(raw: str | Mapping[str, Any], existing_summary: str) -> Extract
             "the model's answer names unknown memory ids: " + ", ".join(map(repr, unknown))
         )
     return answer
+
+
+CONDENSE_PROMPT = """You maintain the long-term memory of an AI assistant about its user.
+Each numbered group below holds memories that say related things. Condense each group into
+one sentence about the user that keeps every fact the group states (names, numbers, dates,
+places), drops repetition, and says nothing the group does not. Write it in the language of
+the group's memories. Never include secrets. Answer with one sentence per group, in order."""
+
+
+class CondenseAnswer(BaseModel):
+    """The structured answer of a consolidation call: one sentence per group, in order."""
+
+    condensed: list[str] = Field(description="One condensed sentence per group, in order.")
+
+
+def condense_request(groups: list[list[str]]) -> str:
+    """The user turn of a consolidation call: the groups, numbered, one memory a line."""
+    parts = []
+    for number, group in enumerate(groups, 1):
+        lines = "\n".join(f"- {' '.join(text.split())}" for text in group)
+        parts.append(f"Group {number}:\n{lines}")
+    return "\n\n".join(parts)
+
+
+def check_condensed(raw: str | Mapping[str, Any], count: int) -> list[str]:
+    """The condensed sentences of a consolidation answer; :class:`AnswerError` when it is not
+    the schema or does not give one non-empty sentence for each of the ``count`` groups."""
+    try:
+        data: Any = json.loads(raw) if isinstance(raw, str) else raw
+        answer = CondenseAnswer.model_validate(data)
+    except (json.JSONDecodeError, ValidationError) as exc:
+        raise AnswerError("the model's answer is not the condensed-memories schema") from exc
+    texts = [" ".join(text.split()) for text in answer.condensed]
+    if len(texts) != count or not all(texts):
+        raise AnswerError(
+            f"the model gave {len(texts)} condensed sentences for {count} groups, or an empty one"
+        )
+    return texts
 
 
 def repair_request(problem: AnswerError) -> str:

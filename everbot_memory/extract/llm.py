@@ -15,11 +15,16 @@ from typing import Any
 from ..core.candidate import Candidate
 from ..errors import AnswerError, ExtractionError
 from .contract import (
+    CONDENSE_PROMPT,
     SUMMARY_PROMPT,
     SYSTEM_PROMPT,
     NoteAnswer,
+    answer_schema,
     check_answer,
+    check_condensed,
     chunks,
+    condense_request,
+    condense_schema,
     conversation_for,
     extraction_request,
     read_answer,
@@ -55,11 +60,16 @@ Reply = str | Mapping[str, Any]
 @dataclass(frozen=True)
 class Call:
     """One request: the system prompt, the turns as ``(role, text)``, and whether the answer
-    is the structured extraction (else plain text, a summary)."""
+    is structured (else plain text, a summary): the extraction answer, or ``schema``."""
 
     system: str
     turns: tuple[tuple[str, str], ...]
     structured: bool
+    schema: Mapping[str, Any] | None = None
+
+    def answer_schema(self) -> dict[str, Any]:
+        """The JSON schema the structured answer must match."""
+        return dict(self.schema) if self.schema is not None else answer_schema()
 
 
 def session_flow(
@@ -146,6 +156,25 @@ class LLMExtractor:
                 call = flow.send(await self._asend(call))
         except StopIteration as done:
             return self._done(done.value)
+
+    def condense(self, groups: list[list[str]]) -> list[str]:
+        """One sentence for each group of related memories (``consolidate``), from one
+        request, asked once more when the answer is unusable; :class:`ExtractionError` (an
+        :class:`AnswerError`) when it stays unusable."""
+        self.warnings, self.calls = [], 0
+        if not groups:
+            return []
+        turns: tuple[tuple[str, str], ...] = (("user", condense_request(groups)),)
+        call = Call(CONDENSE_PROMPT, turns, structured=True, schema=condense_schema())
+        self.calls += 1
+        reply = self._send(call)
+        try:
+            return check_condensed(reply, len(groups))
+        except AnswerError as problem:
+            turns += (("assistant", _text(reply) or "(empty)"), ("user", problem.problem))
+            self.calls += 1
+            reply = self._send(Call(CONDENSE_PROMPT, turns, structured=True, schema=call.schema))
+            return check_condensed(reply, len(groups))
 
     def _done(
         self, result: tuple[list[Candidate], list[str], NoteAnswer | None]

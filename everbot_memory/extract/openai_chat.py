@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AnswerError, ExtractionError
-from .contract import answer_schema
 from .llm import (
     CHECK_TIMEOUT,
     RETRY_LATER,
@@ -123,14 +122,14 @@ class OpenAIExtractor(SdkExtractor):
                 "type": "json_schema",
                 "json_schema": {
                     "name": "extraction_answer",
-                    "schema": answer_schema(),
+                    "schema": call.answer_schema(),
                     "strict": True,
                 },
             }
         elif call.structured:
             request["response_format"] = {"type": "json_object"}
             system += "\n\nAnswer with one JSON object matching this JSON schema:\n" + json.dumps(
-                answer_schema(), ensure_ascii=False
+                call.answer_schema(), ensure_ascii=False
             )
         request["messages"] = [
             {"role": "system", "content": system},

@@ -6,13 +6,16 @@ Read in this order, each later source winning over the earlier ones:
 1. the user's file, ``$XDG_CONFIG_HOME/everbot-memory/config.toml`` (``~/.config/...``);
 2. the project's file, ``everbot-memory.toml`` beside MEMORY.md;
 3. the environment: ``EVERBOT_MEMORY_EXTRACTOR``, ``EVERBOT_MEMORY_MODEL``,
-   ``EVERBOT_MEMORY_BASE_URL``, ``EVERBOT_MEMORY_TIMEOUT``, ``EVERBOT_MEMORY_IDLE_MINUTES``;
+   ``EVERBOT_MEMORY_BASE_URL``, ``EVERBOT_MEMORY_TIMEOUT``, ``EVERBOT_MEMORY_IDLE_MINUTES``,
+   ``EVERBOT_MEMORY_GROUP``, ``EVERBOT_MEMORY_CONSOLIDATE_DAYS``;
 4. the command's flags (or the arguments a program passes to :class:`Memory`).
 
 A file holds the same keys, e.g. ``extractor = "openai"``, ``model = "qwen3:8b"``,
 ``base_url = "http://localhost:11434/v1"``, ``timeout = 120``, ``idle_minutes = 30`` (how long
-a Claude Code session must be idle before a sweep queues it). API keys stay in the
-environment (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``), never in these files.
+a Claude Code session must be idle before a sweep queues it), ``group = "work"`` (the groups the
+Claude Code hooks show in this project; ``"work,none"`` adds the memories without a group) and
+``consolidate_days = 30`` (``maintain`` consolidates when the last run is that old). API keys
+stay in the environment (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``), never in these files.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ ENVIRONMENT = {
     "base_url": "EVERBOT_MEMORY_BASE_URL",
     "timeout": "EVERBOT_MEMORY_TIMEOUT",
     "idle_minutes": "EVERBOT_MEMORY_IDLE_MINUTES",
+    "group": "EVERBOT_MEMORY_GROUP",
+    "consolidate_days": "EVERBOT_MEMORY_CONSOLIDATE_DAYS",
 }
 #: The project's file, beside the memory file.
 PROJECT_FILE = "everbot-memory.toml"
@@ -64,6 +69,10 @@ class Settings:
     timeout: float | None = None
     #: How long a Claude Code session must be idle before a sweep queues it (see ``sweep``).
     idle_minutes: float | None = None
+    #: The groups the Claude Code hooks show in this project ("work", "work,none").
+    group: str | None = None
+    #: ``maintain`` also consolidates when the last consolidation is this many days old.
+    consolidate_days: float | None = None
     #: For each setting given somewhere: the file, the variable or the flag that gave it.
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -103,6 +112,16 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 def _checked(key: str, value: Any, where: str) -> Any:
     """``value`` for ``key`` as the settings hold it; :class:`ConfigError` naming ``where``."""
+    if key == "consolidate_days":
+        try:
+            days = float(value)
+        except (TypeError, ValueError):
+            days = math.nan
+        if isinstance(value, bool) or not 0 < days < math.inf:
+            raise ConfigError(
+                f"{where}: consolidate_days {value!r} is not a number of days above 0"
+            )
+        return days
     if key == "idle_minutes":
         try:
             minutes = float(value)

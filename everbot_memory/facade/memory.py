@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Coroutine, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from ..core import prompt
 from ..core.clock import utcnow
 from ..core.entry import MemoryEntry
-from ..core.merge import MemoryMerger, MergeStats
+from ..core.merge import MemoryMerger, MergeResult, MergeStats
 from ..core.rules import (
     CATEGORIES,
     IMPORTANCES,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from ..recall.notes import NoteHit
     from .choice import Choice
     from .config import Settings
+    from .consolidation import Consolidation
     from .jobs import Jobs
     from .reports import Backend, Diagnosis, SessionReport, Stats
 
@@ -132,6 +134,8 @@ class Memory(Changes):
         #: The sentence embedder for semantic recall (loaded on first use).
         self.embedder: Embedder | None = None
         self._index: RecallIndex | None = None
+        #: What the last :meth:`maintain` consolidated, when it was due (else None).
+        self.last_consolidation: Consolidation | None = None
         self._choice: Choice | None = None  # a built-in extractor chosen by name
 
     # -- the file
@@ -354,6 +358,36 @@ class Memory(Changes):
             )
         return SessionReport(session, name, stats, transcript.skipped, warnings)
 
+    # -- consolidation
+
+    def consolidate(
+        self, dry_run: bool = False, extractor: str | None = None, now: datetime | None = None
+    ) -> Consolidation:
+        """Condense clusters of related, weaker memories into one stronger memory each; the
+        originals move to Archived (``condensed_into`` names the new one), never deleted by
+        this step. With an LLM backend (``extractor``, else the configured one) the model
+        writes each condensed sentence from related memories; offline only near-duplicates
+        are condensed, into the member that says the most. ``dry_run`` only plans: the
+        result's ``diff`` shows the change to the file."""
+        from .consolidation import consolidate
+
+        return consolidate(self, dry_run=dry_run, extractor=extractor, now=now)
+
+    def maintain(self, now: datetime | None = None) -> MergeResult:
+        """Apply decay, archiving and forgetting as of ``now`` (the seed's daily job); and,
+        when ``consolidate_days`` is set (config file or ``$EVERBOT_MEMORY_CONSOLIDATE_DAYS``)
+        and the last consolidation is that old, consolidate (:attr:`last_consolidation`)."""
+        result = super().maintain(now)
+        self.last_consolidation = None
+        every = self.settings().consolidate_days
+        if every is not None:
+            from .consolidation import consolidation_due
+
+            when = now or utcnow()
+            if consolidation_due(self, every, when.timestamp()):
+                self.last_consolidation = self.consolidate(now=when)
+        return result
+
     # -- recall
 
     def recall(
@@ -458,7 +492,8 @@ class Memory(Changes):
     ahistory = _threaded(Changes.history)
     aforget = _threaded(Changes.forget)
     aforget_many = _threaded(Changes.forget_many)
-    amaintain = _threaded(Changes.maintain)
+    amaintain = _threaded(maintain)
+    aconsolidate = _threaded(consolidate)
     arecall = _threaded(recall)
     arecall_notes = _threaded(recall_notes)
     amark_used = _threaded(Changes.mark_used)

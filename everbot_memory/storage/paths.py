@@ -170,6 +170,11 @@ class SideFiles:
         return self._inside("shown")
 
     @property
+    def last_consolidation(self) -> Path:
+        """``last-consolidation``: when ``consolidate`` last ran (its mtime)."""
+        return self._inside("last-consolidation")
+
+    @property
     def last_sweep(self) -> Path:
         """``last-sweep``: when a session start last looked for idle sessions (its mtime)."""
         return self._inside("last-sweep")

@@ -32,7 +32,7 @@ from .app import (
     working,
 )
 
-__all__ = ["close_session", "dedupe", "forget", "init", "maintain", "remember"]
+__all__ = ["close_session", "consolidate", "dedupe", "forget", "init", "maintain", "remember"]
 
 
 @app.command()
@@ -202,10 +202,49 @@ def forget(
 def maintain(
     file: FileOption = DEFAULT_FILE, as_json: JsonOption = False, quiet: QuietOption = False
 ) -> None:
-    """Apply decay now: archive weak memories, forget the weakest, and print what changed."""
+    """Apply decay now: archive weak memories, forget the weakest, and print what changed
+    (and consolidate, when consolidate_days says it is due)."""
     with reporting(), working("applying decay", quiet):
-        result = memory_at(file).maintain()
+        memory = memory_at(file)
+        result = memory.maintain()
+    done = memory.last_consolidation
+    if as_json and done is not None:
+        print_json({**result.stats.as_dict(), "consolidation": done.to_json()})
+        return
     print_merge(result, as_json, quiet)
+    if done is not None:
+        say(quiet, f"consolidated {len(done.made)} group(s) of related memories")
+
+
+@app.command()
+def consolidate(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the plan as a diff of the file; change nothing.")
+    ] = False,
+    extractor: ExtractorOption = None,
+    file: FileOption = DEFAULT_FILE,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Condense related, weaker memories into one stronger memory each (the originals move to
+    Archived); offline, only near-duplicates."""
+    with reporting(), working("consolidating", quiet):
+        done = memory_at(file).consolidate(dry_run, extractor)
+    if as_json:
+        print_json({**done.to_json(), "diff": done.diff} if dry_run else done.to_json())
+        return
+    if not done.clusters:
+        say(quiet, "nothing to consolidate")
+        return
+    for cluster in done.clusters:
+        text = " ".join(done.texts.get(cluster.ids, cluster.content).split())
+        say(quiet, f"{', '.join(f'[{i}]' for i in cluster.ids)} -> {text}")
+    if dry_run:
+        typer.echo(done.diff, nl=False)
+        say(quiet, f"{len(done.clusters)} group(s) would be condensed; run without --dry-run")
+        return
+    skipped = f"; {done.skipped} changed meanwhile, left for next time" if done.skipped else ""
+    say(quiet, f"{len(done.made)} group(s) condensed ({done.writer}){skipped}")
 
 
 @app.command()
