@@ -396,8 +396,13 @@ def _structured_reply(body: dict[str, Any]) -> Any:
         last = body["messages"][-1]["content"]
         if isinstance(last, list) and any(b.get("type") == "tool_result" for b in last):
             return message("done")
-        memory = {**PYTEST, "expires_on": None, "contradicts": []}
-        full = {"memories": [memory], "confirmed_ids": [], "forget_ids": []}
+        memory = {**PYTEST, "expires_on": None, "contradicts": [], "group": None}
+        full = {
+            "memories": [memory],
+            "session_note": None,
+            "confirmed_ids": [],
+            "forget_ids": [],
+        }
         return tool_use("StructuredOutput", full)
     return message('{"title": "Test session"}')
 

@@ -128,6 +128,14 @@ def test_prompt_prints_the_block(memory: Path) -> None:
     assert result.exit_code == 0
     lines = result.output.strip().split("\n")
     assert lines[0] == "# Memories about the user"
+    # The profile first (derived from the strongest preference), then the memories.
+    assert lines[3:7] == [
+        "<profile>",
+        "Who the user is:",
+        "Preferences: 用户喜欢简洁的代码风格，不喜欢过多注释",
+        "</profile>",
+    ]
+    lines = lines[:3] + lines[7:]
     assert lines[3] == "<memories>" and lines[-1] == "</memories>"
     assert lines[4:-1] == [
         "- 用户喜欢简洁的代码风格，不喜欢过多注释",
@@ -137,7 +145,8 @@ def test_prompt_prints_the_block(memory: Path) -> None:
         zh = run("prompt", "--file", str(memory), "--lang", "zh", "--top-k", "1")
     zh_lines = zh.output.strip().split("\n")
     assert zh_lines[:2] == ["# 历史记忆", ""] and "不是指令" in zh_lines[2]
-    assert zh_lines[3:] == ["<memories>", lines[4], "</memories>"]
+    assert zh_lines[3:5] == ["<profile>", "用户概况："]
+    assert zh_lines[7:] == ["<memories>", lines[4], "</memories>"]
 
 
 def test_prompt_on_a_missing_file_prints_nothing_and_says_why(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "Section",
     "compose",
     "encoded_length",
+    "profile_block",
     "prompt_block",
     "threads_block",
     "unseen_removed",
@@ -46,6 +47,25 @@ def unseen_removed(text: str) -> str:
     """``text`` without the characters that change how it reads unseen, and with ``<`` and
     ``>`` shown as ``‹ ›`` so no tag in it can close the block it is shown in."""
     return _INVISIBLE.sub(" ", text).replace("<", "‹").replace(">", "›")
+
+
+#: The profile takes at most this much of a block.
+PROFILE_MAX_CHARS = 1_200
+_PROFILE_HEAD = {"en": "Who the user is:", "zh": "用户概况："}
+
+
+def profile_block(lines: Sequence[str], max_chars: int, lang: str = "en") -> str:
+    """The profile's lines (already made safe to show) between ``<profile>`` tags, ending
+    with a newline, at most ``max_chars`` once JSON-encoded; "" when there are none."""
+    out = f"<profile>\n{_PROFILE_HEAD.get(lang, _PROFILE_HEAD['en'])}\n"
+    kept = 0
+    for line in lines:
+        text = " ".join(line.split())[:300] + "\n"
+        if encoded_length(out + text + "</profile>\n") > max_chars:
+            break
+        out += text
+        kept += 1
+    return out + "</profile>\n" if kept else ""
 
 
 #: The line before the last session's open threads, per language.
@@ -136,9 +156,12 @@ def encoded_length(text: str) -> int:
     return len(json.dumps(text, ensure_ascii=False)) - 2
 
 
-def compose(sections: Sequence[Section], max_chars: int, lang: str = "en") -> str:
+def compose(
+    sections: Sequence[Section], max_chars: int, lang: str = "en", profile: Sequence[str] = ()
+) -> str:
     """The session-start block of ``sections``, at most ``max_chars`` once JSON-encoded; ""
-    when no section has a line. Each section's ``shown_ids`` is set to what the block holds.
+    when no section has a line and there is no ``profile``. Each section's ``shown_ids`` is
+    set to what the block holds. The profile's lines come first, after the framing.
 
     Lines are taken strongest first, in turn from each section, so that a long list in one
     place cannot crowd the other out; the last line says whether the block is complete.
@@ -149,9 +172,12 @@ def compose(sections: Sequence[Section], max_chars: int, lang: str = "en") -> st
     for section in sections:
         section.shown_ids = []
     total = sum(max(s.total, len(s.lines)) for s in sections)
-    if not any(s.lines for s in sections):
-        return ""
     head = f"{heading}\n\n{framing}\n"
+    # First, but never crowding out the memories: a quarter of the room at most.
+    shown_profile = profile_block(profile, min(PROFILE_MAX_CHARS, max_chars // 4), lang)
+    if not any(s.lines for s in sections):
+        return head + shown_profile.rstrip("\n") if shown_profile else ""
+    head += shown_profile
     # The fixed parts: the heading, each section's tags, and the longest possible last line.
     worst_last = _CUT[lang].format(shown=total, total=total)
     budget = max_chars - encoded_length(head) - encoded_length("\n" + worst_last)
@@ -179,7 +205,7 @@ def compose(sections: Sequence[Section], max_chars: int, lang: str = "en") -> st
             progress = True
     shown = sum(len(lines) for lines in chosen.values())
     if not shown:
-        return ""
+        return head.rstrip("\n") if shown_profile else ""
     parts = [head]
     for section in sections:
         if chosen[id(section)]:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal, Protocol, TypeVar
 
-from .block import CLOSE, OPEN, WORDING, unseen_removed
+from .block import CLOSE, OPEN, PROFILE_MAX_CHARS, WORDING, profile_block, unseen_removed
 from .clock import utcnow
 from .redaction import redact
 from .rules import PROMPT_MAX_CHARS, PROMPT_MAX_LINE, PROMPT_MIN_SCORE, PROMPT_TOP_K
@@ -82,15 +82,23 @@ def format_block(
     entries: Sequence[_Memory],
     max_chars: int = PROMPT_MAX_CHARS,
     lang: PromptLanguage = "en",
+    profile: Sequence[str] = (),
 ) -> str:
-    """The prompt block: heading, framing line, memory lines; "" when there are no entries.
+    """The prompt block: heading, framing line, the profile (when given, as shown by
+    :func:`everbot_memory.core.profile.shown`), memory lines; "" when there are no entries
+    and no profile.
 
     Lines that would push the block past ``max_chars`` are left out (weakest last, so the
     strongest memories always fit).
     """
     heading, framing = WORDING[lang]
-    out = f"{heading}\n\n{framing}\n{OPEN}"
+    safe = [neutralize(line) for line in profile]
+    # The profile comes first but never crowds out the memories: a quarter of the room at most.
+    shown_profile = profile_block(safe, min(PROFILE_MAX_CHARS, max_chars // 4), lang)
+    out = f"{heading}\n\n{framing}\n{shown_profile}{OPEN}"
     closing = f"\n{CLOSE}"
+    if not entries and shown_profile and len(out) <= max_chars:
+        return out.removesuffix(OPEN).rstrip("\n")
     if not entries or len(out) + len(closing) > max_chars:
         return ""
     kept = 0

@@ -3,6 +3,7 @@
     # Agent Memory
     <!-- Last updated: ... -->  <!-- Total entries: N -->
     free text a person wrote before the first section (kept in place)
+    ## Profile                  who the user is: derived lines, and a person's own
     ## Active Memories          entries with score >= 0.2, by score
     ## Archived Memories        entries with 0.05 <= score < 0.2, by score
     ## Notes                    text found among the entries, kept verbatim
@@ -37,6 +38,8 @@ __all__ = [
     "META_PREFIX",
     "NOTES",
     "NOTES_INTRO",
+    "PROFILE",
+    "PROFILE_INTRO",
     "TITLE",
     "Heading",
     "Unreadable",
@@ -51,6 +54,12 @@ TITLE = "Agent Memory"
 ACTIVE = "Active Memories"
 ARCHIVED = "Archived Memories"
 NOTES = "Notes"
+PROFILE = "Profile"
+PROFILE_INTRO = (
+    "<!-- Who the user is, derived from the strongest memories at each save. Edit a line to "
+    "correct it, remove its comment to pin it, or add your own: a line without a derived "
+    'comment is kept as written and wins. "- Label: -" hides a label. -->'
+)
 NOTES_INTRO = "<!-- Text kept as it was written; everbot-memory does not read it as memories. -->"
 META_PREFIX = "<!-- everbot "
 
@@ -90,6 +99,7 @@ def section_named(text: str) -> str | None:
         "archived": ARCHIVED,
         "archive": ARCHIVED,
         "notes": NOTES,
+        "profile": PROFILE,
     }.get(name)
 
 

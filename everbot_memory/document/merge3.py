@@ -467,6 +467,16 @@ class _Merge:
         return self.settled(keep.replace(**fields))
 
 
+def _profile(base: list[str], a: Document, b: Document) -> list[str]:
+    """A person's profile lines merged three ways: one side's change where the other left
+    them; changed on both, every line either side holds (a's order first)."""
+    if a.profile == b.profile or b.profile == base:
+        return list(a.profile)
+    if a.profile == base:
+        return list(b.profile)
+    return [*a.profile, *(line for line in b.profile if line not in a.profile)]
+
+
 def _as_of(doc: Document) -> datetime | None:
     """When a side's scores were last brought up to date: its ``Last updated``, else its
     latest activation or anchor."""
@@ -566,6 +576,7 @@ def merge_texts(
 
     entries = list(result.values())
     doc = Document(entries, preamble, notes)
+    doc.profile = _profile(parse(base, now).profile if a.profile != b.profile else [], a, b)
     doc.sources = _sources(a, b, entries)
     rendered = render_parts(doc, reuse=True)
     stamp = _stamp(a, b, merge.as_of)

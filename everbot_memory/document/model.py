@@ -39,3 +39,6 @@ class Document:
     #: canonical way: once the text is known to be the engine's own, a save writes that text
     #: again while the entry is unchanged, instead of rendering it anew.
     sources: dict[str, tuple[MemoryEntry, str]] = field(default_factory=dict)
+    #: A person's lines in the Profile section (pinned or corrected lines, and any other text
+    #: written there), as written; the derived lines are not kept: a save derives them anew.
+    profile: list[str] = field(default_factory=list)

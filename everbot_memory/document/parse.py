@@ -21,6 +21,8 @@ from .grammar import (
     META_PREFIX,
     NOTES,
     NOTES_INTRO,
+    PROFILE,
+    PROFILE_INTRO,
     TITLE,
     Unreadable,
     canonical_heading,
@@ -129,6 +131,15 @@ def _parse(text: str, now: datetime | None) -> Document:
             consume(block.start, block.end)
             if block.level != 2:
                 problems.append(Problem(line_no, f"section heading had {block.level} '#'; now 2"))
+            if section == PROFILE:
+                # Everything up to the next heading is the profile's: the engine's derived
+                # lines (dropped: a save derives them anew) and a person's own (kept).
+                end = block.end
+                while i < len(blocks) and blocks[i].kind != "heading_open":
+                    end = blocks[i].end
+                    i += 1
+                doc.profile += _person_lines(lines[block.end : end])
+                consume(block.start, end)
             continue
         if canonical is None and not looks_like_entry(block.text):
             continue
@@ -241,6 +252,26 @@ def _parse(text: str, now: datetime | None) -> Document:
         cursor = max(cursor, end)
     problems.sort(key=lambda p: p.line)
     return doc
+
+
+def _person_lines(lines: list[str]) -> list[str]:
+    """A person's lines of the Profile section: every line but blank ones, the section's
+    own comment and derived lines still as the engine wrote them (an edited one is the
+    person's now, without its comment)."""
+    from ..core.profile import read_line
+
+    kept: list[str] = []
+    for line in lines:
+        text = line.rstrip()
+        if not text.strip() or text.strip() == PROFILE_INTRO:
+            continue
+        read = read_line(text)
+        if read is not None and read[2]:
+            continue  # derived and untouched: made again at the next save
+        if read is not None and "<!--" in text and "derived" in text:
+            text = f"- {read[0]}: {read[1]}"  # edited by a person: theirs, pinned
+        kept.append(text)
+    return kept
 
 
 def _trim_blank(lines: list[str]) -> list[str]:

@@ -11,10 +11,20 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from ..core.clock import iso, utcnow
+from ..core.profile import profile_lines
 from ..core.rules import ACTIVE_MIN_SCORE
 from ..core.scoring import file_order
 from .content import UNSAFE_RE, fence, json_string
-from .grammar import ACTIVE, ARCHIVED, NOTES, NOTES_INTRO, TITLE, canonical_heading
+from .grammar import (
+    ACTIVE,
+    ARCHIVED,
+    NOTES,
+    NOTES_INTRO,
+    PROFILE,
+    PROFILE_INTRO,
+    TITLE,
+    canonical_heading,
+)
 from .meta import render_meta
 from .model import Document
 from .parse import parse
@@ -84,11 +94,13 @@ class Body:
     text: str
     sources: dict[str, tuple[MemoryEntry, str]]
     fresh: list[MemoryEntry]
+    #: The Profile section's lines as written (a person's, then the derived ones).
+    profile: list[str]
 
 
 def render_parts(doc: Document, *, reuse: bool = False) -> Body:
-    """Everything after the header (preamble, Active and Archived entries, notes), with what
-    a save needs to check it and to reuse it next time.
+    """Everything after the header (preamble, profile, Active and Archived entries, notes),
+    with what a save needs to check it and to reuse it next time.
 
     With ``reuse``, an entry equal to one in ``doc.sources`` is written as that text, without
     rendering it again: pass it only when that text is known to be canonical (the engine
@@ -97,6 +109,9 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
     out: list[str] = []
     for chunk in doc.preamble:
         out += [chunk, ""]
+    profile = profile_lines(doc.profile, doc.entries)
+    if profile:
+        out += [f"## {PROFILE}", "", PROFILE_INTRO, "", *profile, ""]
     entries = sorted(doc.entries, key=file_order)
     split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
     sources: dict[str, tuple[MemoryEntry, str]] = {}
@@ -117,7 +132,7 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
         out += [f"## {NOTES}", "", NOTES_INTRO, ""]
         for chunk in doc.notes:
             out += [chunk, ""]
-    return Body("\n".join(out), sources, fresh)
+    return Body("\n".join(out), sources, fresh, profile)
 
 
 def render_body(doc: Document) -> str:

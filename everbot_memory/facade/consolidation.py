@@ -27,7 +27,7 @@ from ..core.entry import MemoryEntry
 from ..core.redaction import redact
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from .changes import Changes
 
 __all__ = ["Consolidation", "consolidate", "consolidation_due"]
 
@@ -63,24 +63,18 @@ class Consolidation:
         }
 
 
-def _condenser(memory: Memory, extractor: str | None) -> Any:
-    """The LLM backend that writes condensed sentences, or None (the rules)."""
-    backend: Any = memory.extractor
-    if extractor is not None or backend is None or isinstance(backend, str):
-        backend = memory._choose(extractor if extractor is not None else backend).extractor
-    return backend if callable(getattr(backend, "condense", None)) else None
-
-
 def consolidate(
-    memory: Memory,
+    memory: Changes,
+    condenser: Any = None,
     *,
     dry_run: bool = False,
-    extractor: str | None = None,
     now: datetime | None = None,
 ) -> Consolidation:
-    """Plan and (unless ``dry_run``) apply a consolidation of ``memory``'s file."""
+    """Plan and (unless ``dry_run``) apply a consolidation of ``memory``'s file;
+    ``condenser``: an LLM backend with ``condense(groups)`` (None: the rules)."""
     now = (now or utcnow()).replace(microsecond=0)
-    condenser = _condenser(memory, extractor)
+    if not callable(getattr(condenser, "condense", None)):
+        condenser = None
     threshold = RELATED_SIMILARITY if condenser is not None else NEAR_DUPLICATE_SIMILARITY
     clusters = plan(memory.store.load(), now, threshold)
     texts: dict[tuple[str, ...], str] = {c.ids: c.content for c in clusters}
@@ -130,7 +124,7 @@ def consolidate(
     return result
 
 
-def _mark(memory: Memory, now: datetime) -> None:
+def _mark(memory: Changes, now: datetime) -> None:
     """Record when a consolidation ran (the mtime of a side file)."""
     path = memory.store.files.last_consolidation
     memory.store.files.ensure()
@@ -139,7 +133,7 @@ def _mark(memory: Memory, now: datetime) -> None:
     os.utime(path, (now.timestamp(), now.timestamp()))
 
 
-def consolidation_due(memory: Memory, every_days: float, now: float | None = None) -> bool:
+def consolidation_due(memory: Changes, every_days: float, now: float | None = None) -> bool:
     """True when the last consolidation of ``memory`` is ``every_days`` old, or never ran."""
     now = time.time() if now is None else now
     try:

@@ -91,11 +91,17 @@ def refresh(
     data = hot.HotFiles(memory_path).data()
     if data is None:  # no file yet: nothing to show, nothing to cache
         return hot.PromptLines([], [], 0), hot.SearchRows([], "", [], [], 0.0)
-    entries = parse(decode(data, memory_path)).entries
+    from ..core.profile import profile_lines
+
+    doc = parse(decode(data, memory_path))
+    entries = doc.entries
     when = None if now is None else datetime.fromtimestamp(now, timezone.utc)
-    lines, rows = hot.write(memory_path, data, entries, when)
+    profile = profile_lines(doc.profile, entries)
+    lines, rows = hot.write(memory_path, data, entries, when, profile)
     return (
-        hot.PromptLines(lines["lines"], lines["ids"], lines["total"], lines["groups"]),
+        hot.PromptLines(
+            lines["lines"], lines["ids"], lines["total"], lines["groups"], lines["profile"]
+        ),
         hot.SearchRows.from_part(rows),
     )
 
@@ -214,10 +220,12 @@ def session_start(
 
     now = time.time() if now is None else now
     sections = []
+    profile: list[str] = []
     seen: set[str] = set()  # a memory both places hold is shown once, as the first has it
     for place in places:
         lines = _lines(place, now)
         if lines is not None:
+            profile = profile or lines.profile  # the user's own, else the project's
             lines = lines.only(groups, PROMPT_TOP_K)
         if lines is None or not lines.lines:
             continue
@@ -229,7 +237,7 @@ def session_start(
     last = last_open_threads(places)
     threads = threads_block(last[0], last[1], THREADS_MAX_CHARS, lang) if last else ""
     room = MAX_CONTEXT_CHARS - (encoded_length("\n\n" + threads) if threads else 0)
-    block = compose(sections, room, lang)
+    block = compose(sections, room, lang, profile)
     if threads:
         block = f"{block}\n\n{threads}" if block else threads
     shown = [i for section in sections for i in section.shown_ids]

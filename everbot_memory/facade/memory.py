@@ -371,7 +371,10 @@ class Memory(Changes):
         result's ``diff`` shows the change to the file."""
         from .consolidation import consolidate
 
-        return consolidate(self, dry_run=dry_run, extractor=extractor, now=now)
+        backend: Any = self.extractor
+        if extractor is not None or backend is None or isinstance(backend, str):
+            backend = self._choose(extractor if extractor is not None else backend).extractor
+        return consolidate(self, backend, dry_run=dry_run, now=now)
 
     def maintain(self, now: datetime | None = None) -> MergeResult:
         """Apply decay, archiving and forgetting as of ``now`` (the seed's daily job); and,
@@ -453,7 +456,12 @@ class Memory(Changes):
     ) -> list[MemoryEntry]:
         """The entries a prompt gets: score now >= ``min_score``, strongest first, ``top_k``;
         only those of ``group`` (one, or several comma-separated) when given."""
-        entries = self.store.load()
+        return self._prompt_entries(self.store.load(), top_k, min_score, group)
+
+    @staticmethod
+    def _prompt_entries(
+        entries: list[MemoryEntry], top_k: int, min_score: float, group: str | None
+    ) -> list[MemoryEntry]:
         if group is not None:
             from ..core.groups import matches, parse_filter
 
@@ -479,8 +487,12 @@ class Memory(Changes):
         This is the session-start path: no lock (saves are atomic, so it always sees a whole
         file), no pydantic.
         """
-        entries = self.prompt_entries(top_k, min_score, group)
-        return prompt.format_block(entries, max_chars, lang)
+        from ..core.profile import profile_lines, shown
+
+        doc = self.store.load_document()
+        entries = self._prompt_entries(doc.entries, top_k, min_score, group)
+        profile = shown(profile_lines(doc.profile, doc.entries))
+        return prompt.format_block(entries, max_chars, lang, profile)
 
     # -- the same calls for an event loop: each is its synchronous twin in a worker thread
 

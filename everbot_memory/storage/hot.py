@@ -64,7 +64,7 @@ class PromptLines:
     """The session-start lines of one memory file: strongest first, with their ids, and how
     many memories were worth showing in all."""
 
-    __slots__ = ("groups", "ids", "lines", "total")
+    __slots__ = ("groups", "ids", "lines", "profile", "total")
 
     def __init__(
         self,
@@ -72,10 +72,13 @@ class PromptLines:
         ids: list[str],
         total: int,
         groups: dict[str, Any] | None = None,
+        profile: list[str] | None = None,
     ) -> None:
         self.lines, self.ids, self.total = lines, ids, total
         #: Per group ("none": memories without one): its strongest lines, ids, scores, total.
         self.groups = groups or {}
+        #: The profile's lines, as shown.
+        self.profile = profile or []
 
     def only(self, wanted: frozenset[str] | None, top_k: int) -> PromptLines:
         """The lines of the memories in the groups ``wanted`` (None: all), strongest first."""
@@ -91,7 +94,9 @@ class PromptLines:
             total += int(part["total"])
         chosen.sort(key=lambda row: (-row[0], row[1]))
         chosen = chosen[:top_k]
-        return PromptLines([r[2] for r in chosen], [r[1] for r in chosen], total)
+        return PromptLines(
+            [r[2] for r in chosen], [r[1] for r in chosen], total, profile=self.profile
+        )
 
 
 class SearchRows:
@@ -215,6 +220,7 @@ class HotFiles:
                 list(cached["ids"]),
                 int(cached["total"]),
                 dict(cached.get("groups") or {}),
+                list(cached.get("profile") or []),
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -241,6 +247,15 @@ def _until(entries: Sequence[MemoryEntry], now: datetime) -> float:
             if stamp < expiry < until:
                 until = expiry
     return until
+
+
+def _profile_shown(lines: Sequence[str]) -> list[str]:
+    """The profile's lines as the session-start block shows them (data, made safe)."""
+    from ..core.block import unseen_removed
+    from ..core.profile import shown
+    from ..core.redaction import redact
+
+    return [unseen_removed(redact(line).text) for line in shown(lines)]
 
 
 def _by_group(entries: Sequence[MemoryEntry], now: datetime) -> dict[str, Any]:
@@ -280,6 +295,7 @@ def build(
     entries: Sequence[MemoryEntry],
     now: datetime,
     memo: dict[str, list[str]] | None = None,
+    profile: Sequence[str] = (),
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, list[str]]]:
     """The contents of the two files for a memory file of ``data`` holding ``entries``, and
     the memo of each memory's display line and search tokens by its content's hash.
@@ -315,6 +331,7 @@ def build(
         "ids": [e.id for e in chosen],
         "total": worth,
         "groups": _by_group(entries, now) if any(e.group for e in entries) else {},
+        "profile": _profile_shown(profile),
     }
     replaced = {old for entry in entries for old in entry.replaces}
     rows, lengths, lines, starts = [], [], [], []
@@ -363,6 +380,7 @@ def write(
     data: bytes,
     entries: Sequence[MemoryEntry],
     now: datetime | None = None,
+    profile: Sequence[str] = (),
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Build the two files for the file just written and write them; a folder that cannot
     be written costs the next hook a rebuild, nothing else. Returns what was built."""
@@ -372,7 +390,9 @@ def write(
 
     files = SideFiles.of(memory_path)
     memo = _read_memo(files.hook_file(MEMO_FILE))
-    prompt_part, search_part, kept = build(data, entries, now or datetime.now(timezone.utc), memo)
+    prompt_part, search_part, kept = build(
+        data, entries, now or datetime.now(timezone.utc), memo, profile
+    )
     memo_part: dict[str, Any] = {"version": VERSION, "memo": kept}
     parts = ((PROMPT_FILE, prompt_part), (SEARCH_FILE, search_part), (MEMO_FILE, memo_part))
     for name, part in parts:

@@ -166,17 +166,16 @@ class MemoryStore:
             base_doc = parse(decode(base, self.path), now)
             merged = rebase(base_doc.entries, ours.entries, doc.entries)
         shown = doc if into is None else into  # whose header, problems and lines to keep
-        return (
-            Document(
-                merged,
-                _side(base_doc.preamble, ours.preamble, doc.preamble),
-                _side(base_doc.notes, ours.notes, doc.notes),
-                shown.last_updated,
-                shown.problems,
-                shown.lines,
-            ),
-            sources,
+        result = Document(
+            merged,
+            _side(base_doc.preamble, ours.preamble, doc.preamble),
+            _side(base_doc.notes, ours.notes, doc.notes),
+            shown.last_updated,
+            shown.problems,
+            shown.lines,
         )
+        result.profile = _side(base_doc.profile, ours.profile, doc.profile)
+        return result, sources
 
     def load(self) -> list[MemoryEntry]:
         """The entries in the file; problems found are in :attr:`problems`."""
@@ -264,7 +263,12 @@ class MemoryStore:
             for warning in (*preamble[1], *notes[1]):
                 if warning not in self.warnings:
                     self.warnings.append(warning)
+            profile = _redact_blocks(doc.profile, "the profile")
+            for warning in profile[1]:
+                if warning not in self.warnings:
+                    self.warnings.append(warning)
             new_doc = Document(wanted, preamble[0], notes[0], doc.last_updated)
+            new_doc.profile = profile[0]
             new_doc.sources = doc.sources  # empty unless the engine wrote what was read
             rendered = render_parts(new_doc, reuse=True)
             body = rendered.text
@@ -276,7 +280,12 @@ class MemoryStore:
                 return False
             new_doc.last_updated = iso(utcnow())
             output = render_header(new_doc.last_updated, len(wanted)) + body
-            if doc.sources and preamble[0] == doc.preamble and notes[0] == doc.notes:
+            if (
+                doc.sources
+                and preamble[0] == doc.preamble
+                and notes[0] == doc.notes
+                and profile[0] == doc.profile
+            ):
                 # The rest is the engine's own text, already checked when it was written:
                 # only what was rendered anew needs checking.
                 self._check_fresh(rendered.fresh)
@@ -297,7 +306,7 @@ class MemoryStore:
             if result.displaced is None:
                 self._loaded, self._sources = (result.version, new_doc), ()
                 # What the hooks read instead of the file: built from what was just written.
-                hot.write(self.path, written, wanted)
+                hot.write(self.path, written, wanted, profile=rendered.profile)
                 for _, token in pending:
                     if token not in unmerged:
                         self.backend.release(token)
@@ -377,6 +386,7 @@ class MemoryStore:
             reread.entries != sorted(doc.entries, key=file_order)
             or "\n\n".join(reread.preamble) != "\n\n".join(doc.preamble)
             or "\n\n".join(reread.notes) != "\n\n".join(doc.notes)
+            or reread.profile != doc.profile
         ):
             # Only a person's text can cause this: say, an unclosed ``` fence before the first
             # section swallows everything after it.

@@ -1,0 +1,267 @@
+"""The profile (seed 003, the user profile): who the user is at a glance, derived from the
+strongest preference and fact memories, shown first at session start.
+
+Each line is ``- Label: value``. The engine derives a value for each of :data:`LABELS` from
+the Active memories scoring at least 0.5, strongest first ("The user's name is Lena" gives
+``Name: Lena``, "用户住在柏林" gives ``Lives in: 柏林``), and marks a derived line with a
+hidden comment naming its memories and a short hash of the line: ``- Name: Lena <!-- derived
+[641ccd] 3fa9c2 -->``. A derived line is rebuilt at every save.
+
+A person corrects a line by editing it (its hash no longer matches: from then on it is theirs),
+pins it by removing the comment, adds a line of their own, or hides a label with ``-`` as its
+value (``- Tools: -``). A person's line always wins over what is derived for its label, and is
+kept as written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .entry import MemoryEntry
+from .rules import PROMPT_MIN_SCORE
+from .text import one_line
+
+__all__ = [
+    "LABELS",
+    "MAX_SOURCES",
+    "ProfileLine",
+    "derive",
+    "label_of",
+    "line_hash",
+    "profile_lines",
+    "read_line",
+    "render_line",
+    "shown",
+]
+
+LABELS = ("Name", "Role", "Works at", "Lives in", "Languages", "Tools", "Preferences")
+#: The memories considered (the strongest first): enough for a profile, cheap on a large file.
+MAX_SOURCES = 300
+_VALUE_MAX = 80
+_LIST_MAX = 5
+_PREFERENCES = 3
+
+_DERIVED_RE = re.compile(r"\s*<!--\s*derived\s*\[([^\]]*)\]\s*([0-9a-f]{6})\s*-->\s*$")
+_LINE_RE = re.compile(r"^\s*[-*]\s+([^:：]{1,40}?)\s*[:：]\s*(.*?)\s*$")
+
+
+@dataclass(frozen=True)
+class ProfileLine:
+    """One line of the profile: its label, its value, and the memories it was derived from
+    (empty for a person's line)."""
+
+    label: str
+    value: str
+    sources: tuple[str, ...] = ()
+
+
+def line_hash(label: str, value: str) -> str:
+    """The short hash a derived line carries, of its visible text."""
+    return hashlib.sha1(f"{label}: {value}".encode()).hexdigest()[:6]
+
+
+def render_line(line: ProfileLine) -> str:
+    """A derived line as written in the file."""
+    ids = ", ".join(line.sources)
+    return (
+        f"- {line.label}: {line.value} <!-- derived [{ids}] {line_hash(line.label, line.value)} -->"
+    )
+
+
+def read_line(text: str) -> tuple[str, str, bool] | None:
+    """``(label, value, derived)`` of a profile line (``derived``: written by the engine and
+    untouched since), or None when it is not a ``- Label: value`` line."""
+    marker = _DERIVED_RE.search(text)
+    visible = text[: marker.start()] if marker else text
+    match = _LINE_RE.match(visible)
+    if match is None:
+        return None
+    label, value = match.group(1).strip(), match.group(2).strip()
+    derived = marker is not None and marker.group(2) == line_hash(label, value)
+    return label, value, derived
+
+
+def label_of(text: str) -> str | None:
+    """The label a person's line sets (case-folded), or None when it sets none."""
+    read = read_line(text)
+    return None if read is None else read[0].casefold()
+
+
+_Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
+
+# A role names an occupation: one of its words ends like one ("engineer", "analyst",
+# "nurse"), and it is not a diet or a habit ("vegetarian", "early riser").
+_OCCUPATION = re.compile(
+    r"(?:er|or|ist|ian|ant|ent|eer|ect|nurse|doctor|chef|lead|student|intern|founder|ceo|cto|"
+    r"cfo|pm|analyst|scientist|teacher|lawyer|dev|sre|admin|clerk|pilot|artist|manager)$",
+    re.I,
+)
+_NOT_ROLES = re.compile(
+    r"\b(?:vegetarian|vegan|pescatarian|beginner|fan|lover|believer|riser|sleeper|owner|"
+    r"runner|reader|drinker|smoker|member|user|customer|parent|mother|father)\b",
+    re.I,
+)
+
+
+def _role(match: re.Match[str]) -> str:
+    role = match.group(1)
+    if _NOT_ROLES.search(role) or not any(_OCCUPATION.search(w) for w in role.split()):
+        return ""
+    return role
+
+
+def _rules() -> dict[str, list[_Rule]]:
+    def group(n: int) -> Callable[[re.Match[str]], str]:
+        return lambda m: m.group(n)
+
+    the_user = r"\b(?i:the user)"
+    capitalized = r"[A-Z][\w&.'-]*"
+    stop = r"(?=\s+(?:as|at|in|on|for|since|and|but|who|where|with)\b|[,.;:!?，。；、]|$)"
+    rules: dict[str, list[tuple[str, Callable[[re.Match[str]], str]]]] = {
+        "Name": [
+            (
+                r"\b(?i:the user)'?s (?:first |full )?name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})",
+                group(1),
+            ),
+            (
+                r"\b(?i:the user) (?:is called|goes by) ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})",
+                group(1),
+            ),
+            (
+                r"用户(?:叫|名叫|的名字(?:是|叫))([\u4e00-\u9fffA-Za-z]{1,12}?)(?=[，。,.;；]|$)",
+                group(1),
+            ),
+        ],
+        "Role": [
+            (rf"\b(?i:the user) (?:is|works as) (?:an? )([a-z][\w -]{{2,50}}?){stop}", _role),
+            (
+                rf"{the_user} works (?:at|for) [^,.;]+? as (?:an? )?([a-z][\w -]{{2,50}}?){stop}",
+                _role,
+            ),
+            (
+                r"用户(?:是(?:一名|一个|一位|个|名)|的职业是|做)([\u4e00-\u9fff]{2,12}?)(?=[，。,.;；]|$|，)",
+                group(1),
+            ),
+        ],
+        "Works at": [
+            (
+                rf"{the_user} works (?:at|for) ({capitalized}(?: {capitalized}){{0,3}}){stop}",
+                group(1),
+            ),
+            (r"用户在([\u4e00-\u9fffA-Za-z]{2,16}?)(?:工作|上班|任职)", group(1)),
+        ],
+        "Lives in": [
+            (
+                rf"{the_user} (?:lives|is based|lives now) in "
+                rf"({capitalized}(?: {capitalized}){{0,2}}){stop}",
+                group(1),
+            ),
+            (
+                r"用户(?:住在|现在住在|定居在|生活在)([\u4e00-\u9fffA-Za-z]{2,10}?)(?=[，。,.;；]|$)",
+                group(1),
+            ),
+        ],
+        "Languages": [
+            (r"\b(?i:the user) speaks ([A-Z][a-z]+(?:(?:,| and| ,) [A-Z][a-z]+)*)", group(1)),
+            (r"用户(?:会说|讲|说)([\u4e00-\u9fff]{1,6}?[语话文])", group(1)),
+        ],
+        "Tools": [
+            (
+                rf"{the_user} (?:uses|prefers|works with|codes in|writes) "
+                r"([A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?)",
+                group(1),
+            ),
+            (r"用户(?:用|使用|喜欢用|改用|偏好)\s*([A-Za-z][\w.+#-]*)", group(1)),
+        ],
+    }
+    return {
+        k: [(re.compile(p, re.I if k in ("Role",) else 0), f) for p, f in v]
+        for k, v in rules.items()
+    }
+
+
+_RULES: dict[str, list[_Rule]] | None = None
+
+
+def derive(entries: Sequence[MemoryEntry]) -> list[ProfileLine]:
+    """The profile derived from the Active preference and fact memories scoring at least 0.5
+    (their score as written: the profile changes only when the memories do)."""
+    global _RULES
+    if _RULES is None:
+        _RULES = _rules()
+    strong = sorted(
+        (
+            e
+            for e in entries
+            if e.category in ("preference", "fact")
+            and e.score >= PROMPT_MIN_SCORE
+            and not e.condensed_into
+        ),
+        key=lambda e: (-e.score, e.created_at, e.content, e.id),  # ids differ between files
+    )[:MAX_SOURCES]
+    lines: list[ProfileLine] = []
+    for label, rules in _RULES.items():
+        values: dict[str, list[str]] = {}
+        for entry in strong:
+            text = entry.content.replace("\n", " ")
+            for pattern, pick in rules:
+                for match in pattern.finditer(text):
+                    found = _plain(one_line(pick(match).strip(), _VALUE_MAX))
+                    if found:
+                        values.setdefault(found, []).append(entry.id)
+            if values and label not in ("Tools", "Languages"):
+                break  # a single value: the strongest memory's
+        if values:
+            chosen = list(values.items())[: _LIST_MAX if label in ("Tools", "Languages") else 1]
+            ids = tuple(dict.fromkeys(i for _, found in chosen for i in found))
+            lines.append(ProfileLine(label, ", ".join(v for v, _ in chosen), ids))
+    preferences = [e for e in strong if e.category == "preference"][:_PREFERENCES]
+    if preferences:
+        said = _plain("; ".join(one_line(e.content, 120).rstrip("。.") for e in preferences))
+        lines.append(ProfileLine("Preferences", said, tuple(e.id for e in preferences)))
+    return lines
+
+
+def _plain(value: str) -> str:
+    """A derived value that cannot open a comment, a tag, a code span or a link in the
+    file: the memory's own text is data, never structure."""
+    kept = "".join(c for c in _UNSAFE.sub("", value) if c.isprintable())
+    return kept.strip().rstrip(".,;:!?。，；：！？").strip()
+
+
+_UNSAFE = re.compile(r"[<>`\[\]\\]")
+
+
+def shown(lines: Sequence[str]) -> list[str]:
+    """The profile as shown to a model: ``Label: value`` lines, without the comments, hidden
+    labels (``-``) left out; a person's other lines as written."""
+    out: list[str] = []
+    for line in lines:
+        read = read_line(line)
+        if read is None:
+            text = line.strip().removeprefix("- ").removeprefix("* ").strip()
+        elif read[1] in ("", "-"):
+            continue
+        else:
+            text = f"{read[0]}: {read[1]}"
+        if text:
+            out.append(text)
+    return out
+
+
+def profile_lines(person: Sequence[str], entries: Sequence[MemoryEntry]) -> list[str]:
+    """The Profile section's lines: a person's lines as written, then the derived lines for
+    every label a person's line does not set."""
+    taken = {label for label in map(label_of, person) if label is not None}
+    derived = [render_line(line) for line in derive(entries) if line.label.casefold() not in taken]
+    order = {label.casefold(): n for n, label in enumerate(LABELS)}
+
+    def key(pair: tuple[int, str]) -> tuple[int, int]:
+        label = label_of(pair[1])
+        return order.get(label, len(LABELS)) if label else len(LABELS), pair[0]
+
+    # The labels in their usual order, a person's other lines after them, each as written.
+    return [text for _, text in sorted(enumerate([*person, *derived]), key=key)]
