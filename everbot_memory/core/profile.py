@@ -29,12 +29,15 @@ __all__ = [
     "MAX_SOURCES",
     "ProfileLine",
     "derive",
+    "in_groups",
     "label_of",
     "line_hash",
+    "ordered",
     "profile_lines",
     "read_line",
     "render_line",
     "shown",
+    "sources_of",
 ]
 
 LABELS = ("Name", "Role", "Works at", "Lives in", "Languages", "Tools", "Preferences")
@@ -45,6 +48,7 @@ _LIST_MAX = 5
 _PREFERENCES = 3
 
 _DERIVED_RE = re.compile(r"\s*<!--\s*derived\s*\[([^\]]*)\]\s*([0-9a-f]{6})\s*-->\s*$")
+_LOOSE_MARK_RE = re.compile(r"\s*<!--\s*derived\b.*?-->\s*$")
 _LINE_RE = re.compile(r"^\s*[-*]\s+([^:：]{1,40}?)\s*[:：]\s*(.*?)\s*$")
 
 
@@ -74,12 +78,13 @@ def render_line(line: ProfileLine) -> str:
 def read_line(text: str) -> tuple[str, str, bool] | None:
     """``(label, value, derived)`` of a profile line (``derived``: written by the engine and
     untouched since), or None when it is not a ``- Label: value`` line."""
-    marker = _DERIVED_RE.search(text)
-    visible = text[: marker.start()] if marker else text
+    loose = _LOOSE_MARK_RE.search(text)
+    visible = text[: loose.start()] if loose else text
     match = _LINE_RE.match(visible)
     if match is None:
         return None
     label, value = match.group(1).strip(), match.group(2).strip()
+    marker = _DERIVED_RE.search(text)
     derived = marker is not None and marker.group(2) == line_hash(label, value)
     return label, value, derived
 
@@ -235,6 +240,25 @@ def _plain(value: str) -> str:
 _UNSAFE = re.compile(r"[<>`\[\]\\]")
 
 
+def sources_of(text: str) -> tuple[str, ...]:
+    """The ids of the memories a derived line came from (none for a person's line)."""
+    marker = _DERIVED_RE.search(text)
+    if marker is None:
+        return ()
+    return tuple(i.strip() for i in marker.group(1).split(",") if i.strip())
+
+
+def in_groups(
+    lines: Sequence[str], entries: Sequence[MemoryEntry], wanted: frozenset[str] | None
+) -> list[str]:
+    """The profile lines a reader limited to the groups ``wanted`` may see: a person's lines,
+    and the derived lines whose memories are all in those groups (None: every line)."""
+    if wanted is None:
+        return list(lines)
+    group = {e.id: e.group or "none" for e in entries}
+    return [line for line in lines if all(group.get(i, "none") in wanted for i in sources_of(line))]
+
+
 def shown(lines: Sequence[str]) -> list[str]:
     """The profile as shown to a model: ``Label: value`` lines, without the comments, hidden
     labels (``-``) left out; a person's other lines as written."""
@@ -252,16 +276,21 @@ def shown(lines: Sequence[str]) -> list[str]:
     return out
 
 
-def profile_lines(person: Sequence[str], entries: Sequence[MemoryEntry]) -> list[str]:
-    """The Profile section's lines: a person's lines as written, then the derived lines for
-    every label a person's line does not set."""
-    taken = {label for label in map(label_of, person) if label is not None}
-    derived = [render_line(line) for line in derive(entries) if line.label.casefold() not in taken]
+def ordered(lines: Sequence[str]) -> list[str]:
+    """``lines`` in the profile's order: the labels as in :data:`LABELS`, then a person's
+    other lines, each group in the order given."""
     order = {label.casefold(): n for n, label in enumerate(LABELS)}
 
     def key(pair: tuple[int, str]) -> tuple[int, int]:
         label = label_of(pair[1])
         return order.get(label, len(LABELS)) if label else len(LABELS), pair[0]
 
-    # The labels in their usual order, a person's other lines after them, each as written.
-    return [text for _, text in sorted(enumerate([*person, *derived]), key=key)]
+    return [text for _, text in sorted(enumerate(lines), key=key)]
+
+
+def profile_lines(person: Sequence[str], entries: Sequence[MemoryEntry]) -> list[str]:
+    """The Profile section's lines: a person's lines as written and the derived lines for
+    every label a person's line does not set, in the profile's order."""
+    taken = {label for label in map(label_of, person) if label is not None}
+    derived = [render_line(line) for line in derive(entries) if line.label.casefold() not in taken]
+    return ordered([*person, *derived])

@@ -100,7 +100,12 @@ def refresh(
     lines, rows = hot.write(memory_path, data, entries, when, profile)
     return (
         hot.PromptLines(
-            lines["lines"], lines["ids"], lines["total"], lines["groups"], lines["profile"]
+            lines["lines"],
+            lines["ids"],
+            lines["total"],
+            lines["groups"],
+            lines["profile"],
+            lines["profile_groups"],
         ),
         hot.SearchRows.from_part(rows),
     )
@@ -225,8 +230,8 @@ def session_start(
     for place in places:
         lines = _lines(place, now)
         if lines is not None:
-            profile = profile or lines.profile  # the user's own, else the project's
             lines = lines.only(groups, PROMPT_TOP_K)
+            profile = profile or lines.profile  # the user's own, else the project's
         if lines is None or not lines.lines:
             continue
         pairs = [(t, i) for t, i in zip(lines.lines, lines.ids, strict=True) if t not in seen]

@@ -487,11 +487,13 @@ class Memory(Changes):
         This is the session-start path: no lock (saves are atomic, so it always sees a whole
         file), no pydantic.
         """
-        from ..core.profile import profile_lines, shown
+        from ..core.groups import parse_filter
+        from ..core.profile import in_groups, profile_lines, shown
 
         doc = self.store.load_document()
         entries = self._prompt_entries(doc.entries, top_k, min_score, group)
-        profile = shown(profile_lines(doc.profile, doc.entries))
+        lines = profile_lines(doc.profile, doc.entries)
+        profile = shown(in_groups(lines, doc.entries, parse_filter(group)))
         return prompt.format_block(entries, max_chars, lang, profile)
 
     # -- the same calls for an event loop: each is its synchronous twin in a worker thread

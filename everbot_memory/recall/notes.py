@@ -9,6 +9,7 @@ latest first.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
@@ -23,6 +24,8 @@ from .days import Span, past_span
 
 __all__ = ["NoteHit", "search_notes"]
 
+# Chinese ways of asking what happened, cut out before the question is tokenized.
+_ASKING_ZH = re.compile(r"我们|咱们|你们|做了|干了|聊了|讨论了?|说了|什么|啥|哪些|吗|呢|[?？]")
 # Words of a question about what happened, which tell no session apart.
 _QUESTION_WORDS = frozenset(
     search_tokens(
@@ -82,6 +85,7 @@ def search_notes(
     named = past_span(query, today)
     span = named[0] if named else None
     rest = query.replace(named[1], " ") if named else query
+    rest = _ASKING_ZH.sub(" ", rest)
     terms = [t for t in search_tokens(rest) if t not in _QUESTION_WORDS]
     units = _units(folder, span)
     if not units:

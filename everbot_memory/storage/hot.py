@@ -64,7 +64,7 @@ class PromptLines:
     """The session-start lines of one memory file: strongest first, with their ids, and how
     many memories were worth showing in all."""
 
-    __slots__ = ("groups", "ids", "lines", "profile", "total")
+    __slots__ = ("groups", "ids", "lines", "profile", "profile_groups", "total")
 
     def __init__(
         self,
@@ -73,12 +73,14 @@ class PromptLines:
         total: int,
         groups: dict[str, Any] | None = None,
         profile: list[str] | None = None,
+        profile_groups: list[list[str]] | None = None,
     ) -> None:
         self.lines, self.ids, self.total = lines, ids, total
         #: Per group ("none": memories without one): its strongest lines, ids, scores, total.
         self.groups = groups or {}
-        #: The profile's lines, as shown.
+        #: The profile's lines, as shown, and the groups of the memories each came from.
         self.profile = profile or []
+        self.profile_groups = profile_groups or [[] for _ in self.profile]
 
     def only(self, wanted: frozenset[str] | None, top_k: int) -> PromptLines:
         """The lines of the memories in the groups ``wanted`` (None: all), strongest first."""
@@ -94,9 +96,12 @@ class PromptLines:
             total += int(part["total"])
         chosen.sort(key=lambda row: (-row[0], row[1]))
         chosen = chosen[:top_k]
-        return PromptLines(
-            [r[2] for r in chosen], [r[1] for r in chosen], total, profile=self.profile
-        )
+        profile = [
+            line
+            for line, groups in zip(self.profile, self.profile_groups, strict=False)
+            if all(g in wanted for g in groups)
+        ]
+        return PromptLines([r[2] for r in chosen], [r[1] for r in chosen], total, profile=profile)
 
 
 class SearchRows:
@@ -221,6 +226,7 @@ class HotFiles:
                 int(cached["total"]),
                 dict(cached.get("groups") or {}),
                 list(cached.get("profile") or []),
+                list(cached.get("profile_groups") or []),
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -256,6 +262,17 @@ def _profile_shown(lines: Sequence[str]) -> list[str]:
     from ..core.redaction import redact
 
     return [unseen_removed(redact(line).text) for line in shown(lines)]
+
+
+def _profile_groups(lines: Sequence[str], entries: Sequence[MemoryEntry]) -> list[list[str]]:
+    from ..core.profile import read_line, sources_of
+
+    group = {e.id: e.group or "none" for e in entries}
+    return [
+        sorted({group.get(i, "none") for i in sources_of(line)})
+        for line in lines
+        if (read_line(line) or ("", "x", False))[1] not in ("", "-")
+    ]
 
 
 def _by_group(entries: Sequence[MemoryEntry], now: datetime) -> dict[str, Any]:
@@ -332,6 +349,8 @@ def build(
         "total": worth,
         "groups": _by_group(entries, now) if any(e.group for e in entries) else {},
         "profile": _profile_shown(profile),
+        # The groups of the memories each shown profile line came from, for a filter.
+        "profile_groups": _profile_groups(profile, entries),
     }
     replaced = {old for entry in entries for old in entry.replaces}
     rows, lengths, lines, starts = [], [], [], []

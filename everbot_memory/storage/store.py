@@ -19,6 +19,7 @@ from pathlib import Path
 from ..core.clock import iso, utcnow
 from ..core.entry import MemoryEntry
 from ..core.merge import fingerprint, rebase, unite
+from ..core.profile import ordered
 from ..core.redaction import redact, scrub
 from ..core.scoring import file_order
 from ..document.model import Document, Problem
@@ -268,7 +269,7 @@ class MemoryStore:
                 if warning not in self.warnings:
                     self.warnings.append(warning)
             new_doc = Document(wanted, preamble[0], notes[0], doc.last_updated)
-            new_doc.profile = profile[0]
+            new_doc.profile = ordered(profile[0])  # as the file will hold them
             new_doc.sources = doc.sources  # empty unless the engine wrote what was read
             rendered = render_parts(new_doc, reuse=True)
             body = rendered.text

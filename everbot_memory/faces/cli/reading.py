@@ -137,7 +137,8 @@ def recall(
     if sessions:
         if as_json:
             print_json([note.to_json() for note in notes])
-        elif not notes:
+            return
+        if not notes:
             typer.echo("no session note matches")
         for note in notes:
             typer.echo(note_line(note))

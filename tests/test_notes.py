@@ -1,0 +1,211 @@
+"""Session notes: one dated Markdown file a day beside MEMORY.md, appended under the writers'
+lock, hand-editable, searched by recall with the days a question names."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import pytest
+from fake_anthropic import fake_anthropic, message
+from freezegun import freeze_time
+from typer.testing import CliRunner
+
+from everbot_memory import Memory
+from everbot_memory.core.session_note import SessionNote
+from everbot_memory.document.notes import add_note, parse_day, render_note
+from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.faces.cli import app
+from everbot_memory.recall.days import past_span
+from everbot_memory.storage.notes import NotesFolder
+
+anthropic = pytest.importorskip("anthropic")
+
+MONDAY = date(2026, 4, 13)
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("what did we do yesterday?", date(2026, 4, 12), date(2026, 4, 12)),
+        ("what did we do last Tuesday?", date(2026, 4, 7), date(2026, 4, 7)),
+        ("what happened on Friday", date(2026, 4, 10), date(2026, 4, 10)),
+        ("3 days ago", date(2026, 4, 10), date(2026, 4, 10)),
+        ("what did we decide last week", date(2026, 4, 6), date(2026, 4, 12)),
+        ("on March 3", date(2026, 3, 3), date(2026, 3, 3)),
+        ("the 4th of April", date(2026, 4, 4), date(2026, 4, 4)),
+        ("2026-03-30 deploy", date(2026, 3, 30), date(2026, 3, 30)),
+        ("上周二我们做了什么", date(2026, 4, 7), date(2026, 4, 7)),
+        ("昨天聊了什么", date(2026, 4, 12), date(2026, 4, 12)),
+        ("前天", date(2026, 4, 11), date(2026, 4, 11)),
+        ("三天前", date(2026, 4, 10), date(2026, 4, 10)),
+        ("上周", date(2026, 4, 6), date(2026, 4, 12)),
+        ("3月5日的会", date(2026, 3, 5), date(2026, 3, 5)),
+        ("12月24日", date(2025, 12, 24), date(2025, 12, 24)),  # a later day: last year's
+    ],
+)
+def test_the_days_a_question_names(question: str, first: date, last: date) -> None:
+    found = past_span(question, MONDAY)
+    assert found is not None and found[0] == (first, last)
+
+
+@pytest.mark.parametrize("question", ["what did we decide about the database", "may I ask", ""])
+def test_a_question_without_a_day_names_none(question: str) -> None:
+    assert past_span(question, MONDAY) is None
+
+
+def test_a_note_renders_parses_and_appends_without_touching_what_was_there() -> None:
+    at = datetime(2026, 4, 7, 18, 5, tzinfo=timezone.utc)
+    note = SessionNote("s-1", at, "the deploy script", ("Use Postgres",), ("write tests",))
+    text = add_note(None, note)
+    assert text.startswith("# Sessions of 2026-04-07\n\n## 18:05 UTC · session s-1\n")
+    edited = text + "\nMy own remark, kept.\n"
+    again = add_note(edited, SessionNote("s-2", at, "more"))
+    assert again.startswith(edited.rstrip("\n"))
+    first, second = parse_day(again)
+    assert (first.session, first.time, first.worked_on) == ("s-1", "18:05", "the deploy script")
+    assert first.decisions == ["Use Postgres"] and first.open_threads == ["write tests"]
+    assert "My own remark, kept." in first.text
+    assert second.session == "s-2" and second.open_threads == []
+    assert render_note(note) in text
+
+
+def test_parse_day_is_tolerant() -> None:
+    text = "\ufeffloose text\r\n## anything\r\n```\n## not a heading\n```\nOpen threads: one\n"
+    sections = parse_day(text)
+    assert [s.heading for s in sections] == ["", "anything"]
+    assert sections[1].open_threads == ["one"] and "## not a heading" in sections[1].text
+
+
+def _close(memory: Path, session: str, said: list[str], day: str) -> None:
+    with freeze_time(f"{day} 18:00:00"):
+        Memory(memory, RuleExtractor()).process_session_end_sync(
+            [{"role": "user", "content": text} for text in said], session
+        )
+
+
+def test_closing_a_session_writes_its_note(tmp_path: Path) -> None:
+    memory = tmp_path / "MEMORY.md"
+    said = [
+        "Can you help me fix the flaky payment tests in CI?",
+        "We decided to use Postgres for the analytics service.",
+        "I need to send the migration plan to Jonas tomorrow.",
+    ]
+    _close(memory, "s1", said, "2026-04-07")
+    path = tmp_path / "memory" / "2026-04-07.md"
+    text = path.read_text(encoding="utf-8")
+    assert "session s1" in text
+    assert "Worked on: Can you help me fix the flaky payment tests in CI?" in text
+    assert "Postgres" in text.split("Decided:", 1)[1]
+    assert "Jonas" in text.split("Open threads:", 1)[1]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    # Nothing new: no second note.
+    _close(memory, "s1", said, "2026-04-07")
+    assert path.read_text(encoding="utf-8").count("session s1") == 1
+
+
+def test_a_secret_never_reaches_a_note(tmp_path: Path) -> None:
+    memory = tmp_path / "MEMORY.md"
+    secret = "sk-ant-api03-" + "A1b2C3d4" * 10
+    _close(memory, "s1", [f"Please rotate the key {secret} for the staging box."], "2026-04-07")
+    text = (tmp_path / "memory" / "2026-04-07.md").read_text(encoding="utf-8")
+    assert secret not in text and "[redacted:" in text
+
+
+def test_an_existing_days_file_keeps_its_mode(tmp_path: Path) -> None:
+    memory = tmp_path / "MEMORY.md"
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    day = folder / "2026-04-07.md"
+    day.write_text("# Sessions of 2026-04-07\n\nMy notes.\n", encoding="utf-8")
+    os.chmod(day, 0o640)
+    _close(memory, "s1", ["Can you help me plan the Berlin trip?"], "2026-04-07")
+    assert stat.S_IMODE(day.stat().st_mode) == 0o640
+    assert day.read_text(encoding="utf-8").startswith("# Sessions of 2026-04-07\n\nMy notes.\n")
+
+
+def test_recall_finds_notes_by_day_and_by_words(tmp_path: Path) -> None:
+    memory = tmp_path / "MEMORY.md"
+    _close(memory, "tue", ["Can you help me fix the flaky payment tests?"], "2026-04-07")
+    _close(memory, "wed", ["Let's write the onboarding guide for new hires."], "2026-04-08")
+    with freeze_time("2026-04-13 09:00:00"):
+        tuesday = Memory(memory).recall_notes("what did we do last Tuesday?")
+        words = Memory(memory).recall_notes("onboarding guide")
+        nothing = Memory(memory).recall_notes("what did we do yesterday?")
+        nonsense = Memory(memory).recall_notes("quantum banana")
+        cli = CliRunner().invoke(app, ["recall", "上周二我们做了什么", "--file", str(memory)])
+        only = CliRunner().invoke(
+            app, ["recall", "last Wednesday", "--sessions", "--json", "--file", str(memory)]
+        )
+    assert [(n.day, n.session) for n in tuesday] == [(date(2026, 4, 7), "tue")]
+    assert [n.session for n in words] == ["wed"] and words[0].relevance > 0.5
+    assert nothing == [] and nonsense == []
+    assert "2026-04-07 18:00 session tue" in cli.output and "payment tests" in cli.output
+    [hit] = json.loads(only.output)
+    assert hit["day"] == "2026-04-08" and hit["session"] == "wed" and hit["line"] == 3
+
+
+def test_the_session_start_names_the_last_sessions_open_threads(tmp_path: Path) -> None:
+    from everbot_memory.facade import hooks
+    from everbot_memory.facade.locations import Place
+
+    memory = tmp_path / "MEMORY.md"
+    _close(memory, "s1", ["I need to call the landlord about the rent tomorrow."], "2026-04-07")
+    when = datetime(2026, 4, 7, 20, tzinfo=timezone.utc).timestamp()
+    block = hooks.session_start([Place("file", memory)], "next", when)
+    threads = block.split("<open_threads>", 1)[1]
+    assert "Left open in the last session (2026-04-07)" in threads and "landlord" in threads
+    assert len(json.dumps(block, ensure_ascii=False)) <= hooks.MAX_CONTEXT_CHARS
+
+
+def test_the_llm_backend_writes_the_note_in_its_one_call(tmp_path: Path) -> None:
+    from everbot_memory.extract.claude import AnthropicExtractor
+
+    memory = tmp_path / "MEMORY.md"
+    answer = {
+        "memories": [],
+        "session_note": {
+            "worked_on": "the invoice export",
+            "decisions": ["CSV, not Excel"],
+            "open_threads": ["ask finance about VAT"],
+        },
+    }
+    with fake_anthropic() as fake:
+        fake.replies = [message(json.dumps(answer))]
+        client = anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0)
+        extractor = AnthropicExtractor(client=client, model="claude-test")
+        with freeze_time("2026-04-07 18:00:00"):
+            Memory(memory, extractor).process_session_end_sync(
+                [{"role": "user", "content": "Let's do the invoice export as CSV."}], "s1"
+            )
+    assert fake.calls == 1
+    [section] = parse_day((tmp_path / "memory" / "2026-04-07.md").read_text(encoding="utf-8"))
+    assert section.worked_on == "the invoice export"
+    assert section.decisions == ["CSV, not Excel"]
+    assert section.open_threads == ["ask finance about VAT"]
+
+
+def test_a_note_that_cannot_be_written_is_a_warning_and_the_memories_are_saved(
+    tmp_path: Path,
+) -> None:
+    memory = tmp_path / "MEMORY.md"
+    (tmp_path / "memory").write_text("a file where the folder would be", encoding="utf-8")
+    manager = Memory(memory, RuleExtractor())
+    with freeze_time("2026-04-07 18:00:00"):
+        stats = manager.process_session_end_sync(
+            [{"role": "user", "content": "I prefer pytest over unittest."}], "s1"
+        )
+    assert stats["new"] == 1 and len(Memory(memory).entries()) == 1
+    assert any("session note was not written" in w for w in manager.warnings)
+
+
+def test_notes_folder_lists_only_days(tmp_path: Path) -> None:
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    for name in ("2026-04-07.md", "2026-02-30.md", "notes.md", "2026-04-08.txt"):
+        (folder / name).write_text("x", encoding="utf-8")
+    assert [d for d, _ in NotesFolder(tmp_path / "MEMORY.md").days()] == [date(2026, 4, 7)]
