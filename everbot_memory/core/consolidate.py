@@ -3,7 +3,8 @@ stronger memory.
 
 :func:`plan` finds the clusters: memories of one category (and one group) scoring under
 :data:`CONSOLIDATE_MAX_SCORE`, each cluster gathered around its strongest member from those at
-least ``min_similarity`` alike to it. Offline the threshold is
+least ``min_similarity`` alike to it: the overlap of their words, each word weighed by how
+rare it is in the file (texts whose numbers differ are never alike). Offline the threshold is
 :data:`NEAR_DUPLICATE_SIMILARITY` (near-duplicates: the same thing said a few times, each time
 a little differently) and the condensed text is the member that holds the most of the
 cluster's words; with an LLM the threshold is :data:`RELATED_SIMILARITY` and the model writes
@@ -17,16 +18,17 @@ stay findable by recall, and decay forgets them later like any archived memory.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from .clock import new_id
 from .entry import MemoryEntry
 from .rules import EXPIRED_SCORE, KEEP_MIN_SCORE, REINFORCE_RATE
 from .scoring import score_at
-from .text import similarity, token_set
+from .text import numbers, token_set
 
 __all__ = [
     "CONSOLIDATE_MAX_SCORE",
@@ -40,11 +42,13 @@ __all__ = [
 #: Only memories scoring under this (as of now) are condensed: the strong ones stand alone.
 CONSOLIDATE_MAX_SCORE = 0.6
 #: Offline, memories this alike say the same thing (looser than dedupe's rewording, 0.8).
-NEAR_DUPLICATE_SIMILARITY = 0.5
+NEAR_DUPLICATE_SIMILARITY = 0.7
 #: With an LLM writing the condensed text, memories this alike are about one thing.
 RELATED_SIMILARITY = 0.25
 #: A token in more than this share of the memories pairs nothing ("user", "prefers").
 _COMMON_SHARE = 0.05
+#: A memory made by consolidation is not condensed again before this.
+RECONDENSE_AFTER = timedelta(days=30)
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,9 @@ class Cluster:
 def _eligible(entry: MemoryEntry, now: datetime) -> bool:
     return (
         entry.condensed_into is None
+        # A memory condensed lately waits before it is condensed again (seed 002: 10 -> 3 at
+        # 30 days, -> 1 at 90).
+        and not (entry.condensed_from and now - entry.created_at < RECONDENSE_AFTER)
         and entry.category != "todo"  # a todo ends on its day; it is not condensed
         and entry.expires_at is None
         and KEEP_MIN_SCORE <= score_at(entry, now) < CONSOLIDATE_MAX_SCORE
@@ -92,6 +99,17 @@ def plan(
     for number, entry in enumerate(pool):
         for token in token_set(entry.content):
             by_token[token].append(number)
+    # Words weigh by how rare they are in the file: "likes ... these days a lot" said of
+    # many things does not make two memories alike; the thing they are about does.
+    weight = {t: math.log(1 + len(pool) / len(found)) for t, found in by_token.items()}
+
+    def alike(a: str, b: str) -> float:
+        ta, tb = token_set(a), token_set(b)
+        if not ta or not tb or numbers(a) != numbers(b):
+            return 1.0 if a.strip().casefold() == b.strip().casefold() else 0.0
+        union = sum(weight[t] for t in ta | tb)
+        return sum(weight[t] for t in ta & tb) / union if union else 0.0
+
     common = max(20, int(len(pool) * _COMMON_SHARE))
     taken: set[int] = set()
     clusters: list[Cluster] = []
@@ -103,7 +121,7 @@ def plan(
             postings = by_token[token]
             if len(postings) <= common:
                 near.update(postings)
-        members, numbers = [seed], [number]
+        members, picked = [seed], [number]
         for other in sorted(near):
             if other == number or other in taken:
                 continue
@@ -112,12 +130,12 @@ def plan(
                 continue
             if seed.group and candidate.group and seed.group != candidate.group:
                 continue
-            if similarity(seed.content, candidate.content) >= min_similarity:
+            if alike(seed.content, candidate.content) >= min_similarity:
                 members.append(candidate)
-                numbers.append(other)
+                picked.append(other)
         if len(members) < min_size:
             continue
-        taken.update(numbers)
+        taken.update(picked)
         clusters.append(Cluster(tuple(members), _covering(members)))
     return clusters
 
