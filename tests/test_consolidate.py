@@ -30,7 +30,7 @@ AT = NOW - timedelta(days=2)
 HIKING = [
     make_entry("aaaaaa", "The user likes hiking in the Alps on weekends.", 0.5, at=AT),
     make_entry("bbbbbb", "The user likes hiking in the Alps.", 0.4, at=AT),
-    make_entry("cccccc", "The user enjoys hiking in the Alps on most weekends.", 0.45, at=AT),
+    make_entry("cccccc", "The user likes hiking in the Alps on the weekends!", 0.45, at=AT),
 ]
 OTHERS = [
     make_entry("dddddd", "The user drinks oolong tea.", 0.45, at=AT),
