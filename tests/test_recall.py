@@ -165,6 +165,57 @@ def test_ranking_prefers_stronger_and_fresher_memories_on_a_tie(tmp_path: Path) 
     assert [h.entry.id for h in hits] == ["a00002", "a00001"]
 
 
+def test_irregular_past_forms_meet_their_verb() -> None:
+    from everbot_memory.core.text import search_tokens
+
+    assert search_tokens("Where did the user go?") == search_tokens("The user went")[:1]
+    assert search_tokens("bought") == search_tokens("buys")
+    assert search_tokens("said") == ["said"]  # left as it is: the extractor looks for it
+
+
+def test_feedback_reorders_the_relevant_but_admits_no_one(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    texts = [
+        "The user's wedding was in Lyon.",
+        "The user's wedding was in Lyon with Sam.",
+        "The user kept the wedding cake topper.",
+        "The user's wedding photos are in an album with Sam, from Lyon.",
+        "The user lives in Lyon with Sam.",
+        *(f"The user reads book number {n}." for n in range(20)),
+    ]
+    entries = [make_entry(f"m{n:05d}", text, 0.6) for n, text in enumerate(texts)]
+    with freeze_time(T0):
+        MemoryStore(path).save(entries)
+        index = RecallIndex.for_file(path)
+        hits = index.search("the wedding", k=10)
+    plain = index.bm25("the wedding")
+    # By the query's words alone, the cake comes before the photos (a shorter memory) ...
+    assert plain[2] > plain[3]
+    # ... but the photos speak of Lyon and Sam, as the best memories about the wedding do.
+    found = [h.entry.id for h in hits]
+    assert found.index("m00003") < found.index("m00002")
+    # Feedback only orders: the memory about Lyon and Sam alone is not about the wedding,
+    # and each relevance is still the query's share.
+    assert set(found) == {"m00000", "m00001", "m00002", "m00003"}
+    assert {h.entry.id: h.relevance for h in hits} == pytest.approx(
+        {f"m{n:05d}": plain[n] for n in range(4)}
+    )
+
+
+def test_a_memory_old_but_strong_is_not_penalised_twice_for_its_age(tmp_path: Path) -> None:
+    from everbot_memory.core.ranking import rank
+
+    # Strength is the score when last activated: age counts once, through recency.
+    path = tmp_path / "MEMORY.md"
+    with freeze_time(T0):
+        MemoryStore(path).save(
+            [make_entry("a00001", "The user likes tea.", 0.9, at=T0 - days(200))]
+        )
+        [hit] = MemoryManager(path).recall("tea")
+    assert hit.score < 0.9 * 0.99**190  # as of now, decayed
+    assert hit.rank == pytest.approx(rank(1.0, hit.recency, 0.9, False))
+
+
 def test_the_index_cache_is_rebuilt_when_the_file_changes(memory: Path) -> None:
     cache = memory.with_name(".MEMORY.md.everbot") / "index"
     RecallIndex.for_file(memory)

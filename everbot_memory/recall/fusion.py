@@ -30,15 +30,21 @@ MEANING_WEIGHT = 0.7
 
 
 def fuse(
-    lexical: dict[int, float], cosines: Any, threshold: float, floor: float, base: float
+    lexical: dict[int, float],
+    cosines: Any,
+    threshold: float,
+    floor: float,
+    base: float,
+    words: list[int] | None = None,
 ) -> dict[int, tuple[float, float]]:
     """For each memory whose relevance by words or meaning reaches ``floor``: its fused order
     (higher first) and that relevance, from 0 to 1.
 
-    ``lexical`` maps a memory's number to its BM25 share of the query; ``cosines`` holds every
-    memory's cosine with the query. A cosine at ``threshold`` counts as relevance ``base`` (the
-    default floor), and 1.0 as 1.0, so a memory found by meaning alone is on the same scale as
-    one found by words.
+    ``lexical`` maps a memory's number to its BM25 share of the query, and ``words`` lists
+    those memories in the word ranking's order (by that share if not given); ``cosines``
+    holds every memory's cosine with the query. A cosine at ``threshold`` counts as relevance
+    ``base`` (the default floor), and 1.0 as 1.0, so a memory found by meaning alone is on the
+    same scale as one found by words.
     """
     semantic = base + (1 - base) * (numpy.asarray(cosines) - threshold) / (1 - threshold)
     relevance = {int(n): float(semantic[n]) for n in numpy.flatnonzero(semantic >= floor)}
@@ -47,14 +53,16 @@ def fuse(
     relevance = {n: min(1.0, v) for n, v in relevance.items() if v >= floor and v > 0}
     if not relevance:
         return {}
-    by_words = {n: r for r, n in enumerate(sorted(lexical, key=lambda n: -lexical[n]), 1)}
+    if words is None:
+        words = sorted(lexical, key=lambda n: -lexical[n])
+    by_words = {n: r for r, n in enumerate(words, 1)}
     # Only the candidates' places by meaning are needed, but among every memory.
     order = numpy.argsort(-numpy.asarray(cosines), kind="stable")
     by_meaning = numpy.empty(len(order), dtype=numpy.int64)
     by_meaning[order] = numpy.arange(1, len(order) + 1)
     fused = {}
     for number, value in relevance.items():
-        words = 1 / (RRF_K + by_words[number]) if number in by_words else 0.0
+        lexically = 1 / (RRF_K + by_words[number]) if number in by_words else 0.0
         meaning = MEANING_WEIGHT / (RRF_K + int(by_meaning[number]))
-        fused[number] = (words + meaning, value)
+        fused[number] = (lexically + meaning, value)
     return fused

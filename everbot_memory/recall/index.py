@@ -7,7 +7,7 @@ Ranking fuses three signals with the weights in :data:`WEIGHTS` (seed 002's 0.6 
   as a share of the query's own ideal score (the sum of its terms' weights), so it is absolute:
   1.0 when a memory holds every word of the query, whatever the other memories say;
 - recency: ``0.5 ** (days since last activation / 30)``;
-- score: the memory's score as of now.
+- strength: the memory's score when last activated or set, undecayed (recency counts its age).
 
 With an :class:`~.embeddings.Embedder`, memories close in meaning are found too, and the order
 fuses the word ranking with the meaning ranking (:mod:`.fusion`); the memories' vectors are
@@ -37,7 +37,7 @@ from typing import Any
 
 from ..core.clock import utcnow
 from ..core.entry import MemoryEntry
-from ..core.ranking import RELEVANCE_FLOOR, WEIGHTS, bm25, rank, recency
+from ..core.ranking import RELEVANCE_FLOOR, WEIGHTS, bm25, feedback_order, rank, recency
 from ..core.redaction import redact
 from ..core.scoring import score_at
 from ..core.text import CJK_RE, search_tokens
@@ -53,7 +53,7 @@ _TIME_FIELDS = frozenset({"created_at", "last_activated", "base_at", "expires_at
 
 __all__ = ["RELEVANCE_FLOOR", "WEIGHTS", "Hit", "RecallIndex"]
 
-_INDEX_VERSION = 3
+_INDEX_VERSION = 4  # 4: irregular verbs
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,7 @@ class RecallIndex:
         self.entries = list(entries)
         #: Ids of memories a newer memory says it replaced.
         self.replaced = {old for entry in self.entries for old in entry.replaces}
+        self.documents = documents
         self.lengths = [len(d) for d in documents]
         self.average = (sum(self.lengths) / len(documents)) if documents else 0.0
         self.postings: dict[str, list[tuple[int, int]]] = {}
@@ -152,15 +153,31 @@ class RecallIndex:
 
     def _relevance(self, query: str, floor: float) -> dict[int, tuple[float, float]]:
         """Each memory relevant enough: its order (higher first) and its relevance."""
-        lexical = self.bm25(query)
+        terms = search_tokens(query)
+        lexical = bm25(
+            terms, lambda term: self.postings.get(term, ()), self.lengths, self.average, _is_single
+        )
+        relevant = {n: v for n, v in lexical.items() if v >= floor and v > 0}
+        order = feedback_order(
+            terms,
+            relevant,
+            lambda term: self.postings.get(term, ()),
+            self.documents.__getitem__,
+            self.lengths,
+            self.average,
+            _is_single,
+        )
         if self.embedder is None or not self.entries:
-            return {n: (v, v) for n, v in lexical.items() if v >= floor and v > 0}
+            return {n: (order[n], v) for n, v in relevant.items()}
         import numpy
 
         from .fusion import fuse
 
+        # The word ranking: the relevant memories by their order, then the others by share.
+        words = sorted(lexical, key=lambda n: (n not in order, -order.get(n, 0.0), -lexical[n]))
         cosines = self.vectors @ numpy.asarray(self.embedder.encode([query], query=True)[0])
-        return fuse(lexical, cosines, self.embedder.threshold, floor, RELEVANCE_FLOOR)
+        threshold = self.embedder.threshold
+        return fuse(lexical, cosines, threshold, floor, RELEVANCE_FLOOR, words)
 
     def search(
         self,
@@ -193,7 +210,8 @@ class RecallIndex:
             entry = self.entries[number]
             fresh = recency(entry.last_activated.timestamp(), now.timestamp())
             score = score_at(entry, now)
-            order_value = rank(order / best, fresh, score, entry.id in self.replaced)
+            strength = entry.anchor[0]
+            order_value = rank(order / best, fresh, strength, entry.id in self.replaced)
             hits.append(Hit(entry, order_value, value, fresh, score))
         hits.sort(key=lambda h: (-h.rank, h.entry.id))
         return hits[: max(0, k)]
