@@ -220,7 +220,7 @@ def test_the_index_cache_is_rebuilt_when_the_file_changes(memory: Path) -> None:
     cache = memory.with_name(".MEMORY.md.everbot") / "index"
     RecallIndex.for_file(memory)
     first = json.loads(cache.read_text())
-    assert len(first["documents"]) == 8
+    assert len(first["ids"]) == 8
     MemoryManager(memory).remember("用户养了一只猫叫年糕")
     index = RecallIndex.for_file(memory)
     assert json.loads(cache.read_text())["sha256"] != first["sha256"]
@@ -243,6 +243,63 @@ def test_recall_from_the_cli(memory: Path) -> None:
     assert empty.stdout == "no memory matches\n"
 
 
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["recall", "tea"], ("tea", 5, None, False)),
+        (["recall", "tea", "-k", "3", "--file", "M.md", "--json"], ("tea", 3, "M.md", True)),
+        (["recall", "--top=2", "-f", "M.md", "--peek", "tea"], ("tea", 2, "M.md", False)),
+        (["recall", "--file=M.md", "tea"], ("tea", 5, "M.md", False)),
+        (["recall", "tea", "--use"], None),  # writes: the app
+        (["recall", "tea", "--semantic"], None),
+        (["recall", "--help"], None),
+        (["recall", "tea", "-k", "0"], None),  # the app says why not
+        (["recall", "tea", "-k"], None),
+        (["recall", "tea", "--file="], None),
+        (["recall", "tea", "coffee"], None),
+        (["recall"], None),
+        (["list", "tea"], None),
+    ],
+)
+def test_only_a_plain_recall_skips_the_app(
+    args: list[str], expected: tuple[str, int, str | None, bool] | None
+) -> None:
+    from everbot_memory.faces.recall import plain_recall
+
+    assert plain_recall(args) == expected
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]], ids=["text", "json"])
+def test_a_new_process_recalls_as_the_app_does_without_loading_it(
+    memory: Path, extra: list[str]
+) -> None:
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    from everbot_memory.faces.cli import app
+
+    code = (
+        "import sys\n"
+        "from everbot_memory.faces.entry import main\n"
+        "sys.argv = ['everbot-memory', *sys.argv[1:]]\n"
+        "main()\n"
+        "heavy = {'typer', 'click', 'markdown_it', 'filelock', 'pydantic', 'numpy'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)\n"
+    )
+    before = memory.read_bytes()
+    for query in ("代码风格", "billing on Fridays", "zzzz"):
+        args = ["recall", query, "--file", str(memory), *extra]
+        expected = CliRunner().invoke(app, args).stdout  # also writes the index cache
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
+        )
+        assert done.stdout == expected
+        assert done.stderr.strip() == "[]"
+    assert memory.read_bytes() == before  # a search only reads
+
+
 class ConceptEmbedder:
     """A stand-in for a sentence model: texts about the same concept get the same vector.
 
@@ -251,6 +308,7 @@ class ConceptEmbedder:
 
     name = "concepts"
     threshold = 0.5
+    weight = 0.7
     CONCEPTS = (("car", "automobile", "drive", "vehicle"), ("tea", "matcha", "chai"))
 
     def __init__(self) -> None:
@@ -439,14 +497,15 @@ def test_a_replaced_memory_ranks_below_what_replaced_it(tmp_path: Path) -> None:
 def test_with_the_cache_present_a_new_process_reads_no_markdown(
     memory: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from everbot_memory.recall import index as index_module
+    import importlib
 
+    parse_module = importlib.import_module("everbot_memory.document.parse")  # not the function
     first = [h.entry for h in RecallIndex.for_file(memory).search("代码风格", k=3)]
 
     def no_parse(text: str) -> None:
         raise AssertionError("the cache should have been used")
 
-    monkeypatch.setattr(index_module, "parse", no_parse)
+    monkeypatch.setattr(parse_module, "parse", no_parse)
     again = [h.entry for h in RecallIndex.for_file(memory).search("代码风格", k=3)]
     assert again == first and again
 

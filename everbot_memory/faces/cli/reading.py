@@ -15,6 +15,7 @@ from ...facade.memory import (
     SECTIONS,
     Memory,
 )
+from ..hits import NO_MATCH, hit_json, hit_line
 from .app import (
     DEFAULT_FILE,
     FileOption,
@@ -119,32 +120,12 @@ def recall(
         if use and hits:
             memory.mark_used([h.entry.id for h in hits])
     if as_json:
-        print_json(
-            [
-                {
-                    "id": h.entry.id,
-                    "content": h.entry.content,
-                    "category": h.entry.category,
-                    "score": round(h.score, 4),
-                    "rank": round(h.rank, 4),
-                    "relevance": round(h.relevance, 4),
-                    "recency": round(h.recency, 4),
-                    "section": "active" if h.entry.is_active else "archived",
-                }
-                for h in hits
-            ]
-        )
+        print_json([hit_json(h) for h in hits])
         return
     if not hits:
-        typer.echo("no memory matches")
+        typer.echo(NO_MATCH)
     for hit in hits:
-        text = " ".join(hit.entry.content.split())
-        # Relevance, not rank: how much of the query the memory matches, comparable between
-        # searches; an archived memory says so.
-        archived = "" if hit.entry.is_active else "(archived) "
-        typer.echo(
-            f"[{hit.entry.id}] {hit.relevance:.2f}  {hit.entry.category:<11} {archived}{text}"
-        )
+        typer.echo(hit_line(hit))
 
 
 @app.command()
