@@ -15,9 +15,10 @@ twice: a year-old memory lost up to 0.06 of rank to it on top of recency).
 Relevance decides *whether* a memory is returned, on an absolute scale; the *order* of the
 memories relevant enough comes from :func:`feedback_order`, BM25 of the query widened by
 pseudo-relevance feedback: the words that best tell apart the few best memories join the query,
-at less than a word of the query, so a memory that says the same thing in the words of the best
-ones ranks higher ("married" finds "wedding" when the best hits about the marriage say
-"wedding"). Feedback only reorders: it never makes a memory relevant.
+at less than a word of the query, so among the memories matching "married", one that also says
+"wedding", as the best hits do, ranks higher. Feedback only reorders: it never makes a memory
+relevant. On LoCoMo most of its gain comes from the dates the turns carry: memories of the same
+day as the best hits rise with them.
 """
 
 from __future__ import annotations
