@@ -351,7 +351,8 @@ def _redacted(entry: MemoryEntry, redact: Any) -> MemoryEntry:
 def _write_cache(path: Path, index: RecallIndex) -> None:
     from ..storage.atomic import write_atomically
 
-    entries = index.entries
+    # One encoder for every entry: json.dumps with options builds a new one per call.
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     payload = json.dumps(
         {
             "version": _INDEX_VERSION,
@@ -363,9 +364,7 @@ def _write_cache(path: Path, index: RecallIndex) -> None:
             "tokens": index.tokens,
             "lengths": index.lengths,
             "postings": {t: _encode_postings(p) for t, p in index._postings.items()},
-            "entries": [
-                json.dumps(e.to_json(), ensure_ascii=False, separators=(",", ":")) for e in entries
-            ],
+            "entries": [encode(e.to_json()) for e in index.entries],
         },
         ensure_ascii=False,
         separators=(",", ":"),
