@@ -2,9 +2,12 @@
 
 Run: python benchmarks/bench_recall.py [--repeat N] [--semantic]
 
-Cold: building the index from the file (with no index cache beside it, and with one). Warm: a
-query against an index already in memory (as in a long-running MCP server); a search only
-reads, so the file, and so the index, stays the same.
+Cold: building the index from the file (with no index cache beside it, and with one), then the
+first query. Warm: a query against an index already in memory (as in a long-running MCP
+server); a search only reads, so the file, and so the index, stays the same. New process:
+``everbot-memory recall QUERY --file F`` run as a command, the index cache present, against a
+bare ``python -c pass`` measured in the same loop. Every query shares its words with about
+1,250 memories (the corpus repeats eight phrases).
 
 With ``--semantic`` (the embeddings extra): the first semantic search of a new process, with the
 memories' vectors absent (every memory is embedded) and present (``MEMORY.md.vectors``), model
@@ -21,10 +24,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpus import QUERIES, make_entries
+from corpus import QUERIES as CORPUS_QUERIES
+from corpus import make_entries
 
 from everbot_memory import MemoryManager, MemoryStore
 from everbot_memory.recall.index import RecallIndex
+from everbot_memory.storage.paths import SideFiles
+
+#: A query sharing a word with each of the four English phrases: half the memories match it.
+BROAD = "pytest, PostgreSQL, Nginx and the billing service"
+QUERIES = [*CORPUS_QUERIES, BROAD]
 
 
 def median_ms(samples: list[float]) -> float:
@@ -49,7 +58,7 @@ def first_semantic_search(path: Path) -> float:
 
 
 def semantic(path: Path, repeat: int) -> None:
-    vectors = path.with_name("MEMORY.md.vectors")
+    vectors = SideFiles.of(path).vectors
     vectors.unlink(missing_ok=True)
     absent = first_semantic_search(path)
     present = [first_semantic_search(path) for _ in range(max(1, repeat // 2))]
@@ -66,6 +75,32 @@ def semantic(path: Path, repeat: int) -> None:
     print(f"semantic, warm query:                             {median_ms(warm):7.1f} ms")
 
 
+def command() -> list[str]:
+    """The installed ``everbot-memory`` command, or the same entry point run by this Python."""
+    script = Path(sys.executable).with_name("everbot-memory")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from everbot_memory.faces.entry import main; main()"]
+
+
+def new_process(path: Path, repeat: int) -> tuple[float, float]:
+    """Median seconds of a bare Python and of a ``recall`` command, run alternately."""
+    bare, recall = [], []
+    for _ in range(repeat):
+        for query in QUERIES:
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            bare.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            subprocess.run(
+                [*command(), "recall", query, "--file", str(path)],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            recall.append(time.perf_counter() - started)
+    return statistics.median(bare), statistics.median(recall)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=7, help="runs per measurement")
@@ -74,16 +109,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "MEMORY.md"
         MemoryStore(path).save(make_entries(10_000))
-        cache = path.with_name("MEMORY.md.index")
-        no_cache, with_cache = [], []
+        cache = SideFiles.of(path).index
+        no_cache, with_cache, first = [], [], []
         for _ in range(args.repeat):
             cache.unlink(missing_ok=True)
             started = time.perf_counter()
             RecallIndex.for_file(path)
             no_cache.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            RecallIndex.for_file(path)
-            with_cache.append(time.perf_counter() - started)
+            for query in QUERIES:
+                started = time.perf_counter()
+                index = RecallIndex.for_file(path)
+                with_cache.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                index.search(query, k=5)
+                first.append(time.perf_counter() - started)
         manager = MemoryManager(path)
         manager.recall(QUERIES[0], k=5)  # builds the index once
         warm = []
@@ -92,10 +131,15 @@ def main() -> None:
                 started = time.perf_counter()
                 manager.recall(query, k=5)
                 warm.append(time.perf_counter() - started)
-        print(f"recall over 10,000 memories, median of {args.repeat} runs")
+        bare, command_time = new_process(path, args.repeat)
+        print(f"recall over 10,000 memories, medians of {args.repeat} runs of each query")
         print(f"cold, building the index from the file, no cache: {median_ms(no_cache):7.1f} ms")
-        print(f"cold, building the index from the file and cache: {median_ms(with_cache):7.1f} ms")
+        print(f"cold, reading the index cache:                    {median_ms(with_cache):7.1f} ms")
+        print(f"cold, the first query of that index:              {median_ms(first):7.1f} ms")
         print(f"warm query (index in memory; file checked):       {median_ms(warm):7.1f} ms")
+        print(f"new process, everbot-memory recall (cache):       {command_time * 1000:7.1f} ms")
+        print(f"new process, bare python -c pass:                 {bare * 1000:7.1f} ms")
+        print(f"  ratio recall / bare python:                     {command_time / bare:7.1f}")
         if args.semantic:
             semantic(path, args.repeat)
 

@@ -1,6 +1,6 @@
 """Chinese recall: Recall@5 on the project's own retrieval set, against a character-bigram BM25.
 
-Run: python benchmarks/eval_recall_zh.py [--split dev|test|all] [--semantic]
+Run: python benchmarks/eval_recall_zh.py [--split dev|test|all] [--semantic [--model auto|e5|use]]
 
 ``benchmarks/data/zh_recall.json`` holds 513 memories and 481 queries (paraphrases, lexical
 matches, partial matches, questions, English queries over Chinese memories, and queries with no
@@ -22,6 +22,8 @@ import tempfile
 from collections import Counter, defaultdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+from eval_recall import MODELS, pick_embedder
 
 from everbot_memory.core.entry import MemoryEntry
 from everbot_memory.recall.index import RecallIndex
@@ -69,6 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", default="all", choices=["dev", "test", "all"])
     parser.add_argument("--semantic", action="store_true", help="fuse the embeddings extra")
+    parser.add_argument("--model", choices=MODELS, default="auto", help="which sentence model")
     args = parser.parse_args()
     data = json.loads(DATA.read_text(encoding="utf-8"))
     memories = data["memories"]
@@ -89,9 +92,9 @@ def main() -> None:
         MemoryStore(path).save(entries)
         index = RecallIndex.for_file(path)
         if args.semantic:
-            from everbot_memory.recall.embeddings import load_embedder
-
-            index.use_embeddings(load_embedder())
+            embedder = pick_embedder(args.model)
+            print(f"semantic: {embedder.name} fused with the words")
+            index.use_embeddings(embedder)
         for split in ("dev", "test") if args.split == "all" else (args.split,):
             rows: dict[str, list[tuple[float, float]]] = defaultdict(list)
             silent = [0, 0, 0]  # no-answer queries: total, engine silent, baseline silent

@@ -34,7 +34,7 @@ ALLOWED = {
     "faces": {"errors", "facade"},
 }
 # The model types a face may import to print them (SPEC: faces hold no rules).
-FACE_MODEL_TYPES = {"core.entry", "core.merge", "document.model", "recall.notes"}
+FACE_MODEL_TYPES = {"core.entry", "core.merge", "document.model"}
 HEAVY = ("anthropic", "httpx", "numpy", "torch", "openai", "sentence_transformers")
 
 

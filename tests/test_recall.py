@@ -165,11 +165,62 @@ def test_ranking_prefers_stronger_and_fresher_memories_on_a_tie(tmp_path: Path) 
     assert [h.entry.id for h in hits] == ["a00002", "a00001"]
 
 
+def test_irregular_past_forms_meet_their_verb() -> None:
+    from everbot_memory.core.text import search_tokens
+
+    assert search_tokens("Where did the user go?") == search_tokens("The user went")[:1]
+    assert search_tokens("bought") == search_tokens("buys")
+    assert search_tokens("said") == ["said"]  # left as it is: the extractor looks for it
+
+
+def test_feedback_reorders_the_relevant_but_admits_no_one(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    texts = [
+        "The user's wedding was in Lyon.",
+        "The user's wedding was in Lyon with Sam.",
+        "The user kept the wedding cake topper.",
+        "The user's wedding photos are in an album with Sam, from Lyon.",
+        "The user lives in Lyon with Sam.",
+        *(f"The user reads book number {n}." for n in range(20)),
+    ]
+    entries = [make_entry(f"m{n:05d}", text, 0.6) for n, text in enumerate(texts)]
+    with freeze_time(T0):
+        MemoryStore(path).save(entries)
+        index = RecallIndex.for_file(path)
+        hits = index.search("the wedding", k=10)
+    plain = index.bm25("the wedding")
+    # By the query's words alone, the cake comes before the photos (a shorter memory) ...
+    assert plain[2] > plain[3]
+    # ... but the photos speak of Lyon and Sam, as the best memories about the wedding do.
+    found = [h.entry.id for h in hits]
+    assert found.index("m00003") < found.index("m00002")
+    # Feedback only orders: the memory about Lyon and Sam alone is not about the wedding,
+    # and each relevance is still the query's share.
+    assert set(found) == {"m00000", "m00001", "m00002", "m00003"}
+    assert {h.entry.id: h.relevance for h in hits} == pytest.approx(
+        {f"m{n:05d}": plain[n] for n in range(4)}
+    )
+
+
+def test_a_memory_old_but_strong_is_not_penalised_twice_for_its_age(tmp_path: Path) -> None:
+    from everbot_memory.core.ranking import rank
+
+    # Strength is the score when last activated: age counts once, through recency.
+    path = tmp_path / "MEMORY.md"
+    with freeze_time(T0):
+        MemoryStore(path).save(
+            [make_entry("a00001", "The user likes tea.", 0.9, at=T0 - days(200))]
+        )
+        [hit] = MemoryManager(path).recall("tea")
+    assert hit.score < 0.9 * 0.99**190  # as of now, decayed
+    assert hit.rank == pytest.approx(rank(1.0, hit.recency, 0.9, False))
+
+
 def test_the_index_cache_is_rebuilt_when_the_file_changes(memory: Path) -> None:
     cache = memory.with_name(".MEMORY.md.everbot") / "index"
     RecallIndex.for_file(memory)
     first = json.loads(cache.read_text())
-    assert len(first["documents"]) == 8
+    assert len(first["ids"]) == 8
     MemoryManager(memory).remember("用户养了一只猫叫年糕")
     index = RecallIndex.for_file(memory)
     assert json.loads(cache.read_text())["sha256"] != first["sha256"]
@@ -192,6 +243,63 @@ def test_recall_from_the_cli(memory: Path) -> None:
     assert empty.stdout == "no memory matches\n"
 
 
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["recall", "tea"], ("tea", 5, None, False)),
+        (["recall", "tea", "-k", "3", "--file", "M.md", "--json"], ("tea", 3, "M.md", True)),
+        (["recall", "--top=2", "-f", "M.md", "--peek", "tea"], ("tea", 2, "M.md", False)),
+        (["recall", "--file=M.md", "tea"], ("tea", 5, "M.md", False)),
+        (["recall", "tea", "--use"], None),  # writes: the app
+        (["recall", "tea", "--semantic"], None),
+        (["recall", "--help"], None),
+        (["recall", "tea", "-k", "0"], None),  # the app says why not
+        (["recall", "tea", "-k"], None),
+        (["recall", "tea", "--file="], None),
+        (["recall", "tea", "coffee"], None),
+        (["recall"], None),
+        (["list", "tea"], None),
+    ],
+)
+def test_only_a_plain_recall_skips_the_app(
+    args: list[str], expected: tuple[str, int, str | None, bool] | None
+) -> None:
+    from everbot_memory.faces.recall import plain_recall
+
+    assert plain_recall(args) == expected
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]], ids=["text", "json"])
+def test_a_new_process_recalls_as_the_app_does_without_loading_it(
+    memory: Path, extra: list[str]
+) -> None:
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    from everbot_memory.faces.cli import app
+
+    code = (
+        "import sys\n"
+        "from everbot_memory.faces.entry import main\n"
+        "sys.argv = ['everbot-memory', *sys.argv[1:]]\n"
+        "main()\n"
+        "heavy = {'typer', 'click', 'markdown_it', 'filelock', 'pydantic', 'numpy'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)\n"
+    )
+    before = memory.read_bytes()
+    for query in ("代码风格", "billing on Fridays", "zzzz"):
+        args = ["recall", query, "--file", str(memory), *extra]
+        expected = CliRunner().invoke(app, args).stdout  # also writes the index cache
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
+        )
+        assert done.stdout == expected
+        assert done.stderr.strip() == "[]"
+    assert memory.read_bytes() == before  # a search only reads
+
+
 class ConceptEmbedder:
     """A stand-in for a sentence model: texts about the same concept get the same vector.
 
@@ -200,6 +308,7 @@ class ConceptEmbedder:
 
     name = "concepts"
     threshold = 0.5
+    weight = 0.7
     CONCEPTS = (("car", "automobile", "drive", "vehicle"), ("tea", "matcha", "chai"))
 
     def __init__(self) -> None:
@@ -388,14 +497,15 @@ def test_a_replaced_memory_ranks_below_what_replaced_it(tmp_path: Path) -> None:
 def test_with_the_cache_present_a_new_process_reads_no_markdown(
     memory: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from everbot_memory.recall import index as index_module
+    import importlib
 
+    parse_module = importlib.import_module("everbot_memory.document.parse")  # not the function
     first = [h.entry for h in RecallIndex.for_file(memory).search("代码风格", k=3)]
 
     def no_parse(text: str) -> None:
         raise AssertionError("the cache should have been used")
 
-    monkeypatch.setattr(index_module, "parse", no_parse)
+    monkeypatch.setattr(parse_module, "parse", no_parse)
     again = [h.entry for h in RecallIndex.for_file(memory).search("代码风格", k=3)]
     assert again == first and again
 

@@ -8,7 +8,17 @@ seconds since the epoch. Standard library only: this module is on the hooks' fas
 Ranking fuses three signals with the weights in :data:`WEIGHTS` (seed 002's 0.6 relevance,
 0.2 recency, 0.2 importance, tuned on the LoCoMo dev set by ``benchmarks/eval_recall.py``):
 relevance (Okapi BM25 as a share of the query's ideal score), recency (``0.5 ** (days since
-last activation / 30)``) and the memory's score as of now.
+last activation / 30)``) and the memory's strength: its score when last activated or set by
+hand, undecayed, because its age is what recency already counts (the decayed score counted age
+twice: a year-old memory lost up to 0.06 of rank to it on top of recency).
+
+Relevance decides *whether* a memory is returned, on an absolute scale; the *order* of the
+memories relevant enough comes from :func:`feedback_order`, BM25 of the query widened by
+pseudo-relevance feedback: the words that best tell apart the few best memories join the query,
+at less than a word of the query, so among the memories matching "married", one that also says
+"wedding", as the best hits do, ranks higher. Feedback only reorders: it never makes a memory
+relevant. On LoCoMo most of its gain comes from the dates the turns carry: memories of the same
+day as the best hits rise with them.
 """
 
 from __future__ import annotations
@@ -20,6 +30,9 @@ from collections.abc import Callable, Iterable, Sequence
 from .rules import DAILY_DECAY, GRACE_DAYS
 
 __all__ = [
+    "FEEDBACK_DOCS",
+    "FEEDBACK_TERMS",
+    "FEEDBACK_WEIGHT",
     "K1",
     "RECENCY_HALF_LIFE_DAYS",
     "RELEVANCE_FLOOR",
@@ -30,6 +43,7 @@ __all__ = [
     "bm25",
     "decay_days",
     "decayed",
+    "feedback_order",
     "rank",
     "recency",
 ]
@@ -45,11 +59,22 @@ REPLACED_STANDING = 0.5
 RELEVANCE_FLOOR = 0.1
 #: A memory matching a Chinese query by single characters only needs this many of them.
 SINGLES = 2
+#: Pseudo-relevance feedback: the best FEEDBACK_DOCS relevant memories lend their
+#: FEEDBACK_TERMS most telling words to the query, the first at FEEDBACK_WEIGHT of a query
+#: word and the others in proportion. Textbook values (RM3 takes 5 to 10 documents and 10 to
+#: 20 terms at 0.3 to 0.5). On LoCoMo dev, tuned on conv-26/30/41 and checked on conv-42/43,
+#: R@10 0.702 and 0.698 with these, within 0.01 with any of 0.3-0.7 / 5-10 / 10-20, and about
+#: 0.03 more than without feedback.
+FEEDBACK_DOCS = 5
+FEEDBACK_TERMS = 10
+FEEDBACK_WEIGHT = 0.5
 
 _DAY = 86_400.0
 
 #: The postings of a term: the documents that hold it, with how many times.
 Postings = Callable[[str], Sequence[tuple[int, int]]]
+#: The search tokens of a document, by its number.
+Tokens = Callable[[int], Sequence[str]]
 
 
 def decay_days(at: float, last_activated: float) -> int:
@@ -69,6 +94,10 @@ def recency(last_activated: float, now: float) -> float:
     """``0.5 ** (days since the last activation / 30)``."""
     days = max(0.0, (now - last_activated) / _DAY)
     return float(0.5 ** (days / RECENCY_HALF_LIFE_DAYS))
+
+
+def _idf(total: int, found: int) -> float:
+    return math.log(1 + (total - found + 0.5) / (found + 0.5))
 
 
 def bm25(
@@ -97,7 +126,7 @@ def bm25(
         found = postings(term)
         # A term no memory holds weighs the most: a query about something never said should
         # not be carried by its common words.
-        idf = math.log(1 + (total - len(found) + 0.5) / (len(found) + 0.5))
+        idf = _idf(total, len(found))
         ideal += idf
         evidence = not pairs or not is_single(term)
         for number, count in found:
@@ -113,9 +142,65 @@ def bm25(
     return {number: min(1.0, scores[number] / ideal) for number in matched}
 
 
-def rank(standing: float, recency_value: float, score: float, replaced: bool) -> float:
+def feedback_order(
+    terms: Iterable[str],
+    relevance: dict[int, float],
+    postings: Postings,
+    tokens_of: Tokens,
+    lengths: Sequence[int],
+    average: float,
+    is_single: Callable[[str], bool],
+) -> dict[int, float]:
+    """The order of the ``relevance`` memories (higher first): BM25 of the query's ``terms``
+    widened by feedback from the best of them.
+
+    A candidate word's worth is its share of each of the best memories' tokens, times its
+    inverse document frequency, times how close that memory came to the best. Single CJK
+    characters lend nothing: their pairs do. ``postings`` is called once per term.
+    """
+    terms = set(terms)
+    total = len(lengths)
+    known: dict[str, Sequence[tuple[int, int]]] = {}
+
+    def found(term: str) -> Sequence[tuple[int, int]]:
+        if term not in known:
+            known[term] = postings(term)
+        return known[term]
+
+    best = sorted(relevance, key=lambda n: (-relevance[n], n))[:FEEDBACK_DOCS]
+    worth: dict[str, float] = {}
+    rarity: dict[str, float] = {}
+    if best:
+        top = relevance[best[0]] or 1.0
+        for number in best:
+            tokens = tokens_of(number)
+            for term, count in Counter(tokens).items():
+                if term in terms or is_single(term):
+                    continue
+                if term not in rarity:
+                    rarity[term] = _idf(total, len(found(term)))
+                share = count / len(tokens) * relevance[number] / top
+                worth[term] = worth.get(term, 0.0) + share * rarity[term]
+    chosen = sorted((t for t in worth if worth[t] > 0), key=lambda t: (-worth[t], t))
+    chosen = chosen[:FEEDBACK_TERMS]
+    weights = dict.fromkeys(terms, 1.0)
+    if chosen:
+        strongest = worth[chosen[0]]
+        weights.update((t, FEEDBACK_WEIGHT * worth[t] / strongest) for t in chosen)
+    order = dict.fromkeys(relevance, 0.0)
+    for term, weight in weights.items():
+        holding = found(term)
+        idf = _idf(total, len(holding)) * weight
+        for number, count in holding:
+            if number in order:
+                norm = K1 * (1 - B + B * lengths[number] / (average or 1))
+                order[number] += idf * count * (K1 + 1) / (count + norm)
+    return order
+
+
+def rank(standing: float, recency_value: float, strength: float, replaced: bool) -> float:
     """The order of a hit: its standing (relevance, or its fused rank, as a share of the best
-    one's), recency and score, weighed by :data:`WEIGHTS`.
+    one's), recency and strength (its anchor score, undecayed), weighed by :data:`WEIGHTS`.
 
     A memory another one replaced ("works at Google" after "joined Meta") is found, but below
     what replaced it: it is history, not the current fact.
@@ -125,5 +210,5 @@ def rank(standing: float, recency_value: float, score: float, replaced: bool) ->
     return (
         WEIGHTS["relevance"] * standing
         + WEIGHTS["recency"] * recency_value
-        + WEIGHTS["score"] * score
+        + WEIGHTS["score"] * strength
     )

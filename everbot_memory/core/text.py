@@ -1,8 +1,9 @@
 """Text as the engine compares it: normal forms, search tokens, similarity, token counts.
 
 Search tokens work for English and for Chinese, Japanese and Korean, where whitespace finds no
-words: English words are lower-cased, stop words dropped and the rest stemmed (Snowball);
-a CJK run gives its single characters and its overlapping character pairs.
+words: English words are lower-cased, stop words dropped and the rest stemmed (Snowball, with
+the common irregular verbs brought to their base: "went" meets "go"); a CJK run gives its
+single characters and its overlapping character pairs.
 """
 
 from __future__ import annotations
@@ -140,6 +141,71 @@ _STOP = frozenset(
 )
 _STEMMER = Stemmer.Stemmer("english")
 
+# Irregular past forms Snowball leaves alone, by base form ("bought" never meets "buy"
+# otherwise). Only forms that are rarely anything else: not "lay", "lit", "led", "ground";
+# not "said" or "told", which the offline extractor looks for as they are.
+_IRREGULAR_FORMS = {
+    "go": "went gone",
+    "make": "made",
+    "buy": "bought",
+    "take": "took taken",
+    "get": "got gotten",
+    "see": "saw seen",
+    "give": "gave given",
+    "come": "came",
+    "find": "found",
+    "think": "thought",
+    "feel": "felt",
+    "leave": "left",
+    "meet": "met",
+    "begin": "began begun",
+    "run": "ran",
+    "write": "wrote written",
+    "eat": "ate eaten",
+    "drink": "drank drunk",
+    "drive": "drove driven",
+    "fly": "flew flown",
+    "grow": "grew grown",
+    "know": "knew known",
+    "teach": "taught",
+    "catch": "caught",
+    "bring": "brought",
+    "build": "built",
+    "choose": "chose chosen",
+    "draw": "drew drawn",
+    "fall": "fell fallen",
+    "forget": "forgot forgotten",
+    "hold": "held",
+    "keep": "kept",
+    "lose": "lost",
+    "pay": "paid",
+    "ride": "rode ridden",
+    "sell": "sold",
+    "send": "sent",
+    "sing": "sang sung",
+    "sit": "sat",
+    "sleep": "slept",
+    "speak": "spoke spoken",
+    "spend": "spent",
+    "stand": "stood",
+    "swim": "swam swum",
+    "win": "won",
+    "wear": "wore worn",
+    "break": "broke broken",
+    "hear": "heard",
+    "fight": "fought",
+    "hide": "hid hidden",
+    "steal": "stole stolen",
+    "throw": "threw thrown",
+    "understand": "understood",
+    "wake": "woke woken",
+}
+_IRREGULAR = {
+    form: str(_STEMMER.stemWord(base))
+    for base, forms in _IRREGULAR_FORMS.items()
+    for form in forms.split()
+}
+
 # What recall ignores. The engine writes "the user" / "用户" into nearly every memory, so it
 # tells no memory apart; a Chinese run is cut where it stands, and at sentence particles and
 # "的", so that no character pair spans them ("用户打高尔夫吗" gives 打高, 高尔, 尔夫, never 户打).
@@ -157,8 +223,9 @@ _WEIGHTLESS = frozenset(
 
 @functools.lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
-    """The Snowball (Porter 2) English stem: "painting" and "paints" meet "paint"."""
-    return str(_STEMMER.stemWord(word))
+    """The Snowball (Porter 2) English stem: "painting" and "paints" meet "paint"; "went"
+    meets "go"."""
+    return _IRREGULAR.get(word) or str(_STEMMER.stemWord(word))
 
 
 def stem(word: str) -> str:

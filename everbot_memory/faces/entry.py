@@ -1,8 +1,9 @@
 """The ``everbot-memory`` command's entry point.
 
 ``everbot-memory hook claude-code [--file F]`` runs at every session start and every prompt,
-so it goes straight to the hook (:mod:`.hooks`) without loading the command-line app; every
-other command, and any other form of this one (``--help``), goes to the app (:mod:`.cli`).
+so it goes straight to the hook (:mod:`.hooks`) without loading the command-line app; so does
+a plain ``everbot-memory recall QUERY`` (:mod:`.recall`), often the one call of a new process.
+Every other command, and any other form of these (``--help``), goes to the app (:mod:`.cli`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ def main() -> None:
             sys.stderr.write(result.stderr + "\n")
         sys.stdout.flush()
         return
+    if sys.argv[1:2] == ["recall"]:
+        from .recall import run
+
+        if run(sys.argv[1:]):
+            return
     from .cli import main as cli_main
 
     cli_main()

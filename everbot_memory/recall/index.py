@@ -7,13 +7,15 @@ Ranking fuses three signals with the weights in :data:`WEIGHTS` (seed 002's 0.6 
   as a share of the query's own ideal score (the sum of its terms' weights), so it is absolute:
   1.0 when a memory holds every word of the query, whatever the other memories say;
 - recency: ``0.5 ** (days since last activation / 30)``;
-- score: the memory's score as of now.
+- strength: the memory's score when last activated or set, undecayed (recency counts its age).
 
 With an :class:`~.embeddings.Embedder`, memories close in meaning are found too, and the order
 fuses the word ranking with the meaning ranking (:mod:`.fusion`); the memories' vectors are
 cached in ``.MEMORY.md.everbot/vectors`` (:mod:`.vectors`). The token index is cached in
 ``.MEMORY.md.everbot/index`` and rebuilt whenever the file's content hash changes; deleting
-either loses nothing.
+either loses nothing. The cache is made to be read fast by a new process: the ranking numbers
+as flat lists, each term's postings as one string decoded only when a query names the term,
+each memory as its JSON text, decoded only when it is a hit.
 
 Search only reads: nothing here writes MEMORY.md. A memory found is not a memory used; the
 facade reinforces a memory when a conversation confirms it or a caller says it was used.
@@ -24,7 +26,6 @@ shares only common words ("user", "的") with the memories finds nothing.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import heapq
 import json
 import os
@@ -33,27 +34,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core.clock import utcnow
 from ..core.entry import MemoryEntry
-from ..core.ranking import RELEVANCE_FLOOR, WEIGHTS, bm25, rank, recency
-from ..core.redaction import redact
+from ..core.ranking import RELEVANCE_FLOOR, WEIGHTS, bm25, feedback_order, rank, recency
 from ..core.scoring import score_at
 from ..core.text import CJK_RE, search_tokens
-from ..document.parse import parse
-from ..storage.atomic import write_atomically
-from ..storage.backend import LocalFile
 from ..storage.paths import SideFiles
-from ..storage.store import decode
-from .embeddings import Embedder
 
-_ENTRY_FIELDS = tuple(field.name for field in dataclasses.fields(MemoryEntry))
+# Parsing the file, the store and the writer are needed only when the cache is missing or
+# stale: a new process that finds the cache imports none of them (see ``for_file``).
+if TYPE_CHECKING:
+    from .embeddings import Embedder
+
 _TIME_FIELDS = frozenset({"created_at", "last_activated", "base_at", "expires_at"})
 
 __all__ = ["RELEVANCE_FLOOR", "WEIGHTS", "Hit", "RecallIndex"]
 
-_INDEX_VERSION = 3
+_INDEX_VERSION = 5  # 4: irregular verbs; 5: lazy postings and entries
 
 
 @dataclass(frozen=True)
@@ -80,15 +78,38 @@ class RecallIndex:
         self.embedder: Embedder | None = None
         self.signature: tuple[int, int, int] | None = None  # its inode, size and mtime
         self.files: SideFiles | None = None  # where the vectors are cached, for a file's index
-        self.entries = list(entries)
+        self._entries: list[MemoryEntry | None] = list(entries)
+        self._raw: list[str] = []  # each entry's JSON text, for an index read from its cache
+        self.ids = [e.id for e in entries]
+        #: What ranking needs of every memory: its anchor score and when it was last activated.
+        self.strengths = [e.anchor[0] for e in entries]
+        self.activated = [e.last_activated.timestamp() for e in entries]
         #: Ids of memories a newer memory says it replaced.
-        self.replaced = {old for entry in self.entries for old in entry.replaces}
+        self.replaced = {old for entry in entries for old in entry.replaces}
+        self.tokens = [" ".join(d) for d in documents]
         self.lengths = [len(d) for d in documents]
         self.average = (sum(self.lengths) / len(documents)) if documents else 0.0
-        self.postings: dict[str, list[tuple[int, int]]] = {}
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+        self._encoded: dict[str, str] = {}  # postings not decoded yet, as the cache holds them
         for number, document in enumerate(documents):
             for term, count in Counter(document).items():
-                self.postings.setdefault(term, []).append((number, count))
+                self._postings.setdefault(term, []).append((number, count))
+
+    @classmethod
+    def _from_cache(cls, data: dict[str, Any], digest: str) -> RecallIndex:
+        """The index as :func:`_write_cache` stored it; nothing decoded until a search asks."""
+        index = cls([], [], digest)
+        index.ids = data["ids"]
+        index.strengths = data["strengths"]
+        index.activated = data["activated"]
+        index.replaced = set(data["replaced"])
+        index.tokens = data["tokens"]
+        index.lengths = data["lengths"]
+        index.average = (sum(index.lengths) / len(index.lengths)) if index.lengths else 0.0
+        index._encoded = data["postings"]
+        index._raw = data["entries"]
+        index._entries = [None] * len(index._raw)
+        return index
 
     @classmethod
     def for_file(
@@ -100,29 +121,66 @@ class RecallIndex:
         signature = _signature(files.target)
         if reuse is not None and signature is not None and reuse.signature == signature:
             return reuse  # same inode, size and mtime: an atomic save or an edit changes them
-        snapshot = LocalFile(path).read()
-        if snapshot.data is None or snapshot.version is None:
-            return cls([], [])
-        digest = snapshot.version
-        if reuse is not None and reuse.digest == digest:
-            reuse.signature = signature
-            return reuse
-        cache = files.index
-        cached = _read_cache(cache, digest)
-        if cached is not None:
-            # The file is as the cache saw it: its entries come from the cache, unparsed.
-            documents, entries = cached
-        else:
-            entries = parse(decode(snapshot.data, path)).entries
-            # Secrets a person typed into the file are neither indexed nor kept in the cache
-            # (the cache is a file too): both hold the redacted text.
-            entries = [_redacted(e) for e in entries]
-            documents = [search_tokens(e.content) for e in entries]
-            _write_cache(cache, digest, documents, entries)
-        index = cls(entries, documents, digest)
+        index = None
+        with contextlib.suppress(OSError):  # unreadable here: the store says why, below
+            data = files.target.read_bytes()
+            digest = _sha256(data)
+            if reuse is not None and reuse.digest == digest:
+                index = reuse
+            else:
+                index = _read_cache(files.index, digest)
+        if index is None:
+            index = cls._built(path, files, reuse)
+            if index is None:
+                return cls([], [])
         index.signature = signature
         index.files = files
         return index
+
+    @classmethod
+    def _built(
+        cls, path: str | os.PathLike[str], files: SideFiles, reuse: RecallIndex | None
+    ) -> RecallIndex | None:
+        """The index from the file itself, the slow way (and cached); None for no file."""
+        from ..core.redaction import redact
+        from ..document.parse import parse
+        from ..storage.backend import LocalFile
+        from ..storage.store import decode
+
+        snapshot = LocalFile(path).read()
+        if snapshot.data is None or snapshot.version is None:
+            return None
+        if reuse is not None and reuse.digest == snapshot.version:
+            return reuse
+        entries = parse(decode(snapshot.data, path)).entries
+        # Secrets a person typed into the file are neither indexed nor kept in the cache
+        # (the cache is a file too): both hold the redacted text.
+        entries = [_redacted(e, redact) for e in entries]
+        documents = [search_tokens(e.content) for e in entries]
+        index = cls(entries, documents, snapshot.version)
+        _write_cache(files.index, index)
+        return index
+
+    @property
+    def entries(self) -> list[MemoryEntry]:
+        """Every entry of the file, in its order."""
+        return [self.entry(n) for n in range(len(self._entries))]
+
+    def entry(self, number: int) -> MemoryEntry:
+        """The entry at ``number``, decoded from the cache the first time it is asked for."""
+        found = self._entries[number]
+        if found is None:
+            found = self._entries[number] = _entry_from_json(json.loads(self._raw[number]))
+        return found
+
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        """The entries that hold ``term``, with how many times."""
+        found = self._postings.get(term)
+        if found is None:
+            encoded = self._encoded.get(term)
+            found = _decode_postings(encoded) if encoded else []
+            self._postings[term] = found
+        return found
 
     def bm25(self, query: str) -> dict[int, float]:
         """BM25 relevance of every entry that matches the query, as a share of the query's
@@ -132,13 +190,7 @@ class RecallIndex:
         a pair of characters: one character in common ("会" in "用户会滑雪吗" and in "开会")
         is not a match, unless the query has no pair at all.
         """
-        return bm25(
-            search_tokens(query),
-            lambda term: self.postings.get(term, ()),
-            self.lengths,
-            self.average,
-            _is_single,
-        )
+        return bm25(search_tokens(query), self.postings, self.lengths, self.average, _is_single)
 
     def use_embeddings(self, embedder: Embedder) -> None:
         """Count meaning in relevance from now on: the memories' vectors come from the cache
@@ -150,17 +202,34 @@ class RecallIndex:
             self.vectors = embed_memories([e.content for e in self.entries], embedder, cache)
             self.embedder = embedder
 
+    def _tokens_of(self, number: int) -> list[str]:
+        return self.tokens[number].split()
+
     def _relevance(self, query: str, floor: float) -> dict[int, tuple[float, float]]:
         """Each memory relevant enough: its order (higher first) and its relevance."""
-        lexical = self.bm25(query)
-        if self.embedder is None or not self.entries:
-            return {n: (v, v) for n, v in lexical.items() if v >= floor and v > 0}
+        terms = search_tokens(query)
+        lexical = bm25(terms, self.postings, self.lengths, self.average, _is_single)
+        relevant = {n: v for n, v in lexical.items() if v >= floor and v > 0}
+        order = feedback_order(
+            terms,
+            relevant,
+            self.postings,
+            self._tokens_of,
+            self.lengths,
+            self.average,
+            _is_single,
+        )
+        if self.embedder is None or not self.ids:
+            return {n: (order[n], v) for n, v in relevant.items()}
         import numpy
 
         from .fusion import fuse
 
+        # The word ranking: the relevant memories by their order, then the others by share.
+        words = sorted(lexical, key=lambda n: (n not in order, -order.get(n, 0.0), -lexical[n]))
         cosines = self.vectors @ numpy.asarray(self.embedder.encode([query], query=True)[0])
-        return fuse(lexical, cosines, self.embedder.threshold, floor, RELEVANCE_FLOOR)
+        model = self.embedder
+        return fuse(lexical, cosines, model.threshold, floor, RELEVANCE_FLOOR, words, model.weight)
 
     def search(
         self,
@@ -174,29 +243,36 @@ class RecallIndex:
         Lexically, only entries sharing a weighty term with the query can appear; with
         embeddings, so can entries whose cosine with the query reaches the model's threshold.
         """
-        now = now or utcnow()
+        if now is None:
+            from ..core.clock import utcnow
+
+            now = utcnow()
         relevance = self._relevance(query, floor)
         if not relevance:
             return []
         # Among the memories relevant enough, the order weighs each one's standing (its
         # relevance, or with embeddings its fused rank) against the best one's, then recency
-        # and score (the weights were tuned that way).
+        # and strength (the weights were tuned that way).
         best = max(order for order, _ in relevance.values())
-        # Recency and score add at most their weights, so an entry standing further below
+        # Recency and strength add at most their weights, so an entry standing further below
         # the k-th best than that cannot make the top k: skip it.
         kth = heapq.nlargest(max(1, k), (order for order, _ in relevance.values()))[-1]
         slack = (WEIGHTS["recency"] + WEIGHTS["score"]) / WEIGHTS["relevance"] * best
-        hits = []
+        stamp = now.timestamp()
+        ranked = []
         for number, (order, value) in relevance.items():
             if order + slack < kth:
                 continue
-            entry = self.entries[number]
-            fresh = recency(entry.last_activated.timestamp(), now.timestamp())
-            score = score_at(entry, now)
-            order_value = rank(order / best, fresh, score, entry.id in self.replaced)
-            hits.append(Hit(entry, order_value, value, fresh, score))
-        hits.sort(key=lambda h: (-h.rank, h.entry.id))
-        return hits[: max(0, k)]
+            entry_id = self.ids[number]
+            fresh = recency(self.activated[number], stamp)
+            standing = rank(order / best, fresh, self.strengths[number], entry_id in self.replaced)
+            ranked.append((-standing, entry_id, number, value, fresh))
+        ranked.sort()
+        hits = []
+        for negative, _, number, value, fresh in ranked[: max(0, k)]:
+            entry = self.entry(number)
+            hits.append(Hit(entry, -negative, value, fresh, score_at(entry, now)))
+        return hits
 
 
 def _is_single(term: str) -> bool:
@@ -211,33 +287,54 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     return (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-def _read_cache(path: Path, digest: str) -> tuple[list[list[str]], list[MemoryEntry]] | None:
-    """The cached tokens and entries of the file whose sha256 is ``digest``, if the cache holds
-    them; None for no cache, a stale one or a damaged one (it is then rebuilt from the file)."""
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _decode_postings(encoded: str) -> list[tuple[int, int]]:
+    """``"3 7:2 12"``: entries 3 and 12 hold the term once, entry 7 twice."""
+    found = []
+    for item in encoded.split():
+        number, _, count = item.partition(":")
+        found.append((int(number), int(count) if count else 1))
+    return found
+
+
+def _encode_postings(postings: list[tuple[int, int]]) -> str:
+    return " ".join(str(n) if c == 1 else f"{n}:{c}" for n, c in postings)
+
+
+def _read_cache(path: Path, digest: str) -> RecallIndex | None:
+    """The index cached for the file whose sha256 is ``digest``, if the cache holds it; None
+    for no cache, a stale one or a damaged one (it is then rebuilt from the file)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("sha256") != digest:
         return None
     if data.get("version") != _INDEX_VERSION:
         return None
-    documents, entries = data.get("documents"), data.get("entries")
-    if not isinstance(documents, list) or not isinstance(entries, list):
+    lists = ("ids", "strengths", "activated", "tokens", "lengths", "entries")
+    columns = [data.get(name) for name in lists]
+    if not all(isinstance(c, list) for c in columns):
         return None
-    if len(documents) != len(entries):
+    if len({len(c) for c in columns if isinstance(c, list)}) > 1:
         return None
-    try:
-        return documents, [_entry_from_json(item) for item in entries]
-    except (TypeError, ValueError, KeyError, AttributeError):
+    if not isinstance(data.get("postings"), dict) or not isinstance(data.get("replaced"), list):
         return None
+    # Damage past these checks (an unreadable entry or posting) surfaces as an error when a
+    # search reaches it; the cache is a file the engine alone writes.
+    return RecallIndex._from_cache(data, digest)
 
 
 def _entry_from_json(item: dict[str, Any]) -> MemoryEntry:
     """An entry from :meth:`MemoryEntry.to_json`'s form (checked as one read from the file)."""
     fields: dict[str, Any] = {}
-    for name in _ENTRY_FIELDS:
-        value = item[name]
+    for name, value in item.items():
         if name in _TIME_FIELDS and value is not None:
             value = datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
         elif isinstance(value, list):
@@ -246,20 +343,28 @@ def _entry_from_json(item: dict[str, Any]) -> MemoryEntry:
     return MemoryEntry.from_file(**fields)
 
 
-def _redacted(entry: MemoryEntry) -> MemoryEntry:
+def _redacted(entry: MemoryEntry, redact: Any) -> MemoryEntry:
     result = redact(entry.content)
     return entry.replace(content=result.text) if result.found else entry
 
 
-def _write_cache(
-    path: Path, digest: str, documents: list[list[str]], entries: list[MemoryEntry]
-) -> None:
+def _write_cache(path: Path, index: RecallIndex) -> None:
+    from ..storage.atomic import write_atomically
+
+    # One encoder for every entry: json.dumps with options builds a new one per call.
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     payload = json.dumps(
         {
             "version": _INDEX_VERSION,
-            "sha256": digest,
-            "documents": documents,
-            "entries": [entry.to_json() for entry in entries],
+            "sha256": index.digest,
+            "ids": index.ids,
+            "strengths": index.strengths,
+            "activated": index.activated,
+            "replaced": sorted(index.replaced),
+            "tokens": index.tokens,
+            "lengths": index.lengths,
+            "postings": {t: _encode_postings(p) for t, p in index._postings.items()},
+            "entries": [encode(e.to_json()) for e in index.entries],
         },
         ensure_ascii=False,
         separators=(",", ":"),

@@ -9,6 +9,7 @@ latest first.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -77,7 +78,7 @@ def _units(folder: NotesFolder, span: Span | None) -> list[tuple[date, Path, Not
 
 
 def search_notes(
-    memory_path: str | Path, query: str, k: int, today: date
+    memory_path: str | os.PathLike[str], query: str, k: int, today: date
 ) -> tuple[list[NoteHit], Span | None]:
     """The ``k`` session notes that best answer ``query`` (asked on ``today``), best first,
     and the days the question named (None: any day)."""

@@ -43,7 +43,7 @@ __all__ = [
     "write",
 ]
 
-VERSION = 3
+VERSION = 4  # 3: irregular verbs in the search tokens; 4: groups and the profile
 PROMPT_FILE = "hook-prompt.json"
 SEARCH_FILE = "hook-search.json"
 #: Each memory's display line and search tokens by its text's hash, for the next save.
@@ -140,6 +140,10 @@ class SearchRows:
             at = self.text.find(needle, at + len(needle) - 1)  # the next may share a space
         return list(counts.items())
 
+    def _tokens(self, number: int) -> list[str]:
+        end = self.starts[number + 1] if number + 1 < len(self.starts) else len(self.text)
+        return self.text[self.starts[number] : end].split()
+
     def search(
         self,
         terms: Sequence[str],
@@ -159,17 +163,19 @@ class SearchRows:
         relevance = {n: v for n, v in relevance.items() if v >= floor and v > 0}
         if not relevance:
             return []
-        best = max(relevance.values())
+        orders = ranking.feedback_order(
+            terms, relevance, self._postings, self._tokens, self.lengths, self.average, single
+        )
+        best = max(orders.values())
         hits = []
         for number, value in relevance.items():
             fields = self.rows[number].split("\t", 7)
             entry_id = fields[0]
             if entry_id in skip or (groups is not None and (fields[6] or "none") not in groups):
                 continue
-            base_score, base_at, last, replaced = (float(f) for f in fields[1:5])
-            score = ranking.decayed(base_score, base_at, last, now)
+            base_score, _, last, replaced = (float(f) for f in fields[1:5])
             fresh = ranking.recency(last, now)
-            order = ranking.rank(value / best, fresh, score, bool(replaced))
+            order = ranking.rank(orders[number] / best, fresh, base_score, bool(replaced))
             hits.append((entry_id, fields[7], value, order))
         hits.sort(key=lambda hit: (-hit[3], hit[0]))
         return hits[: max(0, k)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -15,6 +15,7 @@ from ...facade.memory import (
     SECTIONS,
     Memory,
 )
+from ..hits import NO_MATCH, NOTES_HEADING, hit_json, hit_line, note_line
 from .app import (
     DEFAULT_FILE,
     FileOption,
@@ -32,10 +33,7 @@ from .app import (
     working,
 )
 
-if TYPE_CHECKING:
-    from ...recall.notes import NoteHit
-
-__all__ = ["doctor", "list_", "note_line", "prompt", "recall", "show", "stats"]
+__all__ = ["doctor", "list_", "prompt", "recall", "show", "stats"]
 
 
 @app.command("list")
@@ -144,47 +142,16 @@ def recall(
             typer.echo(note_line(note))
         return
     if as_json:
-        print_json(
-            [
-                {
-                    "id": h.entry.id,
-                    "content": h.entry.content,
-                    "category": h.entry.category,
-                    "group": h.entry.group,
-                    "score": round(h.score, 4),
-                    "rank": round(h.rank, 4),
-                    "relevance": round(h.relevance, 4),
-                    "recency": round(h.recency, 4),
-                    "section": "active" if h.entry.is_active else "archived",
-                }
-                for h in hits
-            ]
-        )
+        print_json([hit_json(h) for h in hits])
         return
     if not hits and not notes:
-        typer.echo("no memory matches")
+        typer.echo(NO_MATCH)
     for hit in hits:
-        text = " ".join(hit.entry.content.split())
-        # Relevance, not rank: how much of the query the memory matches, comparable between
-        # searches; an archived memory says so.
-        archived = "" if hit.entry.is_active else "(archived) "
-        typer.echo(
-            f"[{hit.entry.id}] {hit.relevance:.2f}  {hit.entry.category:<11} {archived}{text}"
-        )
+        typer.echo(hit_line(hit))
     if notes:
-        typer.echo("from session notes:")
+        typer.echo(NOTES_HEADING)
         for note in notes:
             typer.echo(note_line(note))
-
-
-def note_line(note: NoteHit) -> str:
-    """A session note found by recall: its day, time and session, then its text on one line."""
-    when = f"{note.day.isoformat()} {note.time or ''}".strip()
-    session = f" session {note.session}" if note.session else ""
-    text = " ".join(note.text.split())
-    if len(text) > 200:
-        text = text[:199] + "…"
-    return f"{when}{session}  {note.relevance:.2f}  {text}"
 
 
 @app.command()
