@@ -32,6 +32,9 @@ MONDAY = date(2026, 4, 13)
     [
         ("what did we do yesterday?", date(2026, 4, 12), date(2026, 4, 12)),
         ("what did we do last Tuesday?", date(2026, 4, 7), date(2026, 4, 7)),
+        ("last Sunday", date(2026, 4, 12), date(2026, 4, 12)),
+        ("上周日", date(2026, 4, 12), date(2026, 4, 12)),
+        ("上周一", date(2026, 4, 6), date(2026, 4, 6)),
         ("what happened on Friday", date(2026, 4, 10), date(2026, 4, 10)),
         ("3 days ago", date(2026, 4, 10), date(2026, 4, 10)),
         ("what did we decide last week", date(2026, 4, 6), date(2026, 4, 12)),
@@ -209,3 +212,31 @@ def test_notes_folder_lists_only_days(tmp_path: Path) -> None:
     for name in ("2026-04-07.md", "2026-02-30.md", "notes.md", "2026-04-08.txt"):
         (folder / name).write_text("x", encoding="utf-8")
     assert [d for d, _ in NotesFolder(tmp_path / "MEMORY.md").days()] == [date(2026, 4, 7)]
+
+
+def test_a_new_recall_process_finds_the_notes_of_the_day_asked(tmp_path: Path) -> None:
+    """The plain ``recall QUERY`` of a new process skips the command-line app: it must find
+    the session notes as the app does."""
+    import subprocess
+    import sys
+    from datetime import timedelta
+
+    memory = tmp_path / "MEMORY.md"
+    Memory(memory).remember("The user prefers pytest over unittest.")
+    today = date.today()
+    last_tuesday = today - timedelta(days=(today.weekday() - 1) % 7 or 7)
+    at = datetime.combine(last_tuesday, datetime.min.time(), timezone.utc).replace(hour=18)
+    NotesFolder(memory).append(SessionNote("tue", at, "the flaky payment tests"))
+    done = subprocess.run(
+        [sys.executable, "-m", "everbot_memory", "recall", "what did we do last Tuesday?"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        "from session notes:\n"
+        f"{last_tuesday.isoformat()} 18:00 session tue  1.00  Worked on: the flaky payment tests\n"
+    )

@@ -90,8 +90,10 @@ _RULES: list[_Rule] = [
     (r"\byesterday\b|昨天|昨晚|昨日", lambda m, t: _one(t - timedelta(days=1))),
     (r"\btoday\b|\bthis morning\b|今天|今早|今晚", lambda m, t: _one(t)),
     (
+        # "Last Tuesday" is the most recent Tuesday before today; "上周二" (below) is the
+        # Tuesday of the week before this one, as Chinese says it.
         r"\blast (" + "|".join(_WEEKDAYS) + r")\b",
-        lambda m, t: _one(_last_weekday(t, _WEEKDAYS.index(m.group(1).lower()), True)),
+        lambda m, t: _one(_last_weekday(t, _WEEKDAYS.index(m.group(1).lower()), False)),
     ),
     (
         r"\b(?:on |this past )?(" + "|".join(_WEEKDAYS) + r")\b",
