@@ -299,6 +299,62 @@ def test_add_refuses_an_empty_memory(client: TestClient, settings: Settings) -> 
     assert answer.status_code == 400 and "nothing remembered" in answer.text
 
 
+def test_the_list_filters_by_group_and_shows_the_profile(
+    client: TestClient, memory: Memory
+) -> None:
+    deploy, vue = _id(memory, "Fridays"), _id(memory, "Vue")
+    memory.update(deploy, group="work")
+    memory.update(vue, group="hobby")
+    memory.update(_id(memory, "pytest"), group="none")
+    page = client.get("/").text
+    assert '<option value="hobby">' in page and '<option value="none">' in page
+    assert '<td class="group">work</td>' in page
+    # The profile, derived from the strongest preference, comes first.
+    assert page.index('aria-label="profile"') < page.index('class="memories"')
+    assert "Preferences: The user prefers pytest over unittest" in page
+    work = client.get("/?group=work").text
+    assert f'data-id="{deploy}"' in work and "1 shown of 3" in work
+    none = client.get("/?group=none").text
+    assert f'data-id="{_id(memory, "pytest")}"' in none and "1 shown of 3" in none
+
+
+def test_add_and_edit_set_the_group(client: TestClient, memory: Memory, settings: Settings) -> None:
+    added = client.post(
+        "/memories",
+        data={
+            "csrf": settings.csrf,
+            "content": "The user bakes sourdough on Sundays.",
+            "category": "fact",
+            "importance": "medium",
+            "group": "Kitchen",
+        },
+    )
+    assert added.status_code == 303
+    entry_id = _id(memory, "sourdough")
+    assert memory.get(entry_id).group == "kitchen"
+    page = client.get(f"/memories/{entry_id}").text
+    assert 'name="group" value="kitchen"' in page
+    fields = {
+        "csrf": settings.csrf,
+        "version": _version(page),
+        "content": "The user bakes sourdough on Sundays.",
+        "category": "fact",
+        "score": f"{memory.get(entry_id).score:.3f}",
+        "group": "",
+    }
+    assert client.post(f"/memories/{entry_id}", data=fields).status_code == 303
+    assert memory.get(entry_id).group is None
+    bad = client.post(
+        f"/memories/{entry_id}",
+        data={
+            **fields,
+            "version": _version(client.get(f"/memories/{entry_id}").text),
+            "group": "two words",
+        },
+    )
+    assert bad.status_code == 400 and "one word" in bad.text
+
+
 def test_edit_saves_content_category_and_score(
     client: TestClient, memory: Memory, settings: Settings
 ) -> None:

@@ -40,7 +40,9 @@ def memory(tmp_path: Path) -> Memory:
     memory.init()
     memory.remember("The user prefers pytest over unittest.", "preference", "high")
     memory.remember("The user deploys on Fridays after lunch.", "workflow", "medium")
-    memory.remember("The user once tried Vue for a side project.", "experience", "low")
+    memory.remember(
+        "The user once tried Vue for a side project.", "experience", "low", group="hobby"
+    )
     return memory
 
 
@@ -87,11 +89,20 @@ def test_filter_and_edit_in_a_real_browser(memory: Memory, url: str, tmp_path: P
             rows = page.locator("tr[data-id]")
             assert rows.count() == 1 and rows.first.get_attribute("data-id") == friday
 
-            page.click(f"a[href='/memories/{friday}']")
+            # The group filter: only the memory filed under "hobby".
+            page.select_option("select[name=category]", "")
+            page.select_option("select[name=group]", "hobby")
+            page.click("#filters button[type=submit]")
+            page.wait_for_url("**/?*group=hobby*")
+            assert page.locator("tr[data-id]").count() == 1
+            assert "Vue" in page.locator("tr[data-id] td.content").first.inner_text()
+
+            page.goto(url.split("/?", 1)[0] + f"/memories/{friday}")
             page.wait_for_url(f"**/memories/{friday}")
             assert page.locator("svg.chart polyline").count() == 1
             page.fill("form.edit textarea[name=content]", "The user deploys on Thursdays.")
             page.select_option("form.edit select[name=category]", "decision")
+            page.fill("form.edit input[name=group]", "work")
             page.fill("form.edit input[name=score]", "0.75")
             with page.expect_navigation():
                 page.click("form.edit button[type=submit]")
@@ -108,10 +119,11 @@ def test_filter_and_edit_in_a_real_browser(memory: Memory, url: str, tmp_path: P
             browser.close()
 
     entry = memory.get(friday)
-    assert (entry.content, entry.category, entry.score) == (
+    assert (entry.content, entry.category, entry.score, entry.group) == (
         "The user deploys on Thursdays.",
         "decision",
         0.75,
+        "work",
     )
     text = memory.path.read_text(encoding="utf-8")
     assert "The user deploys on Thursdays." in text and "Fridays" not in text

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -117,6 +117,10 @@ class Listing:
     archived: int
     #: True when the rows are a search's hits, best first.
     searched: bool
+    #: The groups the memories use, for the filter ("none" last when some have no group).
+    groups: list[str] = field(default_factory=list)
+    #: Who the user is: the profile's lines as the session-start block shows them.
+    profile: list[str] = field(default_factory=list)
 
 
 def _sort_key(sort: Sort, now: datetime) -> Callable[[Row], Any]:
@@ -139,16 +143,22 @@ def browse(
     text: str = "",
     query: str = "",
     sort: Sort = "score",
+    group: str | None = None,
 ) -> Listing:
-    """The memories in ``section`` and ``category`` holding ``text`` (case and spacing
-    ignored), in ``sort`` order; with ``query``, those recall finds for it, best first (the
-    same search as ``everbot-memory recall``)."""
+    """The memories in ``section``, ``category`` and ``group`` (``none``: without one)
+    holding ``text`` (case and spacing ignored), in ``sort`` order; with ``query``, those
+    recall finds for it, best first (the same search as ``everbot-memory recall``)."""
+    from ..core.groups import matches, parse_filter
+    from ..core.profile import profile_lines, shown
+
     if sort not in SORTS:
         raise EverbotMemoryError(f"sort {sort!r} is not one of {', '.join(SORTS)}")
     if category is not None and category not in CATEGORIES:
         raise EverbotMemoryError(f"category {category!r} is not one of {', '.join(CATEGORIES)}")
     now = utcnow()
-    entries = memory.entries()
+    doc = memory.store.load_document()
+    entries = list(doc.entries)
+    wanted = parse_filter(group)
     if query.strip():
         rows = [
             Row(hit.entry, hit.score, hit.relevance) for hit in memory.recall(query, k=SEARCH_LIMIT)
@@ -163,9 +173,20 @@ def browse(
         if (section == "all" or row.active == (section == "active"))
         and (category is None or row.entry.category == category)
         and needle in " ".join(row.entry.content.split()).casefold()
+        and matches(row.entry.group, wanted)
     ]
     active = sum(e.is_active for e in entries)
-    return Listing(chosen, len(entries), active, len(entries) - active, bool(query.strip()))
+    named = sorted({e.group for e in entries if e.group})
+    groups = [*named, "none"] if any(e.group is None for e in entries) and named else named
+    return Listing(
+        chosen,
+        len(entries),
+        active,
+        len(entries) - active,
+        bool(query.strip()),
+        groups,
+        shown(profile_lines(doc.profile, entries)),
+    )
 
 
 @dataclass(frozen=True)
@@ -230,7 +251,9 @@ def detail(memory: Memory, entry_id: str) -> Detail:
     history = memory.history(entry_id)
     entry = history.entry
     ids = {e.id for e in memory.entries()}
-    named = {*history.replaces, *history.merged_ids, *history.replaced_by}
+    named = {*history.replaces, *history.merged_ids, *history.replaced_by, *entry.condensed_from}
+    if entry.condensed_into:
+        named.add(entry.condensed_into)
     return Detail(
         entry=entry,
         version=entry_version(entry),
@@ -258,10 +281,12 @@ def edit(
     content: str,
     category: str,
     score: float,
+    group: str | None = None,
 ) -> MemoryEntry:
     """Save a memory's form: only the fields that differ from the version shown are changed
-    (a score sent back as shown keeps its anchor), and only if the memory is still that
-    version; else :class:`ChangedMeanwhileError` and nothing is written."""
+    (a score sent back as shown keeps its anchor; ``group`` None leaves it, "" takes it out
+    of its group), and only if the memory is still that version; else
+    :class:`ChangedMeanwhileError` and nothing is written."""
     with memory.store.lock():  # re-entrant: update takes it again for its save
         entry = _current(memory, entry_id, version)
         new_content = content if content.strip() != entry.content else None
@@ -274,7 +299,10 @@ def edit(
             new_category = category  # type: ignore[assignment]
         shown = round(entry.score, SCORE_DIGITS)
         new_score = score if abs(score - shown) >= 0.5 * 10**-SCORE_DIGITS else None
-        return memory.update(entry_id, new_content, new_category, new_score)
+        new_group = None
+        if group is not None and group.strip().casefold() != (entry.group or ""):
+            new_group = group.strip() or "none"
+        return memory.update(entry_id, new_content, new_category, new_score, new_group)
 
 
 def forget(memory: Memory, entry_id: str, version: str) -> MemoryEntry:

@@ -120,6 +120,7 @@ def create_app(settings: Settings) -> Guard:
                 text=params.get("text", ""),
                 query=params.get("q", ""),
                 sort=params.get("sort") or "score",
+                group=params.get("group") or None,
             )
         except EverbotMemoryError as exc:
             return problem(request, exc)
@@ -133,6 +134,8 @@ def create_app(settings: Settings) -> Guard:
                 str(form.get("content", "")),
                 str(form.get("category", "fact")),
                 str(form.get("importance", "medium")),
+                "web",
+                str(form.get("group", "")).strip() or None,
             )
         except (CsrfError, EverbotMemoryError) as exc:
             return problem(request, exc)
@@ -169,6 +172,7 @@ def create_app(settings: Settings) -> Guard:
                 content=str(form.get("content", "")),
                 category=str(form.get("category", "")),
                 score=score,
+                group=str(form["group"]) if "group" in form else None,
             )
         except web_views.ChangedMeanwhileError as exc:
             return await _conflict(request, entry_id, exc, form)
