@@ -68,8 +68,13 @@ def test_a_note_renders_parses_and_appends_without_touching_what_was_there() -> 
     edited = text + "\nMy own remark, kept.\n"
     again = add_note(edited, SessionNote("s-2", at, "more"))
     assert again.startswith(edited.rstrip("\n"))
-    first, second = parse_day(again)
+    first, second = parse_day(
+        again.replace(
+            "Worked on: the deploy script", "Worked on: the deploy script\nTopics: deploy.sh, CI"
+        )
+    )
     assert (first.session, first.time, first.worked_on) == ("s-1", "18:05", "the deploy script")
+    assert first.topics == ["deploy.sh", "CI"]
     assert first.decisions == ["Use Postgres"] and first.open_threads == ["write tests"]
     assert "My own remark, kept." in first.text
     assert second.session == "s-2" and second.open_threads == []
@@ -102,6 +107,7 @@ def test_closing_a_session_writes_its_note(tmp_path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert "session s1" in text
     assert "Worked on: Can you help me fix the flaky payment tests in CI?" in text
+    assert "Topics: CI, Postgres" in text
     assert "Postgres" in text.split("Decided:", 1)[1]
     assert "Jonas" in text.split("Open threads:", 1)[1]
     assert stat.S_IMODE(path.stat().st_mode) == 0o600

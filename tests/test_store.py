@@ -310,6 +310,15 @@ def entries_strategy(draw: st.DrawFn) -> list[MemoryEntry]:
                 source_session=draw(st.text(max_size=20)),
                 base_score=draw(st.floats(min_value=0, max_value=1)),
                 base_at=activated + days(draw(st.integers(0, 400))),
+                group=draw(
+                    st.one_of(st.none(), st.from_regex(r"[a-z家工][a-z0-9_-]{0,8}", fullmatch=True))
+                ),
+                condensed_from=tuple(
+                    draw(st.lists(st.from_regex(r"[0-9a-f]{6}", fullmatch=True), max_size=3))
+                ),
+                condensed_into=draw(
+                    st.one_of(st.none(), st.from_regex(r"[0-9a-f]{6}", fullmatch=True))
+                ),
             )
         )
     return entries
@@ -710,3 +719,20 @@ def test_an_unclosed_fence_that_swallows_memories_is_reported_with_its_line() ->
     closed = text.replace("print(1)\n", "print(1)\n```\n")
     assert not [p for p in parse(closed).problems if p.kind == "warning"]
     assert len(parse(closed).entries) == 2
+
+
+def test_a_file_the_previous_version_wrote_loads_unchanged(memory_path: Path) -> None:
+    """Groups, the profile and consolidation's links are new; a file written before them reads
+    with nothing repaired, and a save only adds the derived profile in front of its memories."""
+    old = (FIXTURES / "memory" / "previous_version.md").read_text(encoding="utf-8")
+    doc = parse(old)
+    assert doc.problems == [] and doc.notes == [] and len(doc.entries) == 4
+    assert all(e.group is None and not e.condensed_from for e in doc.entries)
+    memory_path.write_text(old, encoding="utf-8")
+    store = MemoryStore(memory_path)
+    store.save(store.load())
+    new = memory_path.read_text(encoding="utf-8")
+    profile = new[new.index("## Profile") : new.index("## Active Memories")]
+    body = new.replace(profile, "")
+    assert body.split("-->\n", 2)[2] == old.split("-->\n", 2)[2]  # all but the header stamp
+    assert parse(new).entries == doc.entries

@@ -20,8 +20,9 @@ class SessionNote:
     worked_on: str = ""
     decisions: tuple[str, ...] = ()
     open_threads: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
         """True when the note says nothing."""
-        return not (self.worked_on or self.decisions or self.open_threads)
+        return not (self.worked_on or self.decisions or self.open_threads or self.topics)

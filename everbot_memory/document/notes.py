@@ -8,6 +8,7 @@ seed 002, the "what did we do last Tuesday?" memory that a list of facts does no
     ## 18:00 UTC · session 4a1b2c
 
     Worked on: the staging deploy script
+    Topics: staging, deploy.sh, Postgres
 
     Decided:
     - Use Postgres for the analytics service
@@ -49,6 +50,7 @@ _LABELS = {
     "decisions": "decisions",
     "open threads": "open_threads",
     "open": "open_threads",
+    "topics": "topics",
 }
 
 
@@ -63,6 +65,7 @@ class NoteSection:
     text: str
     line: int
     worked_on: str = ""
+    topics: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
     open_threads: list[str] = field(default_factory=list)
 
@@ -79,8 +82,11 @@ def _one_line(text: str) -> str:
 def render_note(note: SessionNote) -> str:
     """The section a session adds to its day's file."""
     out = [f"## {note.at:%H:%M} UTC · session {_one_line(note.session) or 'unknown'}", ""]
-    if note.worked_on:
-        out += [f"Worked on: {_one_line(note.worked_on)}", ""]
+    said = [f"Worked on: {_one_line(note.worked_on)}"] if note.worked_on else []
+    if note.topics:
+        said.append("Topics: " + ", ".join(_one_line(t) for t in note.topics))
+    if said:
+        out += [*said, ""]
     for label, items in (("Decided", note.decisions), ("Open threads", note.open_threads)):
         if items:
             out += [f"{label}:", *(f"- {_one_line(item)}" for item in items), ""]
@@ -141,6 +147,9 @@ def _read_labels(section: NoteSection) -> None:
             current = key
             if key == "worked_on":
                 section.worked_on = rest.strip(" *")
+                current = None
+            elif key == "topics":
+                section.topics = [t.strip() for t in rest.split(",") if t.strip()]
                 current = None
             elif rest.strip():
                 getattr(section, key).append(rest.strip())

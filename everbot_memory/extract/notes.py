@@ -3,12 +3,13 @@ and the todos the extractor found. (An LLM backend writes the note in its one ex
 see :class:`everbot_memory.extract.contract.ExtractionAnswer`.)
 
 The note is about the session, not the user: "Worked on" is the user's first request as they
-put it (secrets already replaced), the decisions and open threads are the memories of those
-kinds the session produced.
+put it (secrets already replaced), the topics the names and words the user kept coming back
+to, the decisions and open threads the memories of those kinds the session produced.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -17,10 +18,12 @@ from ..core.session_note import SessionNote
 from ..core.text import one_line
 from .conversation import Messages, message_text
 
-__all__ = ["WORKED_ON_MAX", "rules_note"]
+__all__ = ["TOPICS_MAX", "WORKED_ON_MAX", "rules_note", "topics"]
 
 #: "Worked on" is cut to this many characters.
 WORKED_ON_MAX = 160
+#: At most this many topics.
+TOPICS_MAX = 6
 
 
 def _first_request(messages: Messages) -> str:
@@ -33,6 +36,48 @@ def _first_request(messages: Messages) -> str:
             if len(sentence.split()) >= 3 or (len(sentence) >= 6 and not sentence.isascii()):
                 return one_line(sentence, WORKED_ON_MAX)
     return ""
+
+
+# Words that name no topic, however often they are said.
+_PLAIN_WORDS = """about after again also because been before being could does doing done from have
+    here into just know like make maybe more much need needs only other please really right
+    same should some still sure thanks thank that their them then there these they thing
+    things think this those through want wants what when where which while will with would
+    your yours help okay fine good great well can't don't it's i'm that's let's"""
+_PLAIN = frozenset(_PLAIN_WORDS.split())
+_WORD = re.compile(r"`([^`\n]{2,40})`|[A-Za-z][\w.+#-]*[\w+#]")
+
+
+def topics(messages: Messages, limit: int = TOPICS_MAX) -> tuple[str, ...]:
+    """What the user's messages were about: names and code they wrote (a capital past a
+    sentence's start, a digit, a dot, a ``code span``) and words said at least twice, the
+    most said first. Latin-script words only; a Chinese session is told by its first request."""
+    from .rules.sentences import sentences
+
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    marked: set[str] = set()
+    for message in messages:
+        if message.get("role") != "user":
+            continue
+        for sentence in sentences(message_text(message)):
+            for n, match in enumerate(_WORD.finditer(sentence)):
+                word = (match.group(1) or match.group(0)).strip(".")
+                key = word.casefold()
+                short = len(key) < 3 and not (len(key) == 2 and word.isupper())
+                if short or key in _PLAIN or "[redacted" in key:
+                    continue
+                counts[key] = counts.get(key, 0) + 1
+                shown.setdefault(key, word)
+                if (
+                    match.group(1)
+                    or (n and word[0].isupper())
+                    or any(c.isdigit() or c in "._" for c in word)
+                ):
+                    marked.add(key)
+    chosen = [k for k in counts if k in marked or (counts[k] >= 2 and len(k) >= 4)]
+    chosen.sort(key=lambda k: (-counts[k], k not in marked))
+    return tuple(shown[k] for k in chosen[:limit])
 
 
 def rules_note(
@@ -49,4 +94,6 @@ def rules_note(
             if c.category == "todo" and not c.forget and not c.confirms
         )
     )
-    return SessionNote(session_id, at, _first_request(messages), decisions, threads)
+    return SessionNote(
+        session_id, at, _first_request(messages), decisions, threads, topics(messages)
+    )

@@ -66,5 +66,6 @@ def session_note(
         _clean(note.worked_on),
         tuple(t for t in map(_clean, note.decisions) if t),
         tuple(t for t in map(_clean, note.open_threads) if t),
+        tuple(t for t in map(_clean, note.topics) if t),
     )
     return None if cleaned.empty else cleaned
