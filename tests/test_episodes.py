@@ -13,7 +13,7 @@ from freezegun import freeze_time
 from typer.testing import CliRunner
 
 from everbot_memory import Memory
-from everbot_memory.document.notes import parse_day
+from everbot_memory.core.session_note import parse_day
 from everbot_memory.extract.rules import RuleExtractor
 from everbot_memory.facade import hooks
 from everbot_memory.facade.locations import Place

@@ -179,3 +179,33 @@ assert not heavy, heavy
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert "The user prefers tea." in result.stdout  # both blocks were given, from the caches
+
+
+def test_the_session_start_hook_loads_neither_typing_nor_dataclasses(tmp_path: Path) -> None:
+    """Each costs several milliseconds of every session start: the block, the caches and the
+    last session's note are read without them."""
+    from everbot_memory import Memory
+    from everbot_memory.extract.rules import RuleExtractor
+
+    memory = tmp_path / "MEMORY.md"
+    Memory(memory, RuleExtractor()).process_session_end_sync(
+        [{"role": "user", "content": "I need to call the landlord tomorrow."}], "s0"
+    )
+    assert (tmp_path / "memory").is_dir()  # the note the hook reads
+    code = f"""
+import json, sys
+sys.argv = ["everbot-memory", "hook", "claude-code", "--file", {str(memory)!r}]
+from everbot_memory.faces import entry, hooks
+from everbot_memory.facade import hooks as service
+service.start_worker = hooks.start_worker = lambda path, *_, **__: 0
+sys.stdin = __import__("io").StringIO(json.dumps(
+    {{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": {str(tmp_path)!r}}}))
+entry.main()
+loaded = sorted(m for m in ("typing", "dataclasses") if m in sys.modules)
+assert not loaded, loaded
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert "landlord" in result.stdout  # the open thread was shown

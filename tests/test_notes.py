@@ -15,8 +15,7 @@ from freezegun import freeze_time
 from typer.testing import CliRunner
 
 from everbot_memory import Memory
-from everbot_memory.core.session_note import SessionNote
-from everbot_memory.document.notes import add_note, parse_day, render_note
+from everbot_memory.core.session_note import SessionNote, add_note, parse_day, render_note
 from everbot_memory.extract.rules import RuleExtractor
 from everbot_memory.faces.cli import app
 from everbot_memory.recall.days import past_span

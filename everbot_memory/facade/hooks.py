@@ -194,7 +194,7 @@ def group_filter(project: Path) -> frozenset[str] | None:
 def last_open_threads(places: Sequence[Place]) -> tuple[str, list[str]] | None:
     """The day and open threads of the last session noted beside the project's memory (the
     last place), when it left any."""
-    from ..document.notes import parse_day
+    from ..core.session_note import parse_day
     from ..storage.notes import NotesFolder
 
     days = NotesFolder(places[-1].path).days()

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core import ranking
+from ..core.session_note import NoteSection, parse_day
 from ..core.text import CJK_RE, search_tokens
-from ..document.notes import NoteSection, parse_day
 from ..storage.notes import NotesFolder
 from .days import Span, past_span
 

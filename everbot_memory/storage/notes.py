@@ -12,7 +12,7 @@ import os
 from datetime import date
 from pathlib import Path
 
-from ..document.notes import NOTE_FILE_RE, SessionNote, add_note
+from ..core.session_note import NOTE_FILE_RE, SessionNote, add_note
 from .atomic import write_atomically
 
 __all__ = ["NOTES_FOLDER", "NotesFolder"]
