@@ -102,7 +102,7 @@ def test_dry_run_shows_a_diff_and_changes_nothing(memory: Path) -> None:
     assert "+## Archived Memories" in result.output or '+<!-- everbot {"score": 0.19' in (
         result.output
     )
-    assert '"into": ' in result.output and "2 group(s) would be condensed" in result.output
+    assert '"into": ' in result.output and "2 cluster(s) would be condensed" in result.output
 
 
 def test_consolidate_condenses_and_every_original_stays_findable(memory: Path) -> None:
@@ -184,3 +184,42 @@ def test_nothing_to_consolidate_says_so(tmp_path: Path) -> None:
     Memory(path).remember("The user drinks oolong tea.")
     result = CliRunner().invoke(app, ["consolidate", "--file", str(path)])
     assert result.exit_code == 0 and "nothing to consolidate" in result.output
+
+
+def test_after_consolidation_doctor_and_dedupe_leave_the_originals_alone(memory: Path) -> None:
+    with freeze_time(NOW):
+        Memory(memory).consolidate()
+        before = {e.id: e for e in Memory(memory).entries() if e.condensed_into}
+        groups = Memory(memory).duplicate_groups()
+        Memory(memory).dedupe()
+        after = {e.id: e for e in Memory(memory).entries()}
+    # A memory consolidation archived is never taken for a duplicate of what it became.
+    assert len(before) == 5
+    assert not any(e.condensed_into for kept, others in groups for e in (kept, *others))
+    assert all(after[i] == entry for i, entry in before.items())
+
+
+def test_dedupe_never_folds_two_groups() -> None:
+    from everbot_memory.core.duplicates import find_duplicates
+
+    work = make_entry("aaaaaa", "The user likes short answers.", group="work")
+    life = make_entry("bbbbbb", "The user likes short answers!", group="life")
+    none = make_entry("cccccc", "The user likes short answers", group=None)
+    pairs = {(a.id, b.id) for a, b, _ in find_duplicates([work, life, none])}
+    assert pairs and ("aaaaaa", "bbbbbb") not in pairs and ("bbbbbb", "aaaaaa") not in pairs
+
+
+def test_the_dry_run_names_the_memory_the_real_run_makes(memory: Path) -> None:
+    with freeze_time(NOW):
+        planned = Memory(memory).consolidate(dry_run=True)
+        made = Memory(memory).consolidate()
+    assert sorted(e.id for e in planned.made) == sorted(e.id for e in made.made)
+    assert all(f"+### [{e.id}]" in planned.diff for e in planned.made)
+
+
+def test_the_originals_are_never_in_a_prompt(memory: Path) -> None:
+    with freeze_time(NOW):
+        Memory(memory).consolidate()
+        shown = {e.id for e in Memory(memory).prompt_entries(min_score=0.0)}
+        archived = {e.id for e in Memory(memory).entries() if e.condensed_into}
+    assert archived and not shown & archived

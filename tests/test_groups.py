@@ -61,16 +61,24 @@ def test_a_group_round_trips_and_a_hand_written_one_is_read() -> None:
     assert added.entries[0].group == "家庭" and not added.problems
 
 
-def test_a_bad_group_keeps_the_entry_as_a_note() -> None:
+def test_a_group_that_is_no_word_is_repaired_and_the_memory_kept() -> None:
     text = render(parse("").__class__(entries=[make_entry(group="work")]))
-    doc = parse(text.replace("| 1 | work", "| 1 | two words"))
-    assert doc.entries == [] and any("kept as a note" in p.message for p in doc.problems)
-    # A save writes it back verbatim: nothing a person wrote is lost.
-    assert "two words" in render(doc)
+    spaced = parse(text.replace("| 1 | work", "| 1 | Work Stuff"))
+    assert spaced.entries[0].group == "work-stuff"
+    assert [p.message for p in spaced.problems] == ["group 'Work Stuff' read as 'work-stuff'"]
+    symbols = parse(text.replace("| 1 | work", "| 1 | @@@"))
+    assert symbols.entries[0].group is None and not symbols.notes
+    assert "dropped" in symbols.problems[0].message
+    none = parse(text.replace("| 1 | work", "| 1 | none"))
+    assert none.entries[0].group is None and "means no group" in none.problems[0].message
+    # More fields than a heading has: kept verbatim as a note, as before.
+    extra = parse(text.replace("| 1 | work", "| 1 | life | extra"))
+    assert extra.entries == [] and "life | extra" in render(extra)
 
 
 def test_check_group_and_filters() -> None:
     assert check_group(" Work ") == "work" and check_group("") is None
+    assert check_group("none") is None and check_group("-") is None
     with pytest.raises(ValueError, match="one word"):
         check_group("a|b")
     wanted = parse_filter("work, none")
@@ -153,7 +161,9 @@ def test_remember_and_update_set_the_group(tmp_path: Path) -> None:
     with pytest.raises(EverbotMemoryError, match="one word"):
         memory.update(entry.id, group="two words")
     bad = run("remember", "x y z", "-g", "a b", "--file", str(path))
-    assert bad.exit_code == 1 and "group" in bad.output and "Traceback" not in bad.output
+    assert bad.exit_code == 2 and "one word" in bad.output and "Traceback" not in bad.output
+    with pytest.raises(EverbotMemoryError, match="nothing remembered: group 'a b'"):
+        memory.remember("x y z", group="a b")
 
 
 def test_the_hooks_keep_to_the_projects_group(mixed: Path, tmp_path: Path) -> None:
@@ -176,3 +186,37 @@ def test_a_broken_project_config_is_said_not_crashed(tmp_path: Path) -> None:
     (tmp_path / "everbot-memory.toml").write_text("group = [\n", encoding="utf-8")
     with pytest.raises(ValueError, match="not readable TOML"):
         hooks.group_filter(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('group = "bad group"\n', "is not a group"),
+        ("group = 123\n", "must be a non-empty string"),
+        (b"\xff\xfe\x00bad", "not UTF-8"),
+    ],
+)
+def test_a_bad_group_setting_is_one_line_everywhere(
+    mixed: Path, toml: str | bytes, message: str
+) -> None:
+    config = mixed.parent / "everbot-memory.toml"
+    if isinstance(toml, bytes):
+        config.write_bytes(toml)
+    else:
+        config.write_text(toml, encoding="utf-8")
+    for command in (["doctor"], ["maintain"], ["consolidate"]):
+        result = run(*command, "--file", str(mixed))
+        assert result.exit_code == 1, (command, result.output)
+        assert message in result.output and "Traceback" not in result.output
+    if not isinstance(toml, bytes):
+        with pytest.raises(ValueError):
+            hooks.group_filter(mixed.parent)
+
+
+def test_doctor_says_when_the_group_filter_matches_no_memory(mixed: Path) -> None:
+    (mixed.parent / "everbot-memory.toml").write_text('group = "wrok"\n', encoding="utf-8")
+    result = run("doctor", "--file", str(mixed))
+    assert result.exit_code == 1 and "matches none of the memories" in result.output
+    (mixed.parent / "everbot-memory.toml").write_text('group = "work"\n', encoding="utf-8")
+    fine = run("doctor", "--file", str(mixed))
+    assert "the hooks here show only 'work'" in fine.output

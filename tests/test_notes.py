@@ -245,3 +245,84 @@ def test_a_new_recall_process_finds_the_notes_of_the_day_asked(tmp_path: Path) -
         "from session notes:\n"
         f"{last_tuesday.isoformat()} 18:00 session tue  1.00  Worked on: the flaky payment tests\n"
     )
+
+
+def test_a_compacted_then_ended_session_keeps_its_open_threads(tmp_path: Path) -> None:
+    from everbot_memory.facade import hooks
+    from everbot_memory.facade.locations import Place
+
+    memory = tmp_path / "MEMORY.md"
+    first = ["Let's move CI to GitHub Actions.", "I need to ask Dana for the credentials tomorrow."]
+    _close(memory, "cc7", first, "2026-04-07")  # PreCompact
+    _close(memory, "cc7", [*first, "The matrix should cover Python 3.12 and 3.13."], "2026-04-07")
+    sections = parse_day((tmp_path / "memory" / "2026-04-07.md").read_text(encoding="utf-8"))
+    assert [s.session for s in sections] == ["cc7", "cc7"] and not sections[1].open_threads
+    block = hooks.session_start([Place("file", memory)], "next", 1_775_600_000.0)
+    assert "Dana" in block.split("<open_threads>", 1)[1]
+    with freeze_time("2026-04-07 20:00:00"):
+        shown = Memory(memory).prompt_block()
+    assert "<open_threads>" in shown and "Dana" in shown.split("<open_threads>", 1)[1]
+
+
+def test_a_secret_typed_into_a_note_is_never_shown(tmp_path: Path) -> None:
+    from everbot_memory.facade import hooks
+    from everbot_memory.facade.locations import Place
+
+    memory = tmp_path / "MEMORY.md"
+    _close(memory, "s1", ["I need to rotate the staging keys tomorrow."], "2026-04-07")
+    day = tmp_path / "memory" / "2026-04-07.md"
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    day.write_text(
+        day.read_text(encoding="utf-8") + f"- rotate the key {token} soon\n", encoding="utf-8"
+    )
+    block = hooks.session_start([Place("file", memory)], "next", 1_775_600_000.0)
+    with freeze_time("2026-04-08 09:00:00"):
+        hits = Memory(memory).recall_notes("rotate the key")
+    assert token not in block and "[redacted:" in block
+    assert hits and all(token not in h.text and token not in "".join(h.open_threads) for h in hits)
+
+
+@pytest.mark.parametrize(
+    ("question", "session"),
+    [
+        ("2026年4月7日做了什么", "tue"),  # a full Chinese date
+        ("上周二我们决定了什么", "tue"),  # asked in Chinese of a session held in English
+        ("what did we decide about the budget last Wednesday", "wed"),  # no such words
+    ],
+)
+def test_a_day_asked_for_finds_its_sessions_whatever_their_words(
+    tmp_path: Path, question: str, session: str
+) -> None:
+    memory = tmp_path / "MEMORY.md"
+    _close(memory, "tue", ["Can you help me fix the flaky payment tests?"], "2026-04-07")
+    _close(memory, "wed", ["Let's write the onboarding guide for new hires."], "2026-04-08")
+    with freeze_time("2026-04-13 09:00:00"):
+        hits = Memory(memory).recall_notes(question)
+    assert [h.session for h in hits] == [session]
+
+
+def test_worked_on_is_the_request_not_the_introduction() -> None:
+    from everbot_memory.extract.notes import rules_note
+
+    at = datetime(2026, 4, 7, 18, tzinfo=timezone.utc)
+    said = [
+        "Hi, I'm Marco Rossi, a backend developer at Acme Robotics.",
+        "The login test is flaky since Monday, can you fix it?",
+    ]
+    note = rules_note([{"role": "user", "content": t} for t in said], [], "s1", at)
+    assert note.worked_on == "The login test is flaky since Monday, can you fix it?"
+    chinese = rules_note(
+        [{"role": "user", "content": "我叫王小明，是一名前端工程师。帮我看看登录页面的报错。"}],
+        [],
+        "s2",
+        at,
+    )
+    assert chinese.worked_on == "帮我看看登录页面的报错。"
+
+
+def test_a_redacted_secret_is_no_topic() -> None:
+    from everbot_memory.extract.notes import topics
+
+    said = "My password is hunter2hunter2 and the Stripe key is sk_live_" + "a" * 24 + "."
+    found = topics([{"role": "user", "content": said}])
+    assert not any("redact" in t.casefold() or "password" in t.casefold() for t in found)

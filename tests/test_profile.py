@@ -176,3 +176,29 @@ def test_the_session_start_block_shows_the_profile_first(tmp_path: Path) -> None
     assert block.index("<profile>") < block.index("<memories>")
     assert "Name: Lena" in block.split("</profile>")[0]
     assert len(json.dumps(block, ensure_ascii=False)) <= hooks.MAX_CONTEXT_CHARS
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("My name is Marco Rossi", {"Name": "Marco Rossi"}),
+        (
+            "I work at Acme Robotics as a backend developer",
+            {"Role": "backend developer", "Works at": "Acme Robotics"},
+        ),
+        ("I live in Turin.", {"Lives in": "Turin"}),
+        ("I speak Italian and English", {"Languages": "Italian and English"}),
+        (
+            "用户叫王小明，是一名前端工程师，在字节跳动工作",
+            {"Name": "王小明", "Role": "前端工程师", "Works at": "字节跳动"},
+        ),
+        ("用户会说中文和英语", {"Languages": "中文和英语"}),
+        ("I'm a big fan of jazz", {}),
+    ],
+)
+def test_derive_reads_the_users_own_words(content: str, expected: dict[str, str]) -> None:
+    got = {
+        line.label: line.value
+        for line in derive([make_entry(content=content, score=0.8, category="fact")])
+    }
+    assert got == expected

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 __all__ = [
     "CLOSE",
     "OPEN",
+    "THREADS_MAX_CHARS",
     "WORDING",
     "Section",
     "compose",
@@ -67,6 +68,9 @@ def profile_block(lines: Sequence[str], max_chars: int, lang: str = "en") -> str
         kept += 1
     return out + "</profile>\n" if kept else ""
 
+
+#: The last session's open threads take at most this much of a block.
+THREADS_MAX_CHARS = 1_500
 
 #: The line before the last session's open threads, per language.
 _THREADS = {

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .clock import new_id
+from .clock import stable_id
 from .entry import MemoryEntry
 from .rules import EXPIRED_SCORE, KEEP_MIN_SCORE, REINFORCE_RATE
 from .scoring import score_at
@@ -145,7 +145,7 @@ def apply(
     clusters: Sequence[Cluster],
     now: datetime,
     texts: Mapping[tuple[str, ...], str] | None = None,
-    fresh_id: Callable[[set[str]], str] = new_id,
+    fresh_id: Callable[[str, set[str]], str] | None = None,
 ) -> tuple[list[MemoryEntry], list[MemoryEntry]]:
     """``entries`` with each cluster condensed (``texts``: the condensed text by the cluster's
     ids, else the cluster's own); returns the entries and the new memories. A cluster whose
@@ -162,8 +162,10 @@ def apply(
         score = max(score_at(m, now) for m in members)
         for _ in members[1:]:
             score += (1 - score) * REINFORCE_RATE
+        # The id comes from the members', so a dry run names the memory the real run makes.
+        made_id = (fresh_id or stable_id)(f"consolidate|{'|'.join(cluster.ids)}", taken)
         new = MemoryEntry(
-            id=fresh_id(taken),
+            id=made_id,
             content=(texts or {}).get(cluster.ids) or cluster.content,
             category=members[0].category,
             score=min(1.0, score),

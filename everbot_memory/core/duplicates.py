@@ -69,11 +69,22 @@ def find_duplicates(
             pairs.update((a, b) for i, a in enumerate(holders) for b in holders[i + 1 :] if a != b)
     found = []
     for a, b in pairs:
+        if not _may_pair(entries[a], entries[b]):
+            continue
         score = similarity(entries[a].content, entries[b].content)
         if score >= min_similarity:
             found.append((entries[a], entries[b], score))
     found.sort(key=lambda t: (-t[2], t[0].id, t[1].id))
     return found
+
+
+def _may_pair(a: MemoryEntry, b: MemoryEntry) -> bool:
+    """False for two memories that are not to be folded, however alike: an original that
+    consolidation archived (it is kept on purpose, linked to what it became), or two
+    memories of different groups."""
+    if a.condensed_into or b.condensed_into:
+        return False
+    return not (a.group and b.group and a.group != b.group)
 
 
 def merge_duplicates(

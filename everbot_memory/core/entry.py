@@ -49,8 +49,8 @@ def check_group(value: str | None) -> str | None:
     if not isinstance(value, str):
         raise ValueError(f"group must be text, not {type(value).__name__}")
     name = value.strip().casefold()
-    if not name:
-        return None
+    if not name or name in ("none", "-"):
+        return None  # "none" is how a filter names memories without a group
     if _GROUP_RE.fullmatch(name) is None:
         raise ValueError(
             f"group {value!r} must be one word of letters, digits, '-' or '_' (at most 40)"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["GROUPS", "guess_group", "matches", "parse_filter"]
+__all__ = ["GROUPS", "filter_problem", "guess_group", "matches", "parse_filter"]
 
 #: The groups the rules assign. A person (or an LLM) may use any other word.
 GROUPS = ("work", "life")
@@ -93,6 +93,24 @@ def parse_filter(value: str | Iterable[str] | None) -> frozenset[str] | None:
     names = {p.strip().casefold() for p in parts if p.strip()}
     names = {"none" if n == "-" else n for n in names}
     return frozenset(names) or None
+
+
+_NAME_RE = re.compile(r"[^\W_][\w-]{0,39}")
+
+
+def filter_problem(value: str) -> str | None:
+    """What is wrong with a group filter as a person wrote it ("work, life", "none"), or None
+    when every name in it can be a group."""
+    names = [p.strip() for p in value.split(",")]
+    if not any(names):
+        return "names no group"
+    bad = [n for n in names if n and n != "-" and _NAME_RE.fullmatch(n) is None]
+    if bad:
+        return (
+            f"{', '.join(map(repr, bad))} is not a group: one word of letters, digits, '-' "
+            "or '_', several separated by commas"
+        )
+    return None
 
 
 def matches(group: str | None, wanted: frozenset[str] | None) -> bool:

@@ -125,61 +125,77 @@ def _rules() -> dict[str, list[_Rule]]:
     the_user = r"\b(?i:the user)"
     capitalized = r"[A-Z][\w&.'-]*"
     stop = r"(?=\s+(?:as|at|in|on|for|since|and|but|who|where|with)\b|[,.;:!?，。；、]|$)"
+    i = r"\bI"  # said by the user themselves, as a memory typed by hand may be
+    who = r"(?:用户|我)"
+    later = r"[^。；;]{0,16}?"  # further on in the same sentence ("我叫王芳，是一名护士")
+    name = r"([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})"
     rules: dict[str, list[tuple[str, Callable[[re.Match[str]], str]]]] = {
         "Name": [
+            (rf"{the_user}'?s (?:first |full )?name is {name}", group(1)),
+            (rf"{the_user} (?:is called|goes by) {name}", group(1)),
+            (rf"\b(?i:my) (?:first |full )?name is {name}", group(1)),
             (
-                r"\b(?i:the user)'?s (?:first |full )?name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})",
-                group(1),
+                rf"{i}(?:'m| am) called {name}|\b(?i:call me) {name}",
+                lambda m: m.group(1) or m.group(2),
             ),
             (
-                r"\b(?i:the user) (?:is called|goes by) ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})",
-                group(1),
-            ),
-            (
-                r"用户(?:叫|名叫|的名字(?:是|叫))([\u4e00-\u9fffA-Za-z]{1,12}?)(?=[，。,.;；]|$)",
+                rf"{who}(?:叫|名叫|的名字(?:是|叫))([\u4e00-\u9fffA-Za-z]{{1,12}}?)(?=[，。,.;；]|$)",
                 group(1),
             ),
         ],
         "Role": [
-            (rf"\b(?i:the user) (?:is|works as) (?:an? )([a-z][\w -]{{2,50}}?){stop}", _role),
+            (rf"{the_user} (?:is|works as) (?:an? )([a-z][\w -]{{2,50}}?){stop}", _role),
+            (rf"{i}(?:'m| am| work as) (?:an? )([a-z][\w -]{{2,50}}?){stop}", _role),
             (
-                rf"{the_user} works (?:at|for) [^,.;]+? as (?:an? )?([a-z][\w -]{{2,50}}?){stop}",
+                rf"(?:{the_user} works|{i} work) (?:at|for) [^,.;]+? as (?:an? )?"
+                rf"([a-z][\w -]{{2,50}}?){stop}",
                 _role,
             ),
             (
-                r"用户(?:是(?:一名|一个|一位|个|名)|的职业是|做)([\u4e00-\u9fff]{2,12}?)(?=[，。,.;；]|$|，)",
+                rf"{who}{later}(?:是(?:一名|一个|一位|个|名)|的职业是)"
+                r"([\u4e00-\u9fff]{2,12}?)(?=[，。,.;；]|$)",
                 group(1),
             ),
         ],
         "Works at": [
             (
-                rf"{the_user} works (?:at|for) ({capitalized}(?: {capitalized}){{0,3}}){stop}",
+                rf"(?:{the_user} works|{i} work) (?:at|for) "
+                rf"({capitalized}(?: {capitalized}){{0,3}}){stop}",
                 group(1),
             ),
-            (r"用户在([\u4e00-\u9fffA-Za-z]{2,16}?)(?:工作|上班|任职)", group(1)),
+            (rf"{who}{later}在([\u4e00-\u9fffA-Za-z]{{2,16}}?)(?:工作|上班|任职)", group(1)),
         ],
         "Lives in": [
             (
-                rf"{the_user} (?:lives|is based|lives now) in "
+                rf"(?:{the_user} (?:lives|is based|lives now)|{i} (?:live|am based|'m based)) in "
                 rf"({capitalized}(?: {capitalized}){{0,2}}){stop}",
                 group(1),
             ),
             (
-                r"用户(?:住在|现在住在|定居在|生活在)([\u4e00-\u9fffA-Za-z]{2,10}?)(?=[，。,.;；]|$)",
+                rf"{who}{later}(?:住在|现在住在|定居在|生活在)"
+                r"([\u4e00-\u9fffA-Za-z]{2,10}?)(?=[，。,.;；]|$)",
                 group(1),
             ),
         ],
         "Languages": [
-            (r"\b(?i:the user) speaks ([A-Z][a-z]+(?:(?:,| and| ,) [A-Z][a-z]+)*)", group(1)),
-            (r"用户(?:会说|讲|说)([\u4e00-\u9fff]{1,6}?[语话文])", group(1)),
+            (
+                rf"(?:{the_user} speaks|{i} speak) ([A-Z][a-z]+(?:(?:,| and| ,) [A-Z][a-z]+)*)",
+                group(1),
+            ),
+            (
+                rf"{who}{later}(?:会说|会讲|讲|说)"
+                r"([\u4e00-\u9fff]{1,6}?[语话文](?:(?:和|、|跟|与)[\u4e00-\u9fff]{1,6}?[语话文])*)",
+                group(1),
+            ),
         ],
         "Tools": [
             (
-                rf"{the_user} (?:uses|prefers|works with|codes in|writes) "
+                rf"(?:{the_user} (?:uses|prefers|works with|codes in|writes)|"
+                rf"{i} (?:use|prefer|work with|code in|write)) "
                 r"([A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?)",
                 group(1),
             ),
-            (r"用户(?:用|使用|喜欢用|改用|偏好)\s*([A-Za-z][\w.+#-]*)", group(1)),
+            (rf"{who}(?:用|使用|喜欢用|改用|偏好)\s*([A-Za-z][\w.+#-]*)", group(1)),
         ],
     }
     return {

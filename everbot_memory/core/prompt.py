@@ -64,8 +64,8 @@ def select(
     now = now or utcnow()
     scored = []
     for entry in entries:
-        if is_expired(entry, now):
-            continue
+        if is_expired(entry, now) or getattr(entry, "condensed_into", None):
+            continue  # its time has passed, or it lives on in what it was condensed into
         score = score_at(entry, now)
         if score >= min_score:
             scored.append((score, entry))

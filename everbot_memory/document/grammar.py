@@ -176,7 +176,11 @@ def parse_heading(text: str, exact: re.Match[str] | None = None) -> Heading:
         # The common case, read without the lenient parser below.
         entry_id, category, raw_score, date, hits, group = exact.groups()
         when, score = _day(date), float(raw_score)
-        if when is not None and score <= 1.0 and (group is None or group == group.casefold()):
+        if (
+            when is not None
+            and score <= 1.0
+            and (group is None or (group == group.casefold() and group != "none"))
+        ):
             return Heading(entry_id, category, score, when, int(hits), [], True, group)
     match = _HEADING_RE.match(text)
     assert match is not None
@@ -227,12 +231,24 @@ def parse_heading(text: str, exact: re.Match[str] | None = None) -> Heading:
         repairs.append("missing hit count; set to 1")
     group = None
     if len(parts) >= 5 and parts[4]:
+        raw = parts[4]
         try:
-            group = check_group(parts[4])
-        except ValueError as exc:
-            raise Unreadable(str(exc)) from exc
-        if group != parts[4]:
-            repairs.append(f"group {parts[4]!r} read as {group!r}")
+            group = check_group(raw)
+        except ValueError:
+            # A group is one word: "Work Stuff" is read as "work-stuff", and what cannot be
+            # a group at all is dropped, never the memory.
+            word = re.sub(r"[^\w-]+", "", re.sub(r"\s+", "-", raw.strip())).strip("-_")
+            try:
+                group = check_group(word)
+            except ValueError:
+                group = None
+        if group != raw:
+            if group:
+                repairs.append(f"group {raw!r} read as {group!r}")
+            elif raw.strip().casefold() in ("none", "-"):
+                repairs.append(f"group {raw!r} means no group; removed")
+            else:
+                repairs.append(f"group {raw!r} is not one word of letters or digits; dropped")
     if len(parts) > 5:
         raise Unreadable("too many `|` fields")
     return Heading(entry_id, category, score, activated, hits, repairs, group=group)

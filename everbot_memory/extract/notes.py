@@ -26,16 +26,40 @@ WORKED_ON_MAX = 160
 TOPICS_MAX = 6
 
 
+# A sentence that asks for work: what a session was about.
+_REQUEST = re.compile(
+    r"\b(?:can|could|would|will) you\b|\bplease\b|\bhelp me\b|\blet'?s\b|\bi (?:need|want|"
+    r"would like|'d like) you to\b|^(?:fix|add|write|make|create|build|refactor|debug|"
+    r"review|explain|draft|plan|set up|update|remove|rename|migrate|find|check)\b"
+    r"|帮我|请你?|麻烦|能不能|可以帮|我想让你|我要你|给我|咱们来|我们来",
+    re.I,
+)
+# A sentence that only says who the user is ("Hi, I'm Marco", "我叫王小明").
+_INTRODUCTION = re.compile(
+    r"\b(?:my name is|i'?m called|i am [A-Z]|i'?m [A-Z]\w+[,.]|call me)\b"
+    r"|我叫|我的名字|我是[^，。]{0,12}(?:工程师|开发|经理|学生)"
+)
+
+
 def _first_request(messages: Messages) -> str:
+    """The user's first request (a sentence that asks for work); else the first sentence
+    with some substance that is not the user introducing themselves."""
     from .rules.sentences import sentences
 
-    for message in messages:
-        if message.get("role") != "user":
-            continue
-        for sentence in sentences(message_text(message)):
-            if len(sentence.split()) >= 3 or (len(sentence) >= 6 and not sentence.isascii()):
-                return one_line(sentence, WORKED_ON_MAX)
-    return ""
+    said = [
+        sentence
+        for message in messages
+        if message.get("role") == "user"
+        for sentence in sentences(message_text(message))
+        if len(sentence.split()) >= 3 or (len(sentence) >= 6 and not sentence.isascii())
+    ]
+    for sentence in said:
+        if _REQUEST.search(sentence):
+            return one_line(sentence, WORKED_ON_MAX)
+    for sentence in said:
+        if not _INTRODUCTION.search(sentence):
+            return one_line(sentence, WORKED_ON_MAX)
+    return one_line(said[0], WORKED_ON_MAX) if said else ""
 
 
 # Words that name no topic, however often they are said.
@@ -45,6 +69,7 @@ _PLAIN_WORDS = """about after again also because been before being could does do
     things think this those through want wants what when where which while will with would
     your yours help okay fine good great well can't don't it's i'm that's let's"""
 _PLAIN = frozenset(_PLAIN_WORDS.split())
+_PLACEHOLDER = re.compile(r"\[redacted:[^\]]*\]")
 _WORD = re.compile(r"`([^`\n]{2,40})`|[A-Za-z][\w.+#-]*[\w+#]")
 
 
@@ -60,7 +85,8 @@ def topics(messages: Messages, limit: int = TOPICS_MAX) -> tuple[str, ...]:
     for message in messages:
         if message.get("role") != "user":
             continue
-        for sentence in sentences(message_text(message)):
+        for said in sentences(message_text(message)):
+            sentence = _PLACEHOLDER.sub(" ", said)  # a redacted secret is no topic
             for n, match in enumerate(_WORD.finditer(sentence)):
                 word = (match.group(1) or match.group(0)).strip(".")
                 key = word.casefold()

@@ -109,6 +109,10 @@ class Changes:
         from ..core.redaction import redact
 
         try:
+            group = check_group(group)
+        except ValueError as exc:
+            raise EverbotMemoryError(f"nothing remembered: {exc}") from exc
+        try:
             candidate = Candidate(
                 content=content, category=category, importance=importance, group=group
             )

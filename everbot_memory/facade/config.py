@@ -106,6 +106,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         return {}
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}", path) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text; save it as UTF-8 TOML", path) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", path) from exc
 
@@ -143,6 +145,12 @@ def _checked(key: str, value: Any, where: str) -> Any:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{where}: {key} must be a non-empty string, not {value!r}")
     value = value.strip()
+    if key == "group":
+        from ..core.groups import filter_problem
+
+        problem = filter_problem(value)
+        if problem:
+            raise ConfigError(f"{where}: group {value!r}: {problem}")
     if key == "extractor" and value not in EXTRACTORS:
         raise ConfigError(
             f"{where}: unknown extractor {value!r}; use one of {', '.join(EXTRACTORS)}"

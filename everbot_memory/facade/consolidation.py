@@ -98,7 +98,9 @@ def consolidate(
             notes=before.notes,
             last_updated=before.last_updated,
         )
-        old, new = render(before), render(after)
+        # The old side is the file as it is on disk: what a person sees in an editor.
+        old = (memory.store.read_bytes() or b"").decode("utf-8", errors="replace")
+        new = render(after)
         result.diff = "".join(
             difflib.unified_diff(
                 old.splitlines(keepends=True),

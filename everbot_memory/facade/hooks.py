@@ -41,11 +41,12 @@ __all__ = [
     "PROMPT_MAX_MEMORIES",
     "PROMPT_RELEVANCE",
     "SWEEP_EVERY_SECONDS",
-    "THREADS_MAX_CHARS",
+    "THREADS_FILE",
     "group_filter",
     "jobs_due",
     "last_open_threads",
     "log_message",
+    "open_threads_of",
     "prompt_recall",
     "queue_session",
     "record_run",
@@ -65,8 +66,6 @@ PROMPT_MAX_CHARS = 1_500
 #: (recall's own floor, 0.1, suits a search someone asked for): "which framework should I
 #: use here?" must not bring every memory that says "use".
 PROMPT_RELEVANCE = 0.3
-#: The last session's open threads take at most this much of the session-start block.
-THREADS_MAX_CHARS = 1_500
 #: One memory in the per-prompt block is cut to this length.
 PROMPT_MAX_LINE = 400
 #: SessionStart looks for idle sessions to sweep at most this often.
@@ -171,7 +170,7 @@ def group_filter(project: Path) -> frozenset[str] | None:
     """The groups a project's prompts are limited to: ``$EVERBOT_MEMORY_GROUP``, else the
     ``group`` key of the project's ``everbot-memory.toml`` ("work", or "work,none" to keep the
     memories without a group too); None: every memory."""
-    from ..core.groups import parse_filter
+    from ..core.groups import filter_problem, parse_filter
 
     named = os.environ.get("EVERBOT_MEMORY_GROUP")
     if named is None:
@@ -185,30 +184,82 @@ def group_filter(project: Path) -> frozenset[str] | None:
         try:
             value = tomllib.loads(config.read_text(encoding="utf-8")).get("group")
         except (OSError, ValueError) as exc:
-            # A broken config must not break the agent; the hook's log says why.
+            # The hook fails with one line in its log (and on stderr), and gives no memories
+            # rather than the ones the project may have meant to keep out.
             raise ValueError(f"{config} is not readable TOML: {exc}") from exc
-        named = value if isinstance(value, str) else None
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise ValueError(f'{config}: group must be a string such as "work", not {value!r}')
+        named = value
+    problem = filter_problem(named)
+    if problem:
+        # The hook's log and doctor say so; showing every memory instead could show a
+        # project what it was set to keep out.
+        raise ValueError(f"group filter {named!r}: {problem}")
     return parse_filter(named)
 
 
 def last_open_threads(places: Sequence[Place]) -> tuple[str, list[str]] | None:
     """The day and open threads of the last session noted beside the project's memory (the
-    last place), when it left any."""
-    from ..core.session_note import parse_day
+    last place), when it left any (:func:`open_threads_of`)."""
+    return open_threads_of(places[-1].path)
+
+
+#: The last session's open threads, redacted, keyed by the day file they came from.
+THREADS_FILE = "hook-threads.json"
+
+
+def open_threads_of(memory_path: str | os.PathLike[str]) -> tuple[str, list[str]] | None:
+    """The day and open threads of the last session noted beside ``memory_path``: every
+    section of that session in the newest day file (a session compacted, then ended, has
+    two), secrets redacted. Cached beside the memory by the day file's size and time, so a
+    session start redacts only after the file changed (a person's edit, a new note)."""
     from ..storage.notes import NotesFolder
 
-    days = NotesFolder(places[-1].path).days()
+    days = NotesFolder(memory_path).days()
     if not days:
         return None
     day, path = days[-1]
     try:
-        sections = parse_day(path.read_bytes().decode("utf-8", errors="replace"))
+        stat = path.stat()
     except OSError:
         return None
+    key = [str(path), stat.st_mtime_ns, stat.st_size]
+    cache = SideFiles.of(memory_path).hook_file(THREADS_FILE)
+    try:
+        cached = json.loads(cache.read_bytes())
+        if cached.get("key") == key:
+            threads = cached.get("threads")
+            return (day.isoformat(), list(threads)) if threads else None
+    except (OSError, ValueError, AttributeError):
+        pass  # no cache, or not ours: built below
+    threads = _read_threads(path)
+    with contextlib.suppress(OSError):  # costs the next session start the same work, no more
+        from ..storage.atomic import write_atomically
+
+        SideFiles.of(memory_path).ensure()
+        payload = json.dumps({"key": key, "threads": threads}, ensure_ascii=False)
+        write_atomically(cache, payload.encode("utf-8"))
+    return (day.isoformat(), threads) if threads else None
+
+
+def _read_threads(path: Path) -> list[str]:
+    from ..core.redaction import redact
+    from ..core.session_note import parse_day
+
+    try:
+        sections = parse_day(path.read_bytes().decode("utf-8", errors="replace"))
+    except OSError:
+        return []
     noted = [s for s in sections if s.session or s.time]
-    if not noted or not noted[-1].open_threads:
-        return None
-    return day.isoformat(), noted[-1].open_threads
+    if not noted:
+        return []
+    last = noted[-1].session
+    same = [s for s in noted if s.session == last] if last else noted[-1:]
+    # A person may have typed a secret into the file: it is never shown.
+    found = (redact(t).text for s in same for t in s.open_threads)
+    return list(dict.fromkeys(found))
 
 
 def session_start(
@@ -220,7 +271,7 @@ def session_start(
 ) -> str:
     """The session-start block of ``places`` ("" when there is nothing to show), limited to
     ``groups`` (None: every memory); records what it shows for the session's later prompts."""
-    from ..core.block import Section, compose, encoded_length, threads_block
+    from ..core.block import THREADS_MAX_CHARS, Section, compose, encoded_length, threads_block
     from ..core.rules import PROMPT_TOP_K
 
     now = time.time() if now is None else now

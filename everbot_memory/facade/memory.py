@@ -69,6 +69,7 @@ __all__ = [
     "Memory",
     "MemoryManager",
     "Section",
+    "check_group_name",
 ]
 
 _P = ParamSpec("_P")
@@ -89,6 +90,17 @@ def _threaded(
     run.__name__ = run.__qualname__ = f"a{method.__name__}"
     run.__doc__ = f"Async :meth:`{method.__name__}` (run in a worker thread)."
     return run
+
+
+def check_group_name(value: str) -> str:
+    """What is wrong with ``value`` as a group's name ("" when nothing is)."""
+    from ..core.entry import check_group
+
+    try:
+        check_group(value)
+    except ValueError as exc:
+        return str(exc)
+    return ""
 
 
 class Memory(Changes):
@@ -278,6 +290,9 @@ class Memory(Changes):
         except OSError as exc:
             # The memories are already saved; only the note is missing, and the user is told.
             return [f"the session note was not written: {exc}"]
+        from .hooks import open_threads_of
+
+        open_threads_of(self.path)  # ready for the next session start
         return []
 
     def recall_notes(self, query: str, k: int = 5) -> list[NoteHit]:
@@ -487,14 +502,24 @@ class Memory(Changes):
         This is the session-start path: no lock (saves are atomic, so it always sees a whole
         file), no pydantic.
         """
+        from ..core.block import THREADS_MAX_CHARS, threads_block
         from ..core.groups import parse_filter
         from ..core.profile import in_groups, profile_lines, shown
+        from .hooks import open_threads_of
 
         doc = self.store.load_document()
         entries = self._prompt_entries(doc.entries, top_k, min_score, group)
         lines = profile_lines(doc.profile, doc.entries)
         profile = shown(in_groups(lines, doc.entries, parse_filter(group)))
-        return prompt.format_block(entries, max_chars, lang, profile)
+        last = open_threads_of(self.path) if self.exists() else None
+        room = min(THREADS_MAX_CHARS, max_chars // 4)
+        threads = threads_block(last[0], last[1], room, lang) if last else ""
+        block = prompt.format_block(
+            entries, max_chars - (len(threads) + 2 if threads else 0), lang, profile
+        )
+        if threads:
+            return f"{block}\n\n{threads}" if block else threads
+        return block
 
     # -- the same calls for an event loop: each is its synchronous twin in a worker thread
 

@@ -32,6 +32,7 @@ __all__ = [
     "backend_of",
     "diagnose",
     "filter_entries",
+    "group_filter_problem",
     "history_of",
     "stats_of",
 ]
@@ -183,6 +184,21 @@ def filter_entries(
         and matches(e.group, groups)
     ]
     return chosen[offset:] if limit is None else chosen[offset : offset + limit]
+
+
+def group_filter_problem(entries: Sequence[MemoryEntry], settings: Settings) -> str:
+    """What is wrong with the group filter the hooks use here ("" when none is set or it
+    matches some memory): a misspelt group hides every memory from the prompts."""
+    if settings.group is None or not entries:
+        return ""
+    from ..core.groups import parse_filter
+
+    if filter_entries(entries, groups=parse_filter(settings.group)):
+        return ""
+    return (
+        f"the group filter {settings.group!r} ({settings.source('group')}) matches none of "
+        "the memories: the hooks here show none; check its spelling"
+    )
 
 
 @dataclass

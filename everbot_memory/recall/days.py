@@ -125,6 +125,14 @@ _RULES: list[_Rule] = [
         ),
     ),
     (
+        r"(\d{4})年(\d{1,2})月(\d{1,2})[日号]",
+        lambda m, t: (
+            _month_day(date(int(m.group(1)), 12, 31), int(m.group(2)), int(m.group(3)))
+            if 1 <= int(m.group(2)) <= 12
+            else None
+        ),
+    ),
+    (
         r"(\d{1,2})月(\d{1,2})[日号]",
         lambda m, t: _month_day(t, int(m.group(1)), int(m.group(2))),
     ),

@@ -94,8 +94,7 @@ def search_notes(
     if not terms:
         if span is None:
             return [], span
-        chosen = sorted(units, key=lambda u: (u[0], u[2].time or "", u[2].line), reverse=True)
-        return [_hit(u, 1.0) for u in chosen[:k]], span
+        return [_hit(u, 1.0) for u in _latest_first(units)[:k]], span
     postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
     lengths = []
     for number, (_, _, section) in enumerate(units):
@@ -113,19 +112,33 @@ def search_notes(
 
     scores = ranking.bm25(terms, lambda t: postings.get(t, []), lengths, average, single)
     found = [(value, n) for n, value in scores.items() if value >= ranking.RELEVANCE_FLOOR]
+    if not found and span is not None:
+        # The day was asked for and its notes do not hold the other words (asked in
+        # Chinese of a session held in English, "what did we decide" of a day with no
+        # decision): that day's sessions are still the answer.
+        return [_hit(u, 1.0) for u in _latest_first(units)[:k]], span
     found.sort(key=lambda pair: (-pair[0], -units[pair[1]][0].toordinal(), pair[1]))
     return [_hit(units[n], value) for value, n in found[:k]], span
 
 
+def _latest_first(
+    units: list[tuple[date, Path, NoteSection]],
+) -> list[tuple[date, Path, NoteSection]]:
+    return sorted(units, key=lambda u: (u[0], u[2].time or "", u[2].line), reverse=True)
+
+
 def _hit(unit: tuple[date, Path, NoteSection], relevance: float) -> NoteHit:
+    from ..core.redaction import redact
+
     day, path, section = unit
+    # A person may have typed a secret into a note: it is never shown.
     return NoteHit(
         day,
         section.time,
         section.session,
-        section.text,
+        redact(section.text).text,
         relevance,
-        tuple(section.open_threads),
+        tuple(redact(t).text for t in section.open_threads),
         path,
         section.line,
     )

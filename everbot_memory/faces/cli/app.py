@@ -48,6 +48,7 @@ __all__ = [
     "entry_line",
     "extracting_memory",
     "fail",
+    "group_name",
     "lock_timeout",
     "main",
     "memory_at",
@@ -276,6 +277,20 @@ CategoryOption = Annotated[
     str,
     choice(CATEGORIES, "--category", "-c", help="The kind of memory."),
 ]
+
+
+def group_name(value: str | None) -> str | None:
+    """Check a ``--group`` naming one group: a bad one is bad usage (exit 2)."""
+    if value is None:
+        return None
+    from ...facade.memory import check_group_name
+
+    problem = check_group_name(value)
+    if problem:
+        raise typer.BadParameter(problem)
+    return value
+
+
 GroupFilterOption = Annotated[
     str | None,
     typer.Option(

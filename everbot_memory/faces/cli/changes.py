@@ -24,6 +24,7 @@ from .app import (
     entry_line,
     extracting_memory,
     fail,
+    group_name,
     memory_at,
     print_json,
     print_merge,
@@ -63,7 +64,10 @@ def remember(
     group: Annotated[
         str | None,
         typer.Option(
-            "--group", "-g", help="File it under this group (work, life, ...); else guessed."
+            "--group",
+            "-g",
+            help="File it under this group (work, life, ...); else guessed.",
+            callback=group_name,
         ),
     ] = None,
     file: FileOption = DEFAULT_FILE,
@@ -213,7 +217,7 @@ def maintain(
         return
     print_merge(result, as_json, quiet)
     if done is not None:
-        say(quiet, f"consolidated {len(done.made)} group(s) of related memories")
+        say(quiet, f"consolidated {len(done.made)} cluster(s) of related memories")
 
 
 @app.command()
@@ -241,10 +245,10 @@ def consolidate(
         say(quiet, f"{', '.join(f'[{i}]' for i in cluster.ids)} -> {text}")
     if dry_run:
         typer.echo(done.diff, nl=False)
-        say(quiet, f"{len(done.clusters)} group(s) would be condensed; run without --dry-run")
+        say(quiet, f"{len(done.clusters)} cluster(s) would be condensed; run without --dry-run")
         return
     skipped = f"; {done.skipped} changed meanwhile, left for next time" if done.skipped else ""
-    say(quiet, f"{len(done.made)} group(s) condensed ({done.writer}){skipped}")
+    say(quiet, f"{len(done.made)} cluster(s) condensed ({done.writer}){skipped}")
 
 
 @app.command()

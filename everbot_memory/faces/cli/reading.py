@@ -128,7 +128,7 @@ def recall(
     changing the file (unless --use)."""
     with reporting(), working("searching"):
         memory = memory_at(file)
-        notes = memory.recall_notes(query, k) if group is None else []
+        notes = memory.recall_notes(query, k)  # notes have no group: a filter keeps them
         hits = [] if sessions else memory.recall(query, k, semantic, group)
         if use and hits:
             memory.mark_used([h.entry.id for h in hits])
@@ -229,6 +229,7 @@ def doctor(
     anything needs attention."""
     from ...facade.install_check import check_installation
     from ...facade.locations import user_memory_path
+    from ...facade.reports import group_filter_problem
     from ...facade.sync import check_git
     from .install import installation_lines
 
@@ -241,6 +242,8 @@ def doctor(
             backend = memory.backend(check=check_backend)
         installation = check_installation()
         git = check_git(file)
+        settings = memory.settings()
+        group_problem = group_filter_problem(memory.entries(), settings)
     problems = diagnosis.problems
     if as_json:
         print_json(
@@ -261,6 +264,10 @@ def doctor(
                 ],
                 "claude_code": installation.to_json(),
                 "git": git.to_json(),
+                "group_filter": {
+                    "groups": settings.group,
+                    "problem": group_problem or None,
+                },
             }
         )
     else:
@@ -310,5 +317,17 @@ def doctor(
             typer.echo(f"git: {file.name} is merged memory by memory in {git.repository}")
         for line in git.problems:
             typer.echo(f"git: problem: {line}")
-    if missing or problems or backend.problem or failed or installation.problems or git.problems:
+        if group_problem:
+            typer.echo(f"groups: problem: {group_problem}")
+        elif settings.group is not None:
+            typer.echo(f"groups: the hooks here show only {settings.group!r}")
+    if (
+        missing
+        or problems
+        or backend.problem
+        or failed
+        or installation.problems
+        or git.problems
+        or group_problem
+    ):
         raise typer.Exit(1)
