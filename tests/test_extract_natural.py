@@ -235,3 +235,89 @@ def test_a_todo_keeps_its_day_when_the_user_named_it_relatively() -> None:
     assert category == "todo" and content.endswith("(2026-04-09).")
     [(_, request, _, _)] = _close(["I need to renew my passport next Thursday, please remind me."])
     assert "remind" not in request and "2026-04-16" in request
+
+
+@pytest.mark.parametrize(
+    "said, known, expected",
+    [
+        (
+            "We moved from Lyon to Paris in September.",
+            "[k1] The user lives in Lyon.",
+            "The user lives in Paris.",
+        ),
+        (
+            "I left Shopify in December, I'm at Stripe now on the payments team.",
+            "[k1] The user works at Shopify.",
+            "The user works at Stripe on the payments team.",
+        ),
+        (
+            "I no longer use Vue anymore, switched to React last spring.",
+            "[k1] The user uses Vue.",
+            "The user no longer uses Vue and switched to React last spring.",
+        ),
+        (
+            "我已经从字节离职了，下个月去腾讯报到",
+            "[k1] 用户在字节跳动工作",
+            "用户从字节离职了，下个月去腾讯报到",
+        ),
+        ("上个月从北京搬到深圳了", "[k1] 用户住在北京", "用户住在深圳"),
+    ],
+)
+def test_a_change_said_naturally_replaces_the_known_value(
+    said: str, known: str, expected: str
+) -> None:
+    found = _close([said], known)
+    assert [(content, contradicts) for _, content, _, contradicts in found] == [(expected, ("k1",))]
+
+
+@pytest.mark.parametrize(
+    "lines, expected",
+    [
+        (
+            ["I'm based in Toronto. Well, technically Mississauga."],
+            "The user is based in Mississauga.",
+        ),
+        (
+            ["I'm a nurse on night shifts at St. Mary's."],
+            "The user is a nurse on night shifts at St. Mary's.",
+        ),
+    ],
+)
+def test_a_correction_in_the_next_sentence_keeps_the_later_value(
+    lines: list[str], expected: str
+) -> None:
+    assert [content for _, content, _, _ in _close(lines)] == [expected]
+
+
+def test_a_sentence_that_starts_anew_is_no_correction() -> None:
+    found = _close(["I work at Google. Actually, Microsoft bought our team last year."])
+    assert not any(
+        "Microsoft bought" in content and "work" in content for _, content, _, _ in found
+    )
+
+
+def test_todos_without_the_request_to_the_assistant() -> None:
+    [(category, content, _, _)] = _close(["提醒我下周一给房东转房租"])
+    assert (category, content) == ("todo", "用户下周一给房东转房租（2026-04-13）")
+    [(category, content, _, _)] = _close(["帮我列个提纲吧，明天下午要给领导汇报"])
+    assert category == "todo" and "帮" not in content and "列个提纲" not in content
+    [(category, content, _, _)] = _close(["note that the car needs its MOT by June 14"])
+    assert category == "todo" and "MOT" in content
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "今晚谁去吃火锅",
+        "I left Shopify in December.",
+        "我们公司报销要在每个月25号之前在飞书上提交",
+        "I go climbing every Tuesday at 7.",
+    ],
+)
+def test_questions_habits_and_bare_months_are_not_todos(said: str) -> None:
+    assert not any(category == "todo" for category, *_ in _close([said]))
+
+
+def test_a_forget_request_finds_a_memory_that_writes_a_number_beside_the_word() -> None:
+    said = "之前说考研那个事你忘了吧，不考了，直接找工作"
+    assert forget_request(said, [("k1", "用户准备今年12月考研"), ("k2", "用户是大四学生")]) == "k1"

@@ -28,9 +28,16 @@ from .kinds import kinds
 from .selector import load_selector
 from .sentences import sentences
 from .updates import changed_memories, forget_request
-from .wording import about_the_user, corrected, sentence, third_person, zh_third_person
+from .wording import (
+    about_the_user,
+    corrected,
+    joined_corrections,
+    sentence,
+    third_person,
+    zh_third_person,
+)
 
-__all__ = ["RuleExtractor"]
+__all__ = ["RuleExtractor", "judged"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 # Clause boundaries inside a sentence: "..., and I ...", "...: my name is ...", "..., so ...".
@@ -137,9 +144,18 @@ def _too_short(said: str) -> bool:
     return len(re.findall(r"[A-Za-z0-9]+", said)) + len(CJK_RE.findall(said)) // 2 < 4
 
 
-def _classify(content: str) -> Category:
-    """The category of an explicit "remember that ..." memory, by what it says."""
+def judged(said: str) -> bool:
+    """True when the selector may judge ``said``: a statement of some length, not a question,
+    a request to the assistant or a reaction. Training sees only these too."""
+    return not (_NOT_ABOUT_USER.search(said) or _too_short(said))
+
+
+def _classify(content: str, dated: bool = False) -> Category:
+    """The category of an explicit "remember that ..." memory, by what it says; ``dated`` when
+    it names a coming day ("the car needs its MOT by June 14")."""
     lowered = content.lower()
+    if dated and not _RECURRING.search(lowered) and re.search(_TO_DO, lowered):
+        return "todo"
     checks: list[tuple[Category, str]] = [
         # A date alone ("read-only on Fridays") is not a todo; a date and something to do is.
         (
@@ -157,6 +173,13 @@ def _classify(content: str) -> Category:
     return "fact"
 
 
+# Words of something to do, with a day named: a todo.
+_TO_DO = (
+    r"\b(?:needs?|have to|has to|must|due|deadline|renew|submit|pay|book|call|pick up|"
+    r"appointment|expires?)\b|要|需要|得|记得|到期|截止|交"
+)
+
+
 _LEAD_IN_EN = re.compile(
     r"^(?:(?:also|and|so|oh|btw|by the way|actually|well|ok|okay|hi|hello|hey|big news"
     r"|quick one|fyi)[,:! ]+)+",
@@ -171,6 +194,30 @@ _TRAILING_REQUEST = re.compile(
     r"ping me|tell me)\b[^.!?]*[.!?]?$|[，,；]\s*(?:记得|请|麻烦)?(?:你)?提醒(?:我|一下)[^。！？]*[。！？]?$",
     re.I,
 )
+
+
+# A question asked without a question mark ("今晚谁去吃火锅", "几点出发").
+_QUESTION_ZH = re.compile(r"谁|哪天|几点|什么时候|啥时候|多少钱|怎么办|咋办|要不要|是不是|吗$")
+# Something done again and again is a habit, not a todo ("every Tuesday", "每个月25号之前").
+_RECURRING = re.compile(
+    r"\b(?:every|each|weekly|daily|monthly|nightly|twice a|once a|\w+ times a)\b"
+    r"|每(?:天|周|个?月|年|晚|早|次|个?星期)|一周[一二两三四五六七\d]次|[一二三四五六日](?:[一二三四五六日]){1,2}(?:上午|下午|晚上)",
+    re.I,
+)
+# A request to the assistant opening a sentence ("帮我列个提纲吧，", "can you draft it, ...",
+# "提醒我", "remind me to"): what follows is the user's, the request is not.
+_REQUEST_FIRST = re.compile(
+    r"^(?:(?:快+|你|请你?|麻烦你?)?帮(?:我|忙)[^，,。.!！]*[，,。.!！]+\s*"
+    r"|(?:can|could|would|will) you [^,.!]*[,.!]+\s*|please [^,.!]*[,.!]+\s*"
+    r"|(?:记得|请|麻烦你?|你)?提醒(?:我|一下)(?:一下)?[，,]?\s*)",
+    re.I,
+)
+
+
+def _without_request(said: str) -> str:
+    """``said`` without a request to the assistant that opens it, when anything is left."""
+    rest = _REQUEST_FIRST.sub("", said, count=1).strip()
+    return rest if len(rest) >= 4 else said
 
 
 def _clean(text: str) -> str:
@@ -216,7 +263,7 @@ class RuleExtractor:
         for message in messages:
             if message.get("role") != "user":
                 continue
-            for said in sentences(message_text(message)):
+            for said in joined_corrections(sentences(message_text(message))):
                 said = corrected(said)
                 target = forget_request(said, known)
                 if target is not None:
@@ -262,7 +309,17 @@ class RuleExtractor:
     @staticmethod
     def _plan(said: str, today: date) -> Candidate | None:
         """A todo from a sentence that names a coming day and something to do or attend."""
-        if not _PLAN.search(said) or re.search(r"[?？]\s*$", said):
+        asked = _without_request(said)
+        # "提醒我下周一给房东转房租": asking to be reminded says there is something to do.
+        reminder = asked != said and bool(re.search(r"提醒|remind", said[: len(said) - len(asked)]))
+        said = asked
+        if (
+            not (reminder or _PLAN.search(said))
+            or re.search(r"[?？]", said)
+            or _QUESTION_ZH.search(said)
+            or _RECURRING.search(said)
+            or _too_short(said)
+        ):
             return None
         day = resolve_date(said, today)
         if day is None or day < today:
@@ -270,6 +327,8 @@ class RuleExtractor:
         content = about_the_user(_clean(said))
         if not content or redact(content).only_secret:
             return None
+        if CJK_RE.search(content) and not content.startswith("用户"):
+            content = "用户" + content
         return Candidate(
             content=RuleExtractor._dated(content, said, day),
             category="todo",
@@ -281,7 +340,7 @@ class RuleExtractor:
     def _select(said: str, today: date) -> Candidate | None:
         """A memory from a sentence no fixed rule reads, when the selector judges it durable."""
         selector = load_selector()
-        if selector is None or _NOT_ABOUT_USER.search(said) or _too_short(said):
+        if selector is None or not judged(said):
             return None
         verdict = selector.judge(said)
         if verdict.probability < selector.threshold:
@@ -322,7 +381,7 @@ class RuleExtractor:
 
     @staticmethod
     def _match(text: str, today: date) -> Candidate | None:
-        text = _clean(text)
+        text = _clean(_without_request(text))
         if len(text) < 4 or _NOT_A_STATEMENT.search(text.rstrip(".。!！")):
             return None
         forget = _FORGET_EN.match(text.rstrip(".。!！")) or _FORGET_ZH.match(text.rstrip(".。!！"))
@@ -341,7 +400,8 @@ class RuleExtractor:
             if not content:
                 return None
             if category == "explicit":
-                category = _classify(content)
+                named = resolve_date(text, today)
+                category = _classify(content, named is not None and named >= today)
             expires = None
             if category == "todo":
                 named = resolve_date(text, today)

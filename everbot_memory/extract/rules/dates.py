@@ -89,6 +89,7 @@ def resolve_date(text: str, today: date) -> date | None:
     checks += [
         (r"(?<![\d月])(\d{1,2})[号日]", lambda m: _day_of_month(today, int(m.group(1)))),
         (r"\bend of (?:the |this )?month\b", lambda m: _next_month(today) - timedelta(days=1)),
+        (rf"\bend of ({_MONTHS})", lambda m: _month_end(today, m.group(1))),
         (
             r"\bend of (?:the |this )?week\b",
             lambda m: today + timedelta(days=(4 - today.weekday()) % 7),
@@ -117,6 +118,25 @@ _DATE_WORDS = re.compile(
     r"eod|eow|weekend)\b",
     re.I,
 )
+
+
+_MONTH_ONLY = re.compile(
+    r"^\s*(?:in |this |of |by |until |since |from )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|"
+    r"oct|nov|dec|january|february|march|april|june|july|august|september|october|november|"
+    r"december)\.?\s*$",
+    re.I,
+)
+
+
+_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+
+
+def _month_end(today: date, name: str) -> date:
+    """The last day of the month named, this year or, once it is past, next year."""
+    month = _MONTHS.split("|").index(name[:3].lower()) + 1
+    first = date(today.year, month, 1)
+    end = _next_month(first) - timedelta(days=1)
+    return end if end >= today else _next_month(date(today.year + 1, month, 1)) - timedelta(days=1)
 
 
 def _zh_number(text: str) -> int:
@@ -160,7 +180,8 @@ def _parsed(text: str, today: date) -> date | None:
     calendar = parsedatetime.Calendar(version=parsedatetime.VERSION_CONTEXT_STYLE)
     source = datetime.combine(today, time(12, 0))
     for when, _, _, _, said in calendar.nlp(text, sourceTime=source) or ():
-        if _DATE_WORDS.search(said) and when.date() >= today:
+        # A month alone ("in December", "starts in September") names no day to keep.
+        if _DATE_WORDS.search(said) and not _MONTH_ONLY.match(said) and when.date() >= today:
             found: date = when.date()
             return found
     return None

@@ -74,7 +74,7 @@ def _en_rules() -> list[Rule]:
             r(rf"^(?:I am|I'm) an? ((?:[\w-]+ ){{0,3}}(?:{_PROFESSIONS}))\b(.*)$"),
             "fact",
             "medium",
-            lambda m: sentence(f"The user is a {m.group(1)}{third_person(m.group(2))}"),
+            lambda m: _profession(m),
         ),
         (
             r(
@@ -143,6 +143,14 @@ def _en_rules() -> list[Rule]:
             lambda m: _preference_en(m),
         ),
     ]
+
+
+def _profession(match: re.Match[str]) -> str:
+    """'I'm a nurse on night shifts' -> 'The user is a nurse on night shifts.' (the space and
+    the article kept right)."""
+    job, rest = match.group(1), third_person(match.group(2))
+    article = "an" if job[0].lower() in "aeiou" else "a"
+    return sentence(f"The user is {article} {job}" + (f" {rest}" if rest else ""))
 
 
 def _preference_en(match: re.Match[str]) -> str | None:

@@ -66,8 +66,15 @@ _REQUEST = re.compile(
 )
 
 
+_SCRIPT_CHANGE = re.compile(
+    rf"(?<=[0-9A-Za-z])(?={CJK_RE.pattern})|(?<={CJK_RE.pattern})(?=[0-9A-Za-z])"
+)
+
+
 def _telling(text: str) -> set[str]:
     """The words that tell a memory apart: search tokens without single CJK characters."""
+    # "12月考研" is a number and a word: apart, "考研" is shared with "那个考研的事".
+    text = _SCRIPT_CHANGE.sub(" ", text)
     return {t for t in search_tokens(text) if len(t) > 1 or not CJK_RE.match(t)}
 
 

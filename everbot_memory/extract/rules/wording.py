@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ...core.text import CJK_RE
@@ -15,6 +16,7 @@ __all__ = [
     "Rule",
     "about_the_user",
     "corrected",
+    "joined_corrections",
     "sentence",
     "third_person",
     "verb_phrase",
@@ -321,3 +323,28 @@ def corrected(said: str) -> str:
         last = names[-1]
         return left[: last.start()] + name.group(1) + left[last.end() :] + right[name.end() :]
     return said
+
+
+# A sentence that only corrects the one before it: "I'm based in Toronto. Well, technically
+# Mississauga", "周六见。哦不，周日". It opens with the words of a correction and a value.
+_CORRECTS_BEFORE = re.compile(
+    r"^(?i:(?:no|well|oh|sorry|wait|actually|i mean|or rather|technically|make that)[,.!]?\s+)+"
+    r"(?i:it's |it is |in |at |on |for )?(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
+    r"\s*(?:[,.!;]|$|\s(?i:since|but|now|though)\b)"
+    r"|^(?:不对|哦不|啊不|说错了|我说错了|更正一下)[，,]"
+)
+
+
+def joined_corrections(said: Sequence[str]) -> list[str]:
+    """The sentences with each one that only corrects the sentence before it joined to it, so
+    that :func:`corrected` keeps the later value."""
+    joined: list[str] = []
+    for text in said:
+        if joined and _CORRECTS_BEFORE.match(text):
+            before = joined[-1].rstrip(" .!。！")
+            mark = "，" if CJK_RE.search(before[-1:]) else ", "
+            # The marker in lower case, as inside a sentence ("Toronto, well, technically ...").
+            joined[-1] = corrected(f"{before}{mark}{text[:1].lower()}{text[1:]}")
+        else:
+            joined.append(text)
+    return joined
