@@ -24,7 +24,6 @@ from ..summary import parse_summary
 from . import chinese, english
 from .changes import CHANGES, contradicted
 from .dates import WHEN_EN, WHEN_ZH, resolve_date
-from .kinds import kinds
 from .selector import load_selector
 from .sentences import sentences
 from .updates import changed_memories, forget_request
@@ -144,10 +143,22 @@ def _too_short(said: str) -> bool:
     return len(re.findall(r"[A-Za-z0-9]+", said)) + len(CJK_RE.findall(said)) // 2 < 4
 
 
+# A question asked without a question mark, or one inside a longer sentence ("38k seems high??
+# what should I push back on", "有没有办法把长代码从手机发到电脑上").
+_ASKS = re.compile(
+    r"[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$",
+)
+
+
 def judged(said: str) -> bool:
     """True when the selector may judge ``said``: a statement of some length, not a question,
     a request to the assistant or a reaction. Training sees only these too."""
-    return not (_NOT_ABOUT_USER.search(said) or _too_short(said))
+    return not (
+        _NOT_ABOUT_USER.search(said)
+        or _too_short(said)
+        or _NOT_A_STATEMENT.search(said.rstrip(" .。!！~～"))
+        or _ASKS.search(said)
+    )
 
 
 def _classify(content: str, dated: bool = False) -> Category:
@@ -327,7 +338,7 @@ class RuleExtractor:
         content = about_the_user(_clean(said))
         if not content or redact(content).only_secret:
             return None
-        if CJK_RE.search(content) and not content.startswith("用户"):
+        if reminder and CJK_RE.search(content) and not content.startswith("用户"):
             content = "用户" + content
         return Candidate(
             content=RuleExtractor._dated(content, said, day),
@@ -348,11 +359,15 @@ class RuleExtractor:
         content = about_the_user(said)
         if not content or redact(content).only_secret:
             return None
-        # The words of a kind decide it when they appear; the fitted model only when none does.
-        found_kinds = kinds(said)
-        category: Category = found_kinds[0] if found_kinds else verdict.category
+        # The fitted model picks the kind (the words of each kind are among its features).
+        category: Category = verdict.category
         day = resolve_date(said, today)
-        if day is not None and day >= today and category in ("fact", "todo", "experience"):
+        if (
+            day is not None
+            and day >= today
+            and category in ("fact", "todo", "experience")
+            and not _RECURRING.search(said)
+        ):
             category = "todo"
         expires = None
         if category == "todo":

@@ -120,6 +120,10 @@ _DATE_WORDS = re.compile(
 )
 
 
+# How often or how long, not when: "3x a week", "for a month", "per day".
+_HOW_OFTEN = re.compile(
+    r"^\s*(?:a|an|one|per|each|every|the)\s+(?:day|week|month|year)s?\s*$", re.I
+)
 _MONTH_ONLY = re.compile(
     r"^\s*(?:in |this |of |by |until |since |from )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|"
     r"oct|nov|dec|january|february|march|april|june|july|august|september|october|november|"
@@ -181,7 +185,12 @@ def _parsed(text: str, today: date) -> date | None:
     source = datetime.combine(today, time(12, 0))
     for when, _, _, _, said in calendar.nlp(text, sourceTime=source) or ():
         # A month alone ("in December", "starts in September") names no day to keep.
-        if _DATE_WORDS.search(said) and not _MONTH_ONLY.match(said) and when.date() >= today:
+        if (
+            _DATE_WORDS.search(said)
+            and not _MONTH_ONLY.match(said)
+            and not _HOW_OFTEN.match(said)
+            and when.date() >= today
+        ):
             found: date = when.date()
             return found
     return None
