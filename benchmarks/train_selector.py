@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from everbot_memory.extract.rules import judged
+from everbot_memory.extract.rules import judged, statement
 from everbot_memory.extract.rules.selector import WEIGHTS_FILE, Selector, features
 from everbot_memory.extract.rules.sentences import sentences
 
@@ -57,7 +57,8 @@ def examples(split: str = "dev") -> list[Example]:
             if case["split"] != split:
                 continue
             for text in user_texts(case):
-                for sentence in sentences(text):
+                for said in sentences(text):
+                    sentence = statement(said)
                     if not judged(sentence):
                         continue  # never shown to the model: the extractor drops it first
                     expected = label_of(sentence, case["expected"])

@@ -8,7 +8,7 @@ from datetime import date, datetime, timezone
 import pytest
 from freezegun import freeze_time
 
-from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules import RuleExtractor, statement
 from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.selector import features, load_selector
 from everbot_memory.extract.rules.sentences import sentences
@@ -321,3 +321,14 @@ def test_questions_habits_and_bare_months_are_not_todos(said: str) -> None:
 def test_a_forget_request_finds_a_memory_that_writes_a_number_beside_the_word() -> None:
     said = "之前说考研那个事你忘了吧，不考了，直接找工作"
     assert forget_request(said, [("k1", "用户准备今年12月考研"), ("k2", "用户是大四学生")]) == "k1"
+
+
+def test_the_selector_judges_what_the_user_states_not_what_they_ask() -> None:
+    assert (
+        statement("帮我改下简历，我做了五年的测试，现在想转开发")
+        == "我做了五年的测试，现在想转开发"
+    )
+    assert statement("我在自学日语，N3 刚过，给我出几道 N2 的语法题") == "我在自学日语，N3 刚过"
+    said = "translate this please, my German is still terrible after two years in Vienna"
+    assert statement(said) == "my German is still terrible after two years in Vienna"
+    assert statement("I live in Lyon.") == "I live in Lyon."

@@ -37,7 +37,7 @@ from .wording import (
     zh_third_person,
 )
 
-__all__ = ["RuleExtractor", "judged"]
+__all__ = ["RuleExtractor", "judged", "statement"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 # Clause boundaries inside a sentence: "..., and I ...", "...: my name is ...", "..., so ...".
@@ -157,6 +157,30 @@ def _kind(said: str, fitted: Category) -> Category:
     the dev half, cross-validated, this picks a kind a label allows for 67% of the durable
     sentences, the model alone 64%, the first kind whose words appear 62%."""
     return "decision" if "decision" in kinds(said) else fitted
+
+
+_CLAUSE = re.compile(
+    r"会不会|能不能|可不可以|是不是|要不要|有没有|怎么|咋|为啥|为什么|啥|什么好"
+    r"|^(?:what|how|why|where|which|who|any|anything)\b|\bwhat do you think\b",
+    re.I,
+)
+_CLAUSE = re.compile(r"(?<=[，,;；])\s*")
+
+
+def statement(said: str) -> str:
+    """``said`` without the clauses that ask the assistant something ("帮我改下简历，我做了五年
+    的测试" -> "我做了五年的测试"): what the selector judges, and what a memory may keep."""
+    clauses = _CLAUSE.split(said)
+    if len(clauses) == 1:
+        return said
+    kept = [c for c in clauses if not (_NOT_ABOUT_USER.search(c) or _ASKS.search(c))]
+    if not kept:
+        return said
+    return (
+        " ".join(kept).rstrip(",，;；")
+        if not CJK_RE.search(said)
+        else "".join(kept).rstrip("，,;；")
+    )
 
 
 def judged(said: str) -> bool:
@@ -360,6 +384,7 @@ class RuleExtractor:
     def _select(said: str, today: date) -> Candidate | None:
         """A memory from a sentence no fixed rule reads, when the selector judges it durable."""
         selector = load_selector()
+        said = statement(said)
         if selector is None or not judged(said):
             return None
         verdict = selector.judge(said)
