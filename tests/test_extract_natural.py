@@ -8,7 +8,7 @@ from datetime import date, datetime, timezone
 import pytest
 from freezegun import freeze_time
 
-from everbot_memory.extract.rules import RuleExtractor, statement
+from everbot_memory.extract.rules import RuleExtractor, judged, statement
 from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.selector import features, load_selector
 from everbot_memory.extract.rules.sentences import sentences
@@ -332,3 +332,19 @@ def test_the_selector_judges_what_the_user_states_not_what_they_ask() -> None:
     said = "translate this please, my German is still terrible after two years in Vienna"
     assert statement(said) == "my German is still terrible after two years in Vienna"
     assert statement("I live in Lyon.") == "I live in Lyon."
+
+
+@pytest.mark.parametrize(
+    "said, expected",
+    [
+        ("I don't eat meat and my friend is vegan.", "The user doesn't eat meat."),
+        ("我不吃香菜", "用户不吃香菜"),
+    ],
+)
+def test_what_the_user_does_not_eat(said: str, expected: str) -> None:
+    assert [(c, content) for c, content, _, _ in _close([said])] == [("preference", expected)]
+
+
+def test_requests_and_questions_are_not_judged() -> None:
+    for said in ("write me a workout plan.", "Go 里 slice 传进函数 append 了外面为啥看不到"):
+        assert not judged(said)

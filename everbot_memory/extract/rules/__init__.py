@@ -90,6 +90,10 @@ _HYPOTHETICAL = re.compile(
 _NOT_ABOUT_USER = re.compile(
     r"[?？:：]\s*$|[?？]\s*[^\w\s]*$"
     r"|\b(?:can|could|would|will) (?:you|u)\b|\bhelp me\b|\bplease\b|\bpls\b"
+    r"|^(?:(?:ok|okay|so|now|and|also|then|first)[, ]+)?(?:write|plan|make|give|tell|show|find|"
+    r"suggest|recommend|explain|translate|draft|summari[sz]e|list|fix|create|generate|convert|"
+    r"rewrite|check|review|compare|send|book|add|put|move|shift|set|schedule|quiz|teach)"
+    r" (?:me|us|it|this|that|these|a|an|the|my|our|some)\b"
     r"|^(?:lol|haha|ok|okay|cool|nice|great|thanks|thank you|thx|sure|yes|yeah|yep|no|nope|hmm)\b"
     r"|帮我|帮忙|麻烦你?|请你?|你能|能不能|可不可以|给我|把这|翻成|推荐|在线等"
     r"|^(?:知道|好的|好吧|行|嗯|哈哈|卧槽|可以了|收到|谢谢|感谢)",
@@ -147,7 +151,8 @@ def _too_short(said: str) -> bool:
 # A question asked without a question mark, or one inside a longer sentence ("38k seems high??
 # what should I push back on", "有没有办法把长代码从手机发到电脑上").
 _ASKS = re.compile(
-    r"[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$",
+    r"[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$"
+    r"|为啥|为什么|会不会|能不能|是不是|要不要|咋整|咋办|怎么办|怎么弄|怎么回事",
 )
 
 
@@ -159,11 +164,6 @@ def _kind(said: str, fitted: Category) -> Category:
     return "decision" if "decision" in kinds(said) else fitted
 
 
-_CLAUSE = re.compile(
-    r"会不会|能不能|可不可以|是不是|要不要|有没有|怎么|咋|为啥|为什么|啥|什么好"
-    r"|^(?:what|how|why|where|which|who|any|anything)\b|\bwhat do you think\b",
-    re.I,
-)
 _CLAUSE = re.compile(r"(?<=[，,;；])\s*")
 
 

@@ -136,7 +136,8 @@ def _en_rules() -> list[Rule]:
         ),
         (
             r(
-                r"^I (?:really )?(hate|dislike|can't stand|cannot stand|don't like|do not like) (.{2,100})$"
+                r"^I (?:really )?(hate|dislike|can't stand|cannot stand|don't like|do not like|"
+                r"don't eat|do not eat|never eat|don't drink|do not drink|never drink) (.{2,100})$"
             ),
             "preference",
             "medium",
@@ -169,6 +170,12 @@ def _preference_en(match: re.Match[str]) -> str | None:
         "cannot stand": "can't stand",
         "don't like": "doesn't like",
         "do not like": "doesn't like",
+        "don't eat": "doesn't eat",
+        "do not eat": "doesn't eat",
+        "never eat": "never eats",
+        "don't drink": "doesn't drink",
+        "do not drink": "doesn't drink",
+        "never drink": "never drinks",
     }
     return sentence(f"The user {verbs[verb]} {third_person(obj)}")
 
