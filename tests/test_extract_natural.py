@@ -348,3 +348,32 @@ def test_what_the_user_does_not_eat(said: str, expected: str) -> None:
 def test_requests_and_questions_are_not_judged() -> None:
     for said in ("write me a workout plan.", "Go 里 slice 传进函数 append 了外面为啥看不到"):
         assert not judged(said)
+
+
+SINGLE_VALUED = [
+    ("k1", "The user uses VS Code as their main editor."),
+    ("k2", "The user lives in London."),
+    ("k3", "The user uses an iPhone 13."),
+    ("k4", "The user works at Shopify."),
+    ("k5", "用户住在杭州余杭区"),
+]
+
+
+@pytest.mark.parametrize(
+    "said, retired",
+    [
+        ("since I moved to neovim last month my wrists are way happier", ("k1",)),
+        ("how do I move my 2FA codes from my old iPhone to the new Pixel 9?", ("k3",)),
+        ("hello from Nairobi! we moved here in the spring for my job", ("k2",)),
+        ("I joined Stripe last week", ("k4",)),
+        ("人也跟着搬到北京了，住望京", ("k5",)),
+        ("I moved the meeting to 3pm", ()),
+        ("I left my umbrella at the office", ()),
+        ("I use vim for quick edits", ()),
+        ("I love my iPhone", ()),
+    ],
+)
+def test_a_new_value_of_a_single_valued_fact_retires_the_old(
+    said: str, retired: tuple[str, ...]
+) -> None:
+    assert changed_memories(said, SINGLE_VALUED) == retired
