@@ -377,3 +377,32 @@ def test_a_new_value_of_a_single_valued_fact_retires_the_old(
     said: str, retired: tuple[str, ...]
 ) -> None:
     assert changed_memories(said, SINGLE_VALUED) == retired
+
+
+def test_a_forget_request_may_point_back_at_the_sentence_before() -> None:
+    known = (
+        "[k1] The user goes to the gym Monday, Wednesday and Friday at 6am.\n"
+        "[k2] The user likes podcasts about history."
+    )
+    found = _close(
+        ["stop reminding me about the gym. just delete that whole thing, I do yoga at home now"],
+        known,
+    )
+    assert [content for _, content, forget, _ in found if forget] == [
+        "The user goes to the gym Monday, Wednesday and Friday at 6am."
+    ]
+
+
+def test_more_date_shapes() -> None:
+    today = date(2026, 3, 10)
+    assert resolve_date("my visa interview is on 3/20 at the consulate", today) == date(2026, 3, 20)
+    assert resolve_date("add 1/2 cup of milk", today) is None
+    assert resolve_date("五一去青岛", today) == date(2026, 5, 1)
+    assert resolve_date("I left in December", today) is None
+    assert resolve_date("strength training 3x a week", today) is None
+    assert resolve_date("by the end of June", today) == date(2026, 6, 30)
+
+
+def test_an_explicit_note_with_a_day_and_a_time_is_a_todo() -> None:
+    [(category, content, _, _)] = _close(["帮我记下：下周二晚上8点给我爸打视频"])
+    assert category == "todo" and "帮" not in content and "2026-04-14" in content

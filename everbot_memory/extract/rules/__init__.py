@@ -221,6 +221,8 @@ def _classify(content: str, dated: bool = False) -> Category:
 _TO_DO = (
     r"\b(?:needs?|have to|has to|must|due|deadline|renew|submit|pay|book|call|pick up|"
     r"appointment|expires?)\b|要|需要|得|记得|到期|截止|交"
+    # A time of day with the day: something is to happen then ("下周二晚上8点给我爸打视频").
+    r"|\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b|\d{1,2}点|[上下]午|晚上|早上"
 )
 
 
@@ -251,7 +253,7 @@ _RECURRING = re.compile(
 # A request to the assistant opening a sentence ("帮我列个提纲吧，", "can you draft it, ...",
 # "提醒我", "remind me to"): what follows is the user's, the request is not.
 _REQUEST_FIRST = re.compile(
-    r"^(?:(?:快+|你|请你?|麻烦你?)?帮(?:我|忙)[^，,。.!！]*[，,。.!！]+\s*"
+    r"^(?:(?:快+|你|请你?|麻烦你?)?帮(?:我|忙)(?!记)[^，,。.!！：:]*[，,。.!！]+\s*"
     r"|(?:can|could|would|will) you [^,.!]*[,.!]+\s*|please [^,.!]*[,.!]+\s*"
     r"|(?:记得|请|麻烦你?|你)?提醒(?:我|一下)(?:一下)?[，,]?\s*)",
     re.I,
@@ -307,9 +309,11 @@ class RuleExtractor:
         for message in messages:
             if message.get("role") != "user":
                 continue
+            last = ""
             for said in joined_corrections(sentences(message_text(message))):
                 said = corrected(said)
-                target = forget_request(said, known)
+                previous, last = last, said
+                target = forget_request(said, known, previous)
                 if target is not None:
                     content = next(c for i, c in known if i == target)
                     add(Candidate(content=content, confirms=target, forget=True))

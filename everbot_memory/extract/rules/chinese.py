@@ -14,7 +14,7 @@ def _zh_rules() -> list[Rule]:
     c = re.compile
     return [
         (
-            c(r"^(?:请)?(?:记住|记一下|帮我记住)[：:，, ]*(.{3,})$"),
+            c(r"^(?:请|你)?(?:帮我)?(?:记住|记一下|记下来?|记着)(?:吧|哈)?[：:，, ]*(.{3,})$"),
             "explicit",
             "high",
             lambda m: zh_third_person(m.group(1)),

@@ -85,9 +85,21 @@ def resolve_date(text: str, today: date) -> date | None:
         (r"月底", lambda m: _next_month(today) - timedelta(days=1)),
         (r"年底", lambda m: date(today.year, 12, 31)),
         (r"元旦", lambda m: date(today.year + 1, 1, 1)),
+        # Holidays on a fixed day of the solar calendar (the lunar ones move every year).
+        (r"五一|劳动节", lambda m: _month_day(today, 5, 1)),
+        (r"国庆", lambda m: _month_day(today, 10, 1)),
+        (r"双十一|双11", lambda m: _month_day(today, 11, 11)),
+        (r"平安夜", lambda m: _month_day(today, 12, 24)),
+        (r"圣诞", lambda m: _month_day(today, 12, 25)),
+        (r"情人节", lambda m: _month_day(today, 2, 14)),
     ]
     checks += [
         (r"(?<![\d月])(\d{1,2})[号日]", lambda m: _day_of_month(today, int(m.group(1)))),
+        # "on 3/20", "by 12/5": month then day, after a word that says a date follows.
+        (
+            r"\b(?:on|by|before|due|until|till) (\d{1,2})/(\d{1,2})\b(?!/)",
+            lambda m: _month_day(today, int(m.group(1)), int(m.group(2))),
+        ),
         (r"\bend of (?:the |this )?month\b", lambda m: _next_month(today) - timedelta(days=1)),
         (rf"\bend of ({_MONTHS})", lambda m: _month_end(today, m.group(1))),
         (

@@ -33,6 +33,7 @@ _SELF_FORGETTING = re.compile(
 # world, not about a memory, names no memory and has none of these.
 _ABOUT_MEMORY = re.compile(
     r"\b(?:thing|stuff|note|notes|memory|memories|that|what i said|about me|you(?:'ve)? got|"
+    r"stop reminding me|"
     r"the whole thing|earlier|info|detail|details|entry)\b|那个|那条|那些|的事|这事|那事|记录|说的|说过",
     re.I,
 )
@@ -108,8 +109,21 @@ def _best(
     return [entry_id for n, entry_id in scored if n == top and n > 0]
 
 
-def forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
-    """The id of the known memory ``said`` asks to forget, if it asks and one stands out."""
+def forget_request(said: str, known: Sequence[tuple[str, str]], before: str = "") -> str | None:
+    """The id of the known memory ``said`` asks to forget, if it asks and one stands out;
+    ``before`` is the sentence said just before, which "that whole thing" may point back to
+    ("stop reminding me about the gym. just delete that whole thing")."""
+    found = _forget_request(said, known)
+    if found is None and before and _FORGET.search(said) and _POINTS_BACK.search(said):
+        found = _forget_request(f"{before} {said}", known)
+    return found
+
+
+# Words that point back at what was just said.
+_POINTS_BACK = re.compile(r"\b(?:that|it|this|those|these)\b|那个|那条|这个|这条|这事|那事", re.I)
+
+
+def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
     if not known or not _FORGET.search(said) or not _ABOUT_MEMORY.search(said):
         return None
     if _SELF_FORGETTING.search(said):
