@@ -406,3 +406,13 @@ def test_more_date_shapes() -> None:
 def test_an_explicit_note_with_a_day_and_a_time_is_a_todo() -> None:
     [(category, content, _, _)] = _close(["帮我记下：下周二晚上8点给我爸打视频"])
     assert category == "todo" and "帮" not in content and "2026-04-14" in content
+
+
+def test_a_question_is_quoted_never_half_rewritten() -> None:
+    assert about_the_user("how do I move my codes to the new Pixel 9?") == (
+        'The user asked: "how do I move my codes to the new Pixel 9?"'
+    )
+    assert (
+        about_the_user("when I was a kid I lived in Oslo")
+        == "When the user was a kid the user lived in Oslo."
+    )

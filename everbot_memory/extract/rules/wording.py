@@ -241,6 +241,12 @@ _FILLER_ZH = re.compile(
 )
 
 
+_QUESTION_EN = re.compile(
+    r"\?\s*$|^(?:how|what|why|where|which|who|do|does|did|can|could|should|would|is|are)\b",
+    re.I,
+)
+
+
 def about_the_user(said: str) -> str:
     """A sentence the user said, as a memory: turned into a sentence about the user where that
     can be done whole, else kept in the user's words, quoted, never half-rewritten."""
@@ -255,6 +261,9 @@ def about_the_user(said: str) -> str:
     text = _TRAILER_EN.sub("", _FILLER_EN.sub("", text)).strip()
     if not text:
         return ""
+    if _QUESTION_EN.search(text):
+        # "how do I move my codes to the new Pixel?" cannot become a statement about the user.
+        return f'The user asked: "{text}"'
     rewritten = (
         third_person(text)
         if re.search(r"\b(?:i|i'm|i've|i'll|i'd|my|me|myself)\b", text, re.I)
