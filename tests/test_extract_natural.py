@@ -416,3 +416,26 @@ def test_a_question_is_quoted_never_half_rewritten() -> None:
         about_the_user("when I was a kid I lived in Oslo")
         == "When the user was a kid the user lived in Oslo."
     )
+
+
+def test_a_day_gone_by_is_no_todo_and_a_name_is_capitalized() -> None:
+    today = date(2026, 2, 1)
+    assert resolve_date("the heating has been broken since Monday", today) is None
+    assert resolve_date("I'm 35 as of Tuesday", today) is None
+    assert resolve_date("see you Tuesday", today) == date(2026, 2, 3)
+    assert _close(["my partner is allergic to shellfish"]) == []  # "allergic" is no name
+    assert next(c for _, c, _, _ in _close(["I'm a nurse and I work nights."])) == (
+        "The user is a nurse."
+    )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Now, how do I find which deployment owns this replicaset.",
+        "Any tips for turning it into a real side project.",
+        "Hypothetically, if I got a PhD in math, what jobs could I do.",
+    ],
+)
+def test_questions_and_hypotheticals_without_a_mark_are_not_judged(said: str) -> None:
+    assert not judged(said)

@@ -82,7 +82,7 @@ _PLAN = re.compile(
 )
 # Not about the user's own life: a hypothetical, or news about someone else.
 _HYPOTHETICAL = re.compile(
-    r"^(?:if|what if|suppose|imagine)\b|\b(?:did you hear|have you heard)\b|^(?:如果|假如|要是|万一)",
+    r"^(?:if|what if|suppose|imagine|hypothetically|say)\b|\b(?:did you hear|have you heard)\b|^(?:如果|假如|要是|万一)",
     re.I,
 )
 # Said to the assistant, not about the user: a question, a request, an introduction to pasted
@@ -138,7 +138,8 @@ def _whole(candidate: Candidate, said: str) -> Candidate | None:
         told = [t for t in search_tokens(content) if t not in _EMPTY_WORDS and t != "said"]
     else:
         told = [t for t in search_tokens(content) if t not in _EMPTY_WORDS]
-    if len(told) < 2:
+    # "The user is a nurse." says one thing, and enough; "The user always forgets." nothing.
+    if len(told) < (1 if re.match(r"The user is an? \w", content) else 2):
         return None
     return candidate if content == candidate.content else candidate.replace(content=content)
 
@@ -151,7 +152,10 @@ def _too_short(said: str) -> bool:
 # A question asked without a question mark, or one inside a longer sentence ("38k seems high??
 # what should I push back on", "有没有办法把长代码从手机发到电脑上").
 _ASKS = re.compile(
-    r"[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$"
+    r"^(?i:(?:(?:ok|okay|so|now|and|also|then|btw|anyway|hmm|right)[, ]+)*(?:how|what|why|where|"
+    r"which|who|any tips|any ideas|anything|any way|any good|simplest way|best way|is there|"
+    r"are there)\b)"
+    r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$"
     r"|为啥|为什么|会不会|能不能|是不是|要不要|咋整|咋办|怎么办|怎么弄|怎么回事",
 )
 
@@ -185,9 +189,10 @@ def statement(said: str) -> str:
 
 def judged(said: str) -> bool:
     """True when the selector may judge ``said``: a statement of some length, not a question,
-    a request to the assistant or a reaction. Training sees only these too."""
+    a hypothetical, a request to the assistant or a reaction. Training sees only these too."""
     return not (
         _NOT_ABOUT_USER.search(said)
+        or _HYPOTHETICAL.search(said)
         or _too_short(said)
         or _NOT_A_STATEMENT.search(said.rstrip(" .。!！~～"))
         or _ASKS.search(said)

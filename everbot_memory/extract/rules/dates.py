@@ -132,6 +132,7 @@ _DATE_WORDS = re.compile(
 )
 
 
+_SINCE = re.compile(r"\b(?:since|as of|last|back on)\s*$", re.I)
 # How often or how long, not when: "3x a week", "for a month", "per day".
 _HOW_OFTEN = re.compile(
     r"^\s*(?:a|an|one|per|each|every|the)\s+(?:day|week|month|year)s?\s*$", re.I
@@ -195,7 +196,9 @@ def _parsed(text: str, today: date) -> date | None:
 
     calendar = parsedatetime.Calendar(version=parsedatetime.VERSION_CONTEXT_STYLE)
     source = datetime.combine(today, time(12, 0))
-    for when, _, _, _, said in calendar.nlp(text, sourceTime=source) or ():
+    for when, _, start, _, said in calendar.nlp(text, sourceTime=source) or ():
+        if _SINCE.search(text[:start]):
+            continue  # "broken since Monday", "35 as of Tuesday": a day gone by
         # A month alone ("in December", "starts in September") names no day to keep.
         if (
             _DATE_WORDS.search(said)

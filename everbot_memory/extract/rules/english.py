@@ -33,13 +33,13 @@ def _en_rules() -> list[Rule]:
             lambda m: sentence(third_person(m.group(1))),
         ),
         (
-            r(r"^my name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)"),
+            r(r"^my name is ((?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*)*)"),
             "fact",
             "high",
             lambda m: f"The user's name is {m.group(1)}.",
         ),
         (
-            r(r"^(?:I am|I'm) called ([A-Z][\w'-]*)"),
+            r(r"^(?:I am|I'm) called ((?-i:[A-Z])[\w'-]*)"),
             "fact",
             "high",
             lambda m: f"The user's name is {m.group(1)}.",
@@ -78,7 +78,7 @@ def _en_rules() -> list[Rule]:
         ),
         (
             r(
-                r"^my (wife|husband|partner|son|daughter|dog|cat|boss|manager)(?:'s name)? is (?:called |named )?([A-Z][\w'-]*)"
+                r"^my (wife|husband|partner|son|daughter|dog|cat|boss|manager)(?:'s name)? is (?:called |named )?((?-i:[A-Z])[\w'-]*)"
             ),
             "fact",
             "medium",
