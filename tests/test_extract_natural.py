@@ -439,3 +439,9 @@ def test_a_day_gone_by_is_no_todo_and_a_name_is_capitalized() -> None:
 )
 def test_questions_and_hypotheticals_without_a_mark_are_not_judged(said: str) -> None:
     assert not judged(said)
+
+
+def test_a_lasting_change_and_a_habitual_taste() -> None:
+    assert not any(c == "todo" for c, *_ in _close(["跟大家同步下，我从下周起改成远程"]))
+    [(category, content, _, _)] = _close(["I always prefer CTEs over nested subqueries."])
+    assert (category, content) == ("preference", "The user prefers CTEs over nested subqueries.")

@@ -156,7 +156,7 @@ _ASKS = re.compile(
     r"which|who|any tips|any ideas|anything|any way|any good|simplest way|best way|is there|"
     r"are there)\b)"
     r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$"
-    r"|为啥|为什么|会不会|能不能|是不是|要不要|咋整|咋办|怎么办|怎么弄|怎么回事",
+    r"|为啥|为什么|会不会|能不能|是不是|要不要|有没有|咋整|咋办|怎么办|怎么弄|怎么回事",
 )
 
 
@@ -251,7 +251,8 @@ _TRAILING_REQUEST = re.compile(
 _QUESTION_ZH = re.compile(r"谁|哪天|几点|什么时候|啥时候|多少钱|怎么办|咋办|要不要|是不是|吗$")
 # Something done again and again is a habit, not a todo ("every Tuesday", "每个月25号之前").
 _RECURRING = re.compile(
-    r"\b(?:every|each|weekly|daily|monthly|nightly|twice a|once a|\w+ times a)\b"
+    r"\b(?:every|each|weekly|daily|monthly|nightly|twice a|once a|\w+ times a|from now on|"
+    r"going forward|starting (?:next|this|from))\b|从[^，。]{1,6}起(?!床)"
     r"|每(?:天|周|个?月|年|晚|早|次|个?星期)|一周[一二两三四五六七\d]次|[一二三四五六日](?:[一二三四五六日]){1,2}(?:上午|下午|晚上)",
     re.I,
 )
@@ -368,7 +369,7 @@ class RuleExtractor:
         said = asked
         if (
             not (reminder or _PLAN.search(said))
-            or re.search(r"[?？]", said)
+            or _ASKS.search(said)
             or _QUESTION_ZH.search(said)
             or _RECURRING.search(said)
             or _too_short(said)

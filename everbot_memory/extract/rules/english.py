@@ -121,6 +121,15 @@ def _en_rules() -> list[Rule]:
             lambda m: sentence(f"{m.group(1)} the user {verb_phrase(m.group(2))}"),
         ),
         (
+            # "I always prefer CTEs": a taste, however often it is said.
+            r(
+                r"^I (?:always|usually|normally|typically|generally) (prefer|like|love|enjoy) (.{2,100})$"
+            ),
+            "preference",
+            "medium",
+            lambda m: _preference_en(m),
+        ),
+        (
             r(r"^I (always|usually|normally|typically) (.{3,100})$"),
             "workflow",
             "medium",
