@@ -445,3 +445,25 @@ def test_a_lasting_change_and_a_habitual_taste() -> None:
     assert not any(c == "todo" for c, *_ in _close(["跟大家同步下，我从下周起改成远程"]))
     [(category, content, _, _)] = _close(["I always prefer CTEs over nested subqueries."])
     assert (category, content) == ("preference", "The user prefers CTEs over nested subqueries.")
+
+
+@pytest.mark.parametrize(
+    "said, expected",
+    [
+        (
+            "I'm on the Android team at Kestrel Pay.",
+            "The user is on the Android team at Kestrel Pay.",
+        ),
+        ("I have two kids under five.", "The user has two kids under five."),
+        ("I'm 35.", "The user is 35 years old."),
+        ("I speak Portuguese at home.", "The user speaks Portuguese at home."),
+        ("我有两个孩子，老大七岁", "用户有两个孩子，老大七岁"),
+        ("我会说粤语", "用户会说粤语"),
+    ],
+)
+def test_plain_facts_about_the_user(said: str, expected: str) -> None:
+    assert [content for _, content, _, _ in _close([said])] == [expected]
+
+
+def test_i_have_something_else_is_no_fact() -> None:
+    assert _close(["I have a question about taxes."]) == []

@@ -53,6 +53,43 @@ def _en_rules() -> list[Rule]:
             ),
         ),
         (
+            # "I'm on the Android team at Kestrel Pay", "I'm on the platform team"
+            r(
+                r"^(?:I am|I'm) on the ([\w -]{2,30}?) team(?: at ((?-i:[A-Z])[\w&'-]*(?: (?-i:[A-Z])[\w&'-]*)*))?\b"
+            ),
+            "fact",
+            "high",
+            lambda m: sentence(
+                f"The user is on the {m.group(1)} team"
+                + (f" at {m.group(2)}" if m.group(2) else "")
+            ),
+        ),
+        (
+            # "I have two kids", "I've got a 3 year old beagle"
+            r(
+                r"^I (?:have|'ve got|have got) ((?:a|an|one|two|three|four|five|\d+) (?:[\w-]+ ){0,3}"
+                r"(?:kids?|children|sons?|daughters?|dogs?|cats?|puppy|kitten|twins|grandkids|"
+                r"grandchildren|brothers?|sisters?|siblings))\b(.{0,60})$"
+            ),
+            "fact",
+            "medium",
+            lambda m: sentence(f"The user has {m.group(1)}{_rest(m.group(2))}"),
+        ),
+        (
+            r(r"^(?:I am|I'm) (\d{1,2})(?: years old| yo)?$"),
+            "fact",
+            "medium",
+            lambda m: f"The user is {m.group(1)} years old.",
+        ),
+        (
+            r(
+                r"^I (?:speak|am fluent in|'m fluent in) ((?-i:[A-Z])[a-z]+(?:(?:,| and) (?-i:[A-Z])[a-z]+)*)\b(.{0,60})$"
+            ),
+            "skill_usage",
+            "medium",
+            lambda m: sentence(f"The user speaks {m.group(1)}{_rest(m.group(2))}"),
+        ),
+        (
             r(r"^(?:I am|I'm) (?:severely |very )?allergic to ([\w' -]{2,40})"),
             "fact",
             "high",
@@ -153,6 +190,12 @@ def _en_rules() -> list[Rule]:
             lambda m: _preference_en(m),
         ),
     ]
+
+
+def _rest(text: str) -> str:
+    """The rest of a clause after the part a rule read, about the user, with its space."""
+    rest = third_person(text)
+    return f" {rest}" if rest else ""
 
 
 def _profession(match: re.Match[str]) -> str:

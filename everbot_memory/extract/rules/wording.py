@@ -279,7 +279,8 @@ def about_the_user(said: str) -> str:
 # "34 — 35 actually", "12楼，哦不，16楼", "在张江，啊说错了是金桥", "June — July, sorry, July 11th":
 # the speaker corrects a value in the same breath; the memory keeps the later one.
 _CORRECTION = re.compile(
-    r"\s*(?:[,，;；—–-]+\s*)(?:no wait|no,|no|wait,?|sorry,?|i mean|actually|or rather|"
+    r"\s*(?:[,，;；—–-]+\s*)(?:no wait|no,|no|wait,?|sorry,?|i mean|i meant|actually|or rather|"
+    r"make that|"
     r"well,? (?:no|technically|actually),?|technically|"
     r"不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
 )
