@@ -467,3 +467,12 @@ def test_plain_facts_about_the_user(said: str, expected: str) -> None:
 
 def test_i_have_something_else_is_no_fact() -> None:
     assert _close(["I have a question about taxes."]) == []
+
+
+def test_asking_to_put_it_on_the_list_makes_the_sentence_before_a_todo() -> None:
+    found = _close(
+        ["my passport expires in august and I keep forgetting to renew it. add it to my list?"]
+    )
+    assert [(c, content) for c, content, _, _ in found] == [
+        ("todo", "The user's passport expires in august and the user keeps forgetting to renew it.")
+    ]

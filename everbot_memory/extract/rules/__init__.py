@@ -247,6 +247,13 @@ _TRAILING_REQUEST = re.compile(
 )
 
 
+# The user asks that what they just said be kept as something to do.
+_ADD_TO_LIST = re.compile(
+    r"\b(?:add|put|keep|stick) (?:it|this|that) (?:to|on|in) (?:my|the) (?:list|to-?do|todo|"
+    r"reminders?|todo list|to-do list)\b|\bput it on my list\b"
+    r"|(?:加到|放到|记到|写到|放进|加进)(?:我的)?(?:待办|清单|todo|提醒)",
+    re.I,
+)
 # A question asked without a question mark ("今晚谁去吃火锅", "几点出发").
 _QUESTION_ZH = re.compile(r"谁|哪天|几点|什么时候|啥时候|多少钱|怎么办|咋办|要不要|是不是|吗$")
 # Something done again and again is a habit, not a todo ("every Tuesday", "每个月25号之前").
@@ -315,14 +322,25 @@ class RuleExtractor:
         for message in messages:
             if message.get("role") != "user":
                 continue
-            last = ""
+            last, last_start = "", len(found)
             for said in joined_corrections(sentences(message_text(message))):
                 said = corrected(said)
                 previous, last = last, said
+                previous_start, last_start = last_start, len(found)
                 target = forget_request(said, known, previous)
                 if target is not None:
                     content = next(c for i, c in known if i == target)
                     add(Candidate(content=content, confirms=target, forget=True))
+                    continue
+                if previous and _ADD_TO_LIST.search(said):
+                    # "my passport expires in august. add it to my list?": the sentence
+                    # before is the thing to do, whatever was made of it.
+                    todo = self._todo(previous, today)
+                    if todo is not None:
+                        for dropped in found[previous_start:]:
+                            seen.discard(dropped.content.lower())
+                        del found[previous_start:]
+                        add(todo, said=previous)
                     continue
                 before = len(found)
                 for clause in _CLAUSE_END.split(said):
@@ -359,6 +377,22 @@ class RuleExtractor:
         if CJK_RE.search(content):
             return f"{content.rstrip('。')}（{day.isoformat()}）"
         return f"{content.rstrip('.')} ({day.isoformat()})."
+
+    @staticmethod
+    def _todo(said: str, today: date) -> Candidate | None:
+        """A todo of ``said``, which the user asked to put on their list."""
+        content = about_the_user(_clean(statement(said)))
+        if not content or redact(content).only_secret or _too_short(said):
+            return None
+        day = resolve_date(said, today)
+        if day is not None and day < today:
+            day = None
+        return Candidate(
+            content=RuleExtractor._dated(content, said, day),
+            category="todo",
+            importance="medium",
+            expires_at=expiry_after(day or today + timedelta(days=TODO_DEFAULT_DAYS)),
+        )
 
     @staticmethod
     def _plan(said: str, today: date) -> Candidate | None:
