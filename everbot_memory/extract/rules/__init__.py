@@ -71,7 +71,7 @@ _RELATIVE_DAY = re.compile(
 )
 # Something to do or attend: with a coming day, a todo.
 _PLAN = re.compile(
-    r"\b(?:need to|needs to|have to|has to|got to|gotta|must|should|remind|appointment|booked|"
+    r"\b(?:need|needs|have to|has to|got to|gotta|must|should|remind|appointment|booked|"
     r"book|meeting|meet|flight|flying|fly|train|test|exam|interview|deadline|due|starts?|"
     r"visiting|coming|wedding|birthday|party|conference|trip|away|leaving|driving|moving|"
     r"renew|renewed|file|submit|pick up|call|doctor|dentist|surgery|hosting|host|taking|"
