@@ -476,3 +476,15 @@ def test_asking_to_put_it_on_the_list_makes_the_sentence_before_a_todo() -> None
     assert [(c, content) for c, content, _, _ in found] == [
         ("todo", "The user's passport expires in august and the user keeps forgetting to renew it.")
     ]
+
+
+def test_the_users_voice_in_lower_case_and_after_adverbs() -> None:
+    assert about_the_user("i need podcast recs") == "The user needs podcast recs."
+    assert about_the_user("I still haven't got the invoices") == (
+        "The user still hasn't got the invoices."
+    )
+
+
+def test_a_login_written_out_keeps_no_password() -> None:
+    said = "they gave me the login, user pta.treasurer / pass Lincoln!Elem2019. how do I export"
+    assert not any("Lincoln" in part for part in sentences(said))

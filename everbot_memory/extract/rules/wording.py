@@ -160,7 +160,12 @@ _ADVERBS = (
 def _verb_s(match: re.Match[str]) -> str:
     word = match.group(2)
     lowered = word.lower()
-    if lowered in _NOT_VERBS or lowered in _PAST or not word.isalpha() or lowered.endswith("ed"):
+    if (
+        lowered in _NOT_VERBS
+        or lowered in _PAST
+        or not word.isalpha()
+        or (lowered.endswith("ed") and not lowered.endswith("eed"))
+    ):
         return match.group(0)  # not a verb, or one in the past tense ("moved")
     if lowered == "have":
         inflected = "has"
@@ -181,6 +186,23 @@ def verb_phrase(text: str) -> str:
 def third_person(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user."""
     clause = clause.strip().rstrip(".!")
+    # Typed in lower case ("i need podcast recs"), "i" is still the speaker.
+    clause = re.sub(r"\bi\b(?=\s|'[a-z])", "I", clause)
+    # An auxiliary after adverbs agrees too ("I still haven't" -> "the user still hasn't").
+    clause = re.sub(
+        rf"\bI ((?:(?:{_ADVERBS}) )+)(haven't|don't|have not|do not|am|have)\b",
+        lambda m: (
+            "I "
+            + m.group(1)
+            + {
+                "haven't": "hasn't",
+                "don't": "doesn't",
+                "have not": "has not",
+                "do not": "does not",
+            }.get(m.group(2), {"am": "is", "have": "has"}.get(m.group(2), m.group(2)))
+        ),
+        clause,
+    )
     # "I" as a subject, not after an auxiliary ("how do I filter" stays uninflected); the verb
     # may come after adverbs ("I no longer work" -> "the user no longer works").
     clause = re.sub(
