@@ -488,3 +488,21 @@ def test_the_users_voice_in_lower_case_and_after_adverbs() -> None:
 def test_a_login_written_out_keeps_no_password() -> None:
     said = "they gave me the login, user pta.treasurer / pass Lincoln!Elem2019. how do I export"
     assert not any("Lincoln" in part for part in sentences(said))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my coworker just told me he's quitting to open a bakery",
+        "我妹刚搬去成都了",
+        "笑死，我们楼下那家烧烤店老板离婚了",
+        "我朋友想去新西兰打工度假",
+    ],
+)
+def test_news_about_someone_else_is_not_judged(said: str) -> None:
+    assert not judged(said)
+
+
+def test_a_todo_leaves_out_the_request_after_it() -> None:
+    [(category, content, _, _)] = _close(["明天下午三点要去见个客户，帮我准备几个开场的问题"])
+    assert category == "todo" and "开场" not in content and "帮" not in content

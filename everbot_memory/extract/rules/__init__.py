@@ -169,6 +169,8 @@ def _kind(said: str, fitted: Category) -> Category:
 
 
 _CLAUSE = re.compile(r"(?<=[，,;；])\s*")
+# Asking that something be kept is a request that holds the memory ("帮我记下：下周二…").
+_NOTE = re.compile(r"记住|记一下|记下|记着|\bremember\b|\bnote that\b|\bkeep in mind\b", re.I)
 
 
 def statement(said: str) -> str:
@@ -177,7 +179,9 @@ def statement(said: str) -> str:
     clauses = _CLAUSE.split(said)
     if len(clauses) == 1:
         return said
-    kept = [c for c in clauses if not (_NOT_ABOUT_USER.search(c) or _ASKS.search(c))]
+    kept = [
+        c for c in clauses if _NOTE.search(c) or not (_NOT_ABOUT_USER.search(c) or _ASKS.search(c))
+    ]
     if not kept:
         return said
     return (
@@ -187,12 +191,26 @@ def statement(said: str) -> str:
     )
 
 
+# News about someone else in the user's life: their friend, colleague, sibling or boss as the
+# subject ("my coworker is quitting", "我妹刚搬去成都了", "我们领导又发火了"). A child's or a
+# partner's news is often the user's too, and is judged.
+_SOMEONE_ELSE = re.compile(
+    r"^(?:(?:lol|omg|ugh|so|and|also|btw)[, ]+)*(?:my|our) (?:\w+ )?(?:friend|friends|coworker|"
+    r"co-worker|colleague|boss|manager|brother|sister|cousin|neighbou?r|roommate|flatmate|"
+    r"classmate|aunt|uncle|brother-in-law|sister-in-law)s?\b(?!'s name)"
+    r"|^(?:笑死|哈哈+|唉|对了)?[，, ]*(?:我|我们)(?:的)?(?:朋友|同事|领导|老板|上司|妹妹?|姐姐?|哥哥?|弟弟?|"
+    r"表[哥姐弟妹]|堂[哥姐弟妹]|室友|邻居|同学|舍友|楼下|隔壁)",
+    re.I,
+)
+
+
 def judged(said: str) -> bool:
     """True when the selector may judge ``said``: a statement of some length, not a question,
     a hypothetical, a request to the assistant or a reaction. Training sees only these too."""
     return not (
         _NOT_ABOUT_USER.search(said)
         or _HYPOTHETICAL.search(said)
+        or _SOMEONE_ELSE.search(said)
         or _too_short(said)
         or _NOT_A_STATEMENT.search(said.rstrip(" .。!！~～"))
         or _ASKS.search(said)
@@ -397,9 +415,9 @@ class RuleExtractor:
     @staticmethod
     def _plan(said: str, today: date) -> Candidate | None:
         """A todo from a sentence that names a coming day and something to do or attend."""
-        asked = _without_request(said)
+        asked = statement(_without_request(said))
         # "提醒我下周一给房东转房租": asking to be reminded says there is something to do.
-        reminder = asked != said and bool(re.search(r"提醒|remind", said[: len(said) - len(asked)]))
+        reminder = bool(re.search(r"提醒|remind", said) and not re.search(r"提醒|remind", asked))
         said = asked
         if (
             not (reminder or _PLAN.search(said))
@@ -473,7 +491,7 @@ class RuleExtractor:
 
     @staticmethod
     def _match(text: str, today: date) -> Candidate | None:
-        text = _clean(_without_request(text))
+        text = _clean(statement(_without_request(text)))
         if len(text) < 4 or _NOT_A_STATEMENT.search(text.rstrip(".。!！")):
             return None
         forget = _FORGET_EN.match(text.rstrip(".。!！")) or _FORGET_ZH.match(text.rstrip(".。!！"))
