@@ -506,3 +506,10 @@ def test_news_about_someone_else_is_not_judged(said: str) -> None:
 def test_a_todo_leaves_out_the_request_after_it() -> None:
     [(category, content, _, _)] = _close(["明天下午三点要去见个客户，帮我准备几个开场的问题"])
     assert category == "todo" and "开场" not in content and "帮" not in content
+
+
+def test_a_todo_says_what_to_do_not_only_when() -> None:
+    assert _close(["周五中午提醒一下吧"]) == []
+    assert _close(["remind me tomorrow at 9"]) == []
+    [(category, content, _, _)] = _close(["明天交房租"])
+    assert (category, content) == ("todo", "用户明天交房租（2026-04-09）")

@@ -265,6 +265,12 @@ _TRAILING_REQUEST = re.compile(
 )
 
 
+# The words of a time and of asking to be reminded: what is left is the thing to do.
+_TIME_AND_ASKING = re.compile(
+    rf"{_RELATIVE_DAY.pattern}|提醒(?:我|一下)*|remind me|[上下中]午|晚上|早上|凌晨|\d+\s*点半?"
+    r"|\d{1,2}(?::\d\d)?\s?(?:am|pm)|[吧啊哈呀]",
+    re.I,
+)
 # The user asks that what they just said be kept as something to do.
 _ADD_TO_LIST = re.compile(
     r"\b(?:add|put|keep|stick) (?:it|this|that) (?:to|on|in) (?:my|the) (?:list|to-?do|todo|"
@@ -424,16 +430,18 @@ class RuleExtractor:
             or _ASKS.search(said)
             or _QUESTION_ZH.search(said)
             or _RECURRING.search(said)
-            or _too_short(said)
         ):
             return None
+        left = _TIME_AND_ASKING.sub(" ", said)
+        if len(re.findall(r"[A-Za-z]{2,}", left)) + (len(CJK_RE.findall(left)) + 1) // 2 < 2:
+            return None  # "周五中午提醒一下吧", "remind me tomorrow": when, but nothing to do
         day = resolve_date(said, today)
         if day is None or day < today:
             return None
         content = about_the_user(_clean(said))
         if not content or redact(content).only_secret:
             return None
-        if reminder and CJK_RE.search(content) and not content.startswith("用户"):
+        if CJK_RE.search(content) and "用户" not in content:
             content = "用户" + content
         return Candidate(
             content=RuleExtractor._dated(content, said, day),
