@@ -513,3 +513,9 @@ def test_a_todo_says_what_to_do_not_only_when() -> None:
     assert _close(["remind me tomorrow at 9"]) == []
     [(category, content, _, _)] = _close(["明天交房租"])
     assert (category, content) == ("todo", "用户明天交房租（2026-04-09）")
+
+
+def test_a_change_retires_only_what_its_own_clause_names() -> None:
+    known = [("k1", "用户住在上海浦东"), ("k2", "用户喜欢周末去看展")]
+    said = "杭州周末有啥好看的展吗，上个月刚从上海搬过来，还不太熟"
+    assert changed_memories(said, known) == ("k1",)

@@ -43,7 +43,7 @@ _CHANGE = re.compile(
     r"\b(?:moved|move[ds]? (?:to|from|off)|quit|sold|cancel(?:l)?ed|switched|switching|"
     r"no longer|not anymore|never going back|instead of|replaced|gave up|retired|graduated|"
     r"defended|divorced|broke up|off \w+ (?:to|onto))\b"
-    r"|搬|离职|辞职|换了|换成|改用|迁到|迁移|卸了|不再|不用了|已经不|调到|调去|转到|放弃|退了|不吃素",
+    r"|搬|离职|辞职|换了|换成|改用|再也不|迁到|迁移|卸了|不再|不用了|已经不|调到|调去|转到|放弃|退了|不吃素",
     re.I,
 )
 _WEAK_CHANGE = re.compile(
@@ -216,9 +216,12 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
     ids = _slot_changes(said, known)
     if _CHANGE.search(said):
         # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
-        # that surely says a change (离职, 搬, 改用, 不再), one shared pair is enough.
+        # that surely says a change (离职, 搬, 改用, 不再), one shared pair is enough, in the
+        # clause that says it ("杭州周末有啥好看的展吗，上个月刚从上海搬过来" retires the home
+        # in 上海, not the weekend exhibitions).
         least = 1 if CJK_RE.search(said) else 2
-        ids += _best(said, known, least, names=True)
+        clauses = [c for c in re.split(r"[，,;；]", said) if _CHANGE.search(c)]
+        ids += _best(" ".join(clauses) or said, known, least, names=True)
     elif _WEAK_CHANGE.search(said):
         ids += _best(said, known, 99, names=True)
     return tuple(dict.fromkeys(ids))
