@@ -3,7 +3,7 @@
 Run: python benchmarks/train_selector.py [--folds 5] [--target-precision 0.9] [--write]
 
 Every sentence the user said in a dev conversation is an example: durable when it holds every
-key of one of the conversation's expected memories (its category is that memory's first one),
+key of one of the conversation's expected memories (each category it allows counts as right),
 left out when it only matches an optional one, and not durable otherwise. Two logistic
 regressions are fitted by gradient descent with an L2 penalty: durable or not, and the
 category (one against the rest). The keep threshold is chosen by cross-validation over whole
@@ -24,6 +24,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from everbot_memory.extract.rules import judged, statement
 from everbot_memory.extract.rules.selector import WEIGHTS_FILE, Selector, features
 from everbot_memory.extract.rules.sentences import sentences
 
@@ -56,11 +57,15 @@ def examples(split: str = "dev") -> list[Example]:
             if case["split"] != split:
                 continue
             for text in user_texts(case):
-                for sentence in sentences(text):
+                for said in sentences(text):
+                    sentence = statement(said)
+                    if not judged(sentence):
+                        continue  # never shown to the model: the extractor drops it first
                     expected = label_of(sentence, case["expected"])
                     if expected is None and label_of(sentence, case.get("optional", [])):
                         continue  # neither right nor wrong to keep
-                    category = expected["category"][0] if expected else ""
+                    # Every category the label allows is right (one model per category).
+                    category = "|".join(expected["category"]) if expected else ""
                     found.append((features(sentence), expected is not None, category, case["id"]))
     return found
 
@@ -91,8 +96,8 @@ def train(rows: list[Example], l2: float) -> Selector:
     keep = fit([(names, durable) for names, durable, _, _ in rows], l2)
     categories = {}
     positives = [(names, category) for names, durable, category, _ in rows if durable]
-    for category in sorted({c for _, c in positives}):
-        categories[category] = fit([(n, c == category) for n, c in positives], l2)
+    for category in sorted({one for _, c in positives for one in c.split("|")}):
+        categories[category] = fit([(n, category in c.split("|")) for n, c in positives], l2)
     return Selector(keep, categories, 0.5)
 
 
@@ -162,7 +167,9 @@ def main() -> None:
         for names, durable, category, case in rows:
             if fold_of[case] == fold:
                 verdict = model.judge_features(names)
-                scored.append((verdict.probability, durable, verdict.category == category))
+                scored.append(
+                    (verdict.probability, durable, verdict.category in category.split("|"))
+                )
     total = sum(d for _, d, _ in scored)
     print("threshold  kept  precision  recall  category right")
     chosen = None

@@ -8,7 +8,7 @@ from datetime import date, datetime, timezone
 import pytest
 from freezegun import freeze_time
 
-from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules import RuleExtractor, judged, statement
 from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.selector import features, load_selector
 from everbot_memory.extract.rules.sentences import sentences
@@ -235,3 +235,287 @@ def test_a_todo_keeps_its_day_when_the_user_named_it_relatively() -> None:
     assert category == "todo" and content.endswith("(2026-04-09).")
     [(_, request, _, _)] = _close(["I need to renew my passport next Thursday, please remind me."])
     assert "remind" not in request and "2026-04-16" in request
+
+
+@pytest.mark.parametrize(
+    "said, known, expected",
+    [
+        (
+            "We moved from Lyon to Paris in September.",
+            "[k1] The user lives in Lyon.",
+            "The user lives in Paris.",
+        ),
+        (
+            "I left Shopify in December, I'm at Stripe now on the payments team.",
+            "[k1] The user works at Shopify.",
+            "The user works at Stripe on the payments team.",
+        ),
+        (
+            "I no longer use Vue anymore, switched to React last spring.",
+            "[k1] The user uses Vue.",
+            "The user no longer uses Vue and switched to React last spring.",
+        ),
+        (
+            "我已经从字节离职了，下个月去腾讯报到",
+            "[k1] 用户在字节跳动工作",
+            "用户从字节离职了，下个月去腾讯报到",
+        ),
+        ("上个月从北京搬到深圳了", "[k1] 用户住在北京", "用户住在深圳"),
+    ],
+)
+def test_a_change_said_naturally_replaces_the_known_value(
+    said: str, known: str, expected: str
+) -> None:
+    found = _close([said], known)
+    assert [(content, contradicts) for _, content, _, contradicts in found] == [(expected, ("k1",))]
+
+
+@pytest.mark.parametrize(
+    "lines, expected",
+    [
+        (
+            ["I'm based in Toronto. Well, technically Mississauga."],
+            "The user is based in Mississauga.",
+        ),
+        (
+            ["I'm a nurse on night shifts at St. Mary's."],
+            "The user is a nurse on night shifts at St. Mary's.",
+        ),
+    ],
+)
+def test_a_correction_in_the_next_sentence_keeps_the_later_value(
+    lines: list[str], expected: str
+) -> None:
+    assert [content for _, content, _, _ in _close(lines)] == [expected]
+
+
+def test_a_sentence_that_starts_anew_is_no_correction() -> None:
+    found = _close(["I work at Google. Actually, Microsoft bought our team last year."])
+    assert not any(
+        "Microsoft bought" in content and "work" in content for _, content, _, _ in found
+    )
+
+
+def test_todos_without_the_request_to_the_assistant() -> None:
+    [(category, content, _, _)] = _close(["提醒我下周一给房东转房租"])
+    assert (category, content) == ("todo", "用户下周一给房东转房租（2026-04-13）")
+    [(category, content, _, _)] = _close(["帮我列个提纲吧，明天下午要给领导汇报"])
+    assert category == "todo" and "帮" not in content and "列个提纲" not in content
+    [(category, content, _, _)] = _close(["note that the car needs its MOT by June 14"])
+    assert category == "todo" and "MOT" in content
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "今晚谁去吃火锅",
+        "I left Shopify in December.",
+        "我们公司报销要在每个月25号之前在飞书上提交",
+        "I go climbing every Tuesday at 7.",
+    ],
+)
+def test_questions_habits_and_bare_months_are_not_todos(said: str) -> None:
+    assert not any(category == "todo" for category, *_ in _close([said]))
+
+
+def test_a_forget_request_finds_a_memory_that_writes_a_number_beside_the_word() -> None:
+    said = "之前说考研那个事你忘了吧，不考了，直接找工作"
+    assert forget_request(said, [("k1", "用户准备今年12月考研"), ("k2", "用户是大四学生")]) == "k1"
+
+
+def test_the_selector_judges_what_the_user_states_not_what_they_ask() -> None:
+    assert (
+        statement("帮我改下简历，我做了五年的测试，现在想转开发")
+        == "我做了五年的测试，现在想转开发"
+    )
+    assert statement("我在自学日语，N3 刚过，给我出几道 N2 的语法题") == "我在自学日语，N3 刚过"
+    said = "translate this please, my German is still terrible after two years in Vienna"
+    assert statement(said) == "my German is still terrible after two years in Vienna"
+    assert statement("I live in Lyon.") == "I live in Lyon."
+
+
+@pytest.mark.parametrize(
+    "said, expected",
+    [
+        ("I don't eat meat and my friend is vegan.", "The user doesn't eat meat."),
+        ("我不吃香菜", "用户不吃香菜"),
+    ],
+)
+def test_what_the_user_does_not_eat(said: str, expected: str) -> None:
+    assert [(c, content) for c, content, _, _ in _close([said])] == [("preference", expected)]
+
+
+def test_requests_and_questions_are_not_judged() -> None:
+    for said in ("write me a workout plan.", "Go 里 slice 传进函数 append 了外面为啥看不到"):
+        assert not judged(said)
+
+
+SINGLE_VALUED = [
+    ("k1", "The user uses VS Code as their main editor."),
+    ("k2", "The user lives in London."),
+    ("k3", "The user uses an iPhone 13."),
+    ("k4", "The user works at Shopify."),
+    ("k5", "用户住在杭州余杭区"),
+]
+
+
+@pytest.mark.parametrize(
+    "said, retired",
+    [
+        ("since I moved to neovim last month my wrists are way happier", ("k1",)),
+        ("how do I move my 2FA codes from my old iPhone to the new Pixel 9?", ("k3",)),
+        ("hello from Nairobi! we moved here in the spring for my job", ("k2",)),
+        ("I joined Stripe last week", ("k4",)),
+        ("人也跟着搬到北京了，住望京", ("k5",)),
+        ("I moved the meeting to 3pm", ()),
+        ("I left my umbrella at the office", ()),
+        ("I use vim for quick edits", ()),
+        ("I love my iPhone", ()),
+    ],
+)
+def test_a_new_value_of_a_single_valued_fact_retires_the_old(
+    said: str, retired: tuple[str, ...]
+) -> None:
+    assert changed_memories(said, SINGLE_VALUED) == retired
+
+
+def test_a_forget_request_may_point_back_at_the_sentence_before() -> None:
+    known = (
+        "[k1] The user goes to the gym Monday, Wednesday and Friday at 6am.\n"
+        "[k2] The user likes podcasts about history."
+    )
+    found = _close(
+        ["stop reminding me about the gym. just delete that whole thing, I do yoga at home now"],
+        known,
+    )
+    assert [content for _, content, forget, _ in found if forget] == [
+        "The user goes to the gym Monday, Wednesday and Friday at 6am."
+    ]
+
+
+def test_more_date_shapes() -> None:
+    today = date(2026, 3, 10)
+    assert resolve_date("my visa interview is on 3/20 at the consulate", today) == date(2026, 3, 20)
+    assert resolve_date("add 1/2 cup of milk", today) is None
+    assert resolve_date("五一去青岛", today) == date(2026, 5, 1)
+    assert resolve_date("I left in December", today) is None
+    assert resolve_date("strength training 3x a week", today) is None
+    assert resolve_date("by the end of June", today) == date(2026, 6, 30)
+
+
+def test_an_explicit_note_with_a_day_and_a_time_is_a_todo() -> None:
+    [(category, content, _, _)] = _close(["帮我记下：下周二晚上8点给我爸打视频"])
+    assert category == "todo" and "帮" not in content and "2026-04-14" in content
+
+
+def test_a_question_is_quoted_never_half_rewritten() -> None:
+    assert about_the_user("how do I move my codes to the new Pixel 9?") == (
+        'The user asked: "how do I move my codes to the new Pixel 9?"'
+    )
+    assert (
+        about_the_user("when I was a kid I lived in Oslo")
+        == "When the user was a kid the user lived in Oslo."
+    )
+
+
+def test_a_day_gone_by_is_no_todo_and_a_name_is_capitalized() -> None:
+    today = date(2026, 2, 1)
+    assert resolve_date("the heating has been broken since Monday", today) is None
+    assert resolve_date("I'm 35 as of Tuesday", today) is None
+    assert resolve_date("see you Tuesday", today) == date(2026, 2, 3)
+    assert _close(["my partner is allergic to shellfish"]) == []  # "allergic" is no name
+    assert next(c for _, c, _, _ in _close(["I'm a nurse and I work nights."])) == (
+        "The user is a nurse."
+    )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Now, how do I find which deployment owns this replicaset.",
+        "Any tips for turning it into a real side project.",
+        "Hypothetically, if I got a PhD in math, what jobs could I do.",
+    ],
+)
+def test_questions_and_hypotheticals_without_a_mark_are_not_judged(said: str) -> None:
+    assert not judged(said)
+
+
+def test_a_lasting_change_and_a_habitual_taste() -> None:
+    assert not any(c == "todo" for c, *_ in _close(["跟大家同步下，我从下周起改成远程"]))
+    [(category, content, _, _)] = _close(["I always prefer CTEs over nested subqueries."])
+    assert (category, content) == ("preference", "The user prefers CTEs over nested subqueries.")
+
+
+@pytest.mark.parametrize(
+    "said, expected",
+    [
+        (
+            "I'm on the Android team at Kestrel Pay.",
+            "The user is on the Android team at Kestrel Pay.",
+        ),
+        ("I have two kids under five.", "The user has two kids under five."),
+        ("I'm 35.", "The user is 35 years old."),
+        ("I speak Portuguese at home.", "The user speaks Portuguese at home."),
+        ("我有两个孩子，老大七岁", "用户有两个孩子，老大七岁"),
+        ("我会说粤语", "用户会说粤语"),
+    ],
+)
+def test_plain_facts_about_the_user(said: str, expected: str) -> None:
+    assert [content for _, content, _, _ in _close([said])] == [expected]
+
+
+def test_i_have_something_else_is_no_fact() -> None:
+    assert _close(["I have a question about taxes."]) == []
+
+
+def test_asking_to_put_it_on_the_list_makes_the_sentence_before_a_todo() -> None:
+    found = _close(
+        ["my passport expires in august and I keep forgetting to renew it. add it to my list?"]
+    )
+    assert [(c, content) for c, content, _, _ in found] == [
+        ("todo", "The user's passport expires in august and the user keeps forgetting to renew it.")
+    ]
+
+
+def test_the_users_voice_in_lower_case_and_after_adverbs() -> None:
+    assert about_the_user("i need podcast recs") == "The user needs podcast recs."
+    assert about_the_user("I still haven't got the invoices") == (
+        "The user still hasn't got the invoices."
+    )
+
+
+def test_a_login_written_out_keeps_no_password() -> None:
+    said = "they gave me the login, user pta.treasurer / pass Lincoln!Elem2019. how do I export"
+    assert not any("Lincoln" in part for part in sentences(said))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my coworker just told me he's quitting to open a bakery",
+        "我妹刚搬去成都了",
+        "笑死，我们楼下那家烧烤店老板离婚了",
+        "我朋友想去新西兰打工度假",
+    ],
+)
+def test_news_about_someone_else_is_not_judged(said: str) -> None:
+    assert not judged(said)
+
+
+def test_a_todo_leaves_out_the_request_after_it() -> None:
+    [(category, content, _, _)] = _close(["明天下午三点要去见个客户，帮我准备几个开场的问题"])
+    assert category == "todo" and "开场" not in content and "帮" not in content
+
+
+def test_a_todo_says_what_to_do_not_only_when() -> None:
+    assert _close(["周五中午提醒一下吧"]) == []
+    assert _close(["remind me tomorrow at 9"]) == []
+    [(category, content, _, _)] = _close(["明天交房租"])
+    assert (category, content) == ("todo", "用户明天交房租（2026-04-09）")
+
+
+def test_a_change_retires_only_what_its_own_clause_names() -> None:
+    known = [("k1", "用户住在上海浦东"), ("k2", "用户喜欢周末去看展")]
+    said = "杭州周末有啥好看的展吗，上个月刚从上海搬过来，还不太熟"
+    assert changed_memories(said, known) == ("k1",)

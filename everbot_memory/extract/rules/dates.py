@@ -85,10 +85,23 @@ def resolve_date(text: str, today: date) -> date | None:
         (r"月底", lambda m: _next_month(today) - timedelta(days=1)),
         (r"年底", lambda m: date(today.year, 12, 31)),
         (r"元旦", lambda m: date(today.year + 1, 1, 1)),
+        # Holidays on a fixed day of the solar calendar (the lunar ones move every year).
+        (r"五一|劳动节", lambda m: _month_day(today, 5, 1)),
+        (r"国庆", lambda m: _month_day(today, 10, 1)),
+        (r"双十一|双11", lambda m: _month_day(today, 11, 11)),
+        (r"平安夜", lambda m: _month_day(today, 12, 24)),
+        (r"圣诞", lambda m: _month_day(today, 12, 25)),
+        (r"情人节", lambda m: _month_day(today, 2, 14)),
     ]
     checks += [
         (r"(?<![\d月])(\d{1,2})[号日]", lambda m: _day_of_month(today, int(m.group(1)))),
+        # "on 3/20", "by 12/5": month then day, after a word that says a date follows.
+        (
+            r"\b(?:on|by|before|due|until|till) (\d{1,2})/(\d{1,2})\b(?!/)",
+            lambda m: _month_day(today, int(m.group(1)), int(m.group(2))),
+        ),
         (r"\bend of (?:the |this )?month\b", lambda m: _next_month(today) - timedelta(days=1)),
+        (rf"\bend of ({_MONTHS})", lambda m: _month_end(today, m.group(1))),
         (
             r"\bend of (?:the |this )?week\b",
             lambda m: today + timedelta(days=(4 - today.weekday()) % 7),
@@ -117,6 +130,30 @@ _DATE_WORDS = re.compile(
     r"eod|eow|weekend)\b",
     re.I,
 )
+
+
+_SINCE = re.compile(r"\b(?:since|as of|last|back on)\s*$", re.I)
+# How often or how long, not when: "3x a week", "for a month", "per day".
+_HOW_OFTEN = re.compile(
+    r"^\s*(?:a|an|one|per|each|every|the)\s+(?:day|week|month|year)s?\s*$", re.I
+)
+_MONTH_ONLY = re.compile(
+    r"^\s*(?:in |this |of |by |until |since |from )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|"
+    r"oct|nov|dec|january|february|march|april|june|july|august|september|october|november|"
+    r"december)\.?\s*$",
+    re.I,
+)
+
+
+_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+
+
+def _month_end(today: date, name: str) -> date:
+    """The last day of the month named, this year or, once it is past, next year."""
+    month = _MONTHS.split("|").index(name[:3].lower()) + 1
+    first = date(today.year, month, 1)
+    end = _next_month(first) - timedelta(days=1)
+    return end if end >= today else _next_month(date(today.year + 1, month, 1)) - timedelta(days=1)
 
 
 def _zh_number(text: str) -> int:
@@ -159,8 +196,16 @@ def _parsed(text: str, today: date) -> date | None:
 
     calendar = parsedatetime.Calendar(version=parsedatetime.VERSION_CONTEXT_STYLE)
     source = datetime.combine(today, time(12, 0))
-    for when, _, _, _, said in calendar.nlp(text, sourceTime=source) or ():
-        if _DATE_WORDS.search(said) and when.date() >= today:
+    for when, _, start, _, said in calendar.nlp(text, sourceTime=source) or ():
+        if _SINCE.search(text[:start]):
+            continue  # "broken since Monday", "35 as of Tuesday": a day gone by
+        # A month alone ("in December", "starts in September") names no day to keep.
+        if (
+            _DATE_WORDS.search(said)
+            and not _MONTH_ONLY.match(said)
+            and not _HOW_OFTEN.match(said)
+            and when.date() >= today
+        ):
             found: date = when.date()
             return found
     return None

@@ -33,13 +33,13 @@ def _en_rules() -> list[Rule]:
             lambda m: sentence(third_person(m.group(1))),
         ),
         (
-            r(r"^my name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)"),
+            r(r"^my name is ((?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*)*)"),
             "fact",
             "high",
             lambda m: f"The user's name is {m.group(1)}.",
         ),
         (
-            r(r"^(?:I am|I'm) called ([A-Z][\w'-]*)"),
+            r(r"^(?:I am|I'm) called ((?-i:[A-Z])[\w'-]*)"),
             "fact",
             "high",
             lambda m: f"The user's name is {m.group(1)}.",
@@ -51,6 +51,43 @@ def _en_rules() -> list[Rule]:
             lambda m: sentence(
                 f"The user works at {m.group(1)}" + (f" as {m.group(2)}" if m.group(2) else "")
             ),
+        ),
+        (
+            # "I'm on the Android team at Kestrel Pay", "I'm on the platform team"
+            r(
+                r"^(?:I am|I'm) on the ([\w -]{2,30}?) team(?: at ((?-i:[A-Z])[\w&'-]*(?: (?-i:[A-Z])[\w&'-]*)*))?\b"
+            ),
+            "fact",
+            "high",
+            lambda m: sentence(
+                f"The user is on the {m.group(1)} team"
+                + (f" at {m.group(2)}" if m.group(2) else "")
+            ),
+        ),
+        (
+            # "I have two kids", "I've got a 3 year old beagle"
+            r(
+                r"^I (?:have|'ve got|have got) ((?:a|an|one|two|three|four|five|\d+) (?:[\w-]+ ){0,3}"
+                r"(?:kids?|children|sons?|daughters?|dogs?|cats?|puppy|kitten|twins|grandkids|"
+                r"grandchildren|brothers?|sisters?|siblings))\b(.{0,60})$"
+            ),
+            "fact",
+            "medium",
+            lambda m: sentence(f"The user has {m.group(1)}{_rest(m.group(2))}"),
+        ),
+        (
+            r(r"^(?:I am|I'm) (\d{1,2})(?: years old| yo)?$"),
+            "fact",
+            "medium",
+            lambda m: f"The user is {m.group(1)} years old.",
+        ),
+        (
+            r(
+                r"^I (?:speak|am fluent in|'m fluent in) ((?-i:[A-Z])[a-z]+(?:(?:,| and) (?-i:[A-Z])[a-z]+)*)\b(.{0,60})$"
+            ),
+            "skill_usage",
+            "medium",
+            lambda m: sentence(f"The user speaks {m.group(1)}{_rest(m.group(2))}"),
         ),
         (
             r(r"^(?:I am|I'm) (?:severely |very )?allergic to ([\w' -]{2,40})"),
@@ -74,11 +111,11 @@ def _en_rules() -> list[Rule]:
             r(rf"^(?:I am|I'm) an? ((?:[\w-]+ ){{0,3}}(?:{_PROFESSIONS}))\b(.*)$"),
             "fact",
             "medium",
-            lambda m: sentence(f"The user is a {m.group(1)}{third_person(m.group(2))}"),
+            lambda m: _profession(m),
         ),
         (
             r(
-                r"^my (wife|husband|partner|son|daughter|dog|cat|boss|manager)(?:'s name)? is (?:called |named )?([A-Z][\w'-]*)"
+                r"^my (wife|husband|partner|son|daughter|dog|cat|boss|manager)(?:'s name)? is (?:called |named )?((?-i:[A-Z])[\w'-]*)"
             ),
             "fact",
             "medium",
@@ -121,6 +158,15 @@ def _en_rules() -> list[Rule]:
             lambda m: sentence(f"{m.group(1)} the user {verb_phrase(m.group(2))}"),
         ),
         (
+            # "I always prefer CTEs": a taste, however often it is said.
+            r(
+                r"^I (?:always|usually|normally|typically|generally) (prefer|like|love|enjoy) (.{2,100})$"
+            ),
+            "preference",
+            "medium",
+            lambda m: _preference_en(m),
+        ),
+        (
             r(r"^I (always|usually|normally|typically) (.{3,100})$"),
             "workflow",
             "medium",
@@ -136,13 +182,28 @@ def _en_rules() -> list[Rule]:
         ),
         (
             r(
-                r"^I (?:really )?(hate|dislike|can't stand|cannot stand|don't like|do not like) (.{2,100})$"
+                r"^I (?:really )?(hate|dislike|can't stand|cannot stand|don't like|do not like|"
+                r"don't eat|do not eat|never eat|don't drink|do not drink|never drink) (.{2,100})$"
             ),
             "preference",
             "medium",
             lambda m: _preference_en(m),
         ),
     ]
+
+
+def _rest(text: str) -> str:
+    """The rest of a clause after the part a rule read, about the user, with its space."""
+    rest = third_person(text)
+    return f" {rest}" if rest else ""
+
+
+def _profession(match: re.Match[str]) -> str:
+    """'I'm a nurse on night shifts' -> 'The user is a nurse on night shifts.' (the space and
+    the article kept right)."""
+    job, rest = match.group(1), third_person(match.group(2))
+    article = "an" if job[0].lower() in "aeiou" else "a"
+    return sentence(f"The user is {article} {job}" + (f" {rest}" if rest else ""))
 
 
 def _preference_en(match: re.Match[str]) -> str | None:
@@ -161,6 +222,12 @@ def _preference_en(match: re.Match[str]) -> str | None:
         "cannot stand": "can't stand",
         "don't like": "doesn't like",
         "do not like": "doesn't like",
+        "don't eat": "doesn't eat",
+        "do not eat": "doesn't eat",
+        "never eat": "never eats",
+        "don't drink": "doesn't drink",
+        "do not drink": "doesn't drink",
+        "never drink": "never drinks",
     }
     return sentence(f"The user {verbs[verb]} {third_person(obj)}")
 

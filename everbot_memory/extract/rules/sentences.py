@@ -30,6 +30,15 @@ _CODE_LINE = re.compile(
 _PROSE_MARKS = set(" .,;:!?'\"()-–—…“”‘’。，、；：！？（）《》「」～~%$@&+/")
 
 
+# "user pta.treasurer / pass Lincoln!Elem2019": a login written out, whose password the
+# secret formats do not know by the word "pass".
+_LOGIN = re.compile(
+    r"(\b(?:user(?:name)?|login|account)\s*[:=]?\s*\S+\s*(?:/|,|and)\s*(?:pass|pw|pwd|passwd)"
+    r"\s*[:=]?\s*)(\S+?)(?=[.,;]?(?:\s|$))",
+    re.I,
+)
+
+
 def _prose(line: str) -> bool:
     """True for a line written in words rather than code or machine output."""
     if _CODE_LINE.search(line):
@@ -41,7 +50,7 @@ def _prose(line: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def sentences(text: str) -> tuple[str, ...]:
     """The sentences of one message, secrets already replaced by placeholders."""
-    clean = _FENCE.sub("\n\n", redact(text).text)
+    clean = _FENCE.sub("\n\n", _LOGIN.sub(r"\1[redacted:password]", redact(text).text))
     clean = "\n".join(line if _prose(line) else "" for line in clean.split("\n"))
     found: list[str] = []
     for paragraph in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)", clean):

@@ -33,6 +33,7 @@ _SELF_FORGETTING = re.compile(
 # world, not about a memory, names no memory and has none of these.
 _ABOUT_MEMORY = re.compile(
     r"\b(?:thing|stuff|note|notes|memory|memories|that|what i said|about me|you(?:'ve)? got|"
+    r"stop reminding me|"
     r"the whole thing|earlier|info|detail|details|entry)\b|那个|那条|那些|的事|这事|那事|记录|说的|说过",
     re.I,
 )
@@ -42,7 +43,7 @@ _CHANGE = re.compile(
     r"\b(?:moved|move[ds]? (?:to|from|off)|quit|sold|cancel(?:l)?ed|switched|switching|"
     r"no longer|not anymore|never going back|instead of|replaced|gave up|retired|graduated|"
     r"defended|divorced|broke up|off \w+ (?:to|onto))\b"
-    r"|搬|离职|辞职|换了|换成|改用|迁到|迁移|卸了|不再|不用了|已经不|调到|调去|转到|放弃|退了|不吃素",
+    r"|搬|离职|辞职|换了|换成|改用|再也不|迁到|迁移|卸了|不再|不用了|已经不|调到|调去|转到|放弃|退了|不吃素",
     re.I,
 )
 _WEAK_CHANGE = re.compile(
@@ -66,8 +67,15 @@ _REQUEST = re.compile(
 )
 
 
+_SCRIPT_CHANGE = re.compile(
+    rf"(?<=[0-9A-Za-z])(?={CJK_RE.pattern})|(?<={CJK_RE.pattern})(?=[0-9A-Za-z])"
+)
+
+
 def _telling(text: str) -> set[str]:
     """The words that tell a memory apart: search tokens without single CJK characters."""
+    # "12月考研" is a number and a word: apart, "考研" is shared with "那个考研的事".
+    text = _SCRIPT_CHANGE.sub(" ", text)
     return {t for t in search_tokens(text) if len(t) > 1 or not CJK_RE.match(t)}
 
 
@@ -94,14 +102,28 @@ def _best(
     scored = []
     for entry_id, content in known:
         shared = words & _telling(content)
-        if len(shared) >= least or (names and shared & named):
+        # A name either side writes as one ("switched from emacs" retires "uses Emacs").
+        if len(shared) >= least or (names and shared & (named | _value_words(content))):
             scored.append((len(shared), entry_id))
     top = max((n for n, _ in scored), default=0)
     return [entry_id for n, entry_id in scored if n == top and n > 0]
 
 
-def forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
-    """The id of the known memory ``said`` asks to forget, if it asks and one stands out."""
+def forget_request(said: str, known: Sequence[tuple[str, str]], before: str = "") -> str | None:
+    """The id of the known memory ``said`` asks to forget, if it asks and one stands out;
+    ``before`` is the sentence said just before, which "that whole thing" may point back to
+    ("stop reminding me about the gym. just delete that whole thing")."""
+    found = _forget_request(said, known)
+    if found is None and before and _FORGET.search(said) and _POINTS_BACK.search(said):
+        found = _forget_request(f"{before} {said}", known)
+    return found
+
+
+# Words that point back at what was just said.
+_POINTS_BACK = re.compile(r"\b(?:that|it|this|those|these)\b|那个|那条|这个|这条|这事|那事", re.I)
+
+
+def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
     if not known or not _FORGET.search(said) or not _ABOUT_MEMORY.search(said):
         return None
     if _SELF_FORGETTING.search(said):
@@ -112,15 +134,94 @@ def forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
     return ids[0] if len(ids) == 1 else None
 
 
+# Facts with one value at a time. A tool is named from a list of values ("moved to neovim"
+# retires "uses VS Code", "the new Pixel" an "iPhone 13", though they share no word); a home
+# or an employer is named after its verb ("lives in X", "works at X"), and a move or a new
+# job that does not name X again retires it ("we moved here in the spring").
+_TOOLS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (  # the phone
+        re.compile(
+            r"\b(?:iphone|pixel|galaxy|android|oneplus|xiaomi|huawei)\b|小米|华为|苹果手机|安卓",
+            re.I,
+        ),
+        re.compile(
+            r"\b(?:new|switched|switching|got|bought|moved to|never going back|upgraded)\b"
+            r"|换了|换成|新买|入手|送[给我]|换到",
+            re.I,
+        ),
+    ),
+    (  # the editor
+        re.compile(
+            r"\b(?:vs ?code|vim|neovim|nvim|emacs|cursor|pycharm|intellij|sublime|webstorm|zed|"
+            r"helix|xcode|eclipse)\b",
+            re.I,
+        ),
+        re.compile(
+            r"\b(?:switched|switching|moved to|moving to|now (?:on|using|use)|gave up|"
+            r"never going back)\b|换成|换到|改用|换了|迁到|卸了",
+            re.I,
+        ),
+    ),
+]
+_PLACES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (  # the home
+        re.compile(r"\b(?:lives? in|living in|based in)\s+([A-Z][\w'-]*)|(?:住在|家在)(\w{2})"),
+        re.compile(
+            r"\b(?:moved|relocated|moving) (?:here|back home|(?:back |over |up |down |out )?"
+            r"(?:to|from) (?-i:[A-Z]))|\bjust moved\b|搬到|搬去|搬来|搬家",
+            re.I,
+        ),
+    ),
+    (  # the employer
+        re.compile(r"\bworks? (?:at|for)\s+([A-Z][\w&'-]*)|在(\w{2}).{0,10}(?:工作|上班)"),
+        re.compile(
+            r"\b(?:joined|started at|new job at|(?:left|quit) (?-i:[A-Z])|laid off|resigned)\b"
+            r"|离职|辞职|跳槽|入职|被裁",
+            re.I,
+        ),
+    ),
+]
+
+
+def _slot_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known single-valued facts that ``said`` gives another value of."""
+    ids = []
+    lowered = said.casefold()
+    for values, change in _TOOLS:
+        if not change.search(said):
+            continue
+        new = {m.group(0).casefold().replace(" ", "") for m in values.finditer(said)}
+        for entry_id, content in known:
+            old = {m.group(0).casefold().replace(" ", "") for m in values.finditer(content)}
+            if old and new - old:
+                ids.append(entry_id)
+    chinese = bool(CJK_RE.search(said))
+    for place, change in _PLACES:
+        if not change.search(said):
+            continue
+        for entry_id, content in known:
+            match = place.search(content)
+            value = match and (match.group(1) or match.group(2))
+            # Only a memory in the words of the sentence: "搬到北京" says nothing of "London".
+            same_language = bool(CJK_RE.search(content)) == chinese
+            if value and same_language and value.casefold() not in lowered:
+                ids.append(entry_id)
+    return ids
+
+
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
         return ()
+    ids = _slot_changes(said, known)
     if _CHANGE.search(said):
         # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
-        # that surely says a change (离职, 搬, 改用, 不再), one shared pair is enough.
+        # that surely says a change (离职, 搬, 改用, 不再), one shared pair is enough, in the
+        # clause that says it ("杭州周末有啥好看的展吗，上个月刚从上海搬过来" retires the home
+        # in 上海, not the weekend exhibitions).
         least = 1 if CJK_RE.search(said) else 2
-        return tuple(_best(said, known, least, names=True))
-    if _WEAK_CHANGE.search(said):
-        return tuple(_best(said, known, 99, names=True))
-    return ()
+        clauses = [c for c in re.split(r"[，,;；]", said) if _CHANGE.search(c)]
+        ids += _best(" ".join(clauses) or said, known, least, names=True)
+    elif _WEAK_CHANGE.search(said):
+        ids += _best(said, known, 99, names=True)
+    return tuple(dict.fromkeys(ids))

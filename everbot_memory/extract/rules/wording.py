@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ...core.text import CJK_RE
@@ -15,6 +16,7 @@ __all__ = [
     "Rule",
     "about_the_user",
     "corrected",
+    "joined_corrections",
     "sentence",
     "third_person",
     "verb_phrase",
@@ -158,7 +160,12 @@ _ADVERBS = (
 def _verb_s(match: re.Match[str]) -> str:
     word = match.group(2)
     lowered = word.lower()
-    if lowered in _NOT_VERBS or lowered in _PAST or not word.isalpha() or lowered.endswith("ed"):
+    if (
+        lowered in _NOT_VERBS
+        or lowered in _PAST
+        or not word.isalpha()
+        or (lowered.endswith("ed") and not lowered.endswith("eed"))
+    ):
         return match.group(0)  # not a verb, or one in the past tense ("moved")
     if lowered == "have":
         inflected = "has"
@@ -179,6 +186,23 @@ def verb_phrase(text: str) -> str:
 def third_person(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user."""
     clause = clause.strip().rstrip(".!")
+    # Typed in lower case ("i need podcast recs"), "i" is still the speaker.
+    clause = re.sub(r"\bi\b(?=\s|'[a-z])", "I", clause)
+    # An auxiliary after adverbs agrees too ("I still haven't" -> "the user still hasn't").
+    clause = re.sub(
+        rf"\bI ((?:(?:{_ADVERBS}) )+)(haven't|don't|have not|do not|am|have)\b",
+        lambda m: (
+            "I "
+            + m.group(1)
+            + {
+                "haven't": "hasn't",
+                "don't": "doesn't",
+                "have not": "has not",
+                "do not": "does not",
+            }.get(m.group(2), {"am": "is", "have": "has"}.get(m.group(2), m.group(2)))
+        ),
+        clause,
+    )
     # "I" as a subject, not after an auxiliary ("how do I filter" stays uninflected); the verb
     # may come after adverbs ("I no longer work" -> "the user no longer works").
     clause = re.sub(
@@ -239,6 +263,12 @@ _FILLER_ZH = re.compile(
 )
 
 
+_QUESTION_EN = re.compile(
+    r"\?\s*$|^(?:how|what|why|where|which|who|do|does|did|can|could|should|would|is|are)\b",
+    re.I,
+)
+
+
 def about_the_user(said: str) -> str:
     """A sentence the user said, as a memory: turned into a sentence about the user where that
     can be done whole, else kept in the user's words, quoted, never half-rewritten."""
@@ -253,6 +283,9 @@ def about_the_user(said: str) -> str:
     text = _TRAILER_EN.sub("", _FILLER_EN.sub("", text)).strip()
     if not text:
         return ""
+    if _QUESTION_EN.search(text):
+        # "how do I move my codes to the new Pixel?" cannot become a statement about the user.
+        return f'The user asked: "{text}"'
     rewritten = (
         third_person(text)
         if re.search(r"\b(?:i|i'm|i've|i'll|i'd|my|me|myself)\b", text, re.I)
@@ -268,7 +301,8 @@ def about_the_user(said: str) -> str:
 # "34 — 35 actually", "12楼，哦不，16楼", "在张江，啊说错了是金桥", "June — July, sorry, July 11th":
 # the speaker corrects a value in the same breath; the memory keeps the later one.
 _CORRECTION = re.compile(
-    r"\s*(?:[,，;；—–-]+\s*)(?:no wait|no,|no|wait,?|sorry,?|i mean|actually|or rather|"
+    r"\s*(?:[,，;；—–-]+\s*)(?:no wait|no,|no|wait,?|sorry,?|i mean|i meant|actually|or rather|"
+    r"make that|"
     r"well,? (?:no|technically|actually),?|technically|"
     r"不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
 )
@@ -321,3 +355,28 @@ def corrected(said: str) -> str:
         last = names[-1]
         return left[: last.start()] + name.group(1) + left[last.end() :] + right[name.end() :]
     return said
+
+
+# A sentence that only corrects the one before it: "I'm based in Toronto. Well, technically
+# Mississauga", "周六见。哦不，周日". It opens with the words of a correction and a value.
+_CORRECTS_BEFORE = re.compile(
+    r"^(?i:(?:no|well|oh|sorry|wait|actually|i mean|or rather|technically|make that)[,.!]?\s+)+"
+    r"(?i:it's |it is |in |at |on |for )?(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
+    r"\s*(?:[,.!;]|$|\s(?i:since|but|now|though)\b)"
+    r"|^(?:不对|哦不|啊不|说错了|我说错了|更正一下)[，,]"
+)
+
+
+def joined_corrections(said: Sequence[str]) -> list[str]:
+    """The sentences with each one that only corrects the sentence before it joined to it, so
+    that :func:`corrected` keeps the later value."""
+    joined: list[str] = []
+    for text in said:
+        if joined and _CORRECTS_BEFORE.match(text):
+            before = joined[-1].rstrip(" .!。！")
+            mark = "，" if CJK_RE.search(before[-1:]) else ", "
+            # The marker in lower case, as inside a sentence ("Toronto, well, technically ...").
+            joined[-1] = corrected(f"{before}{mark}{text[:1].lower()}{text[1:]}")
+        else:
+            joined.append(text)
+    return joined
