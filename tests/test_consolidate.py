@@ -223,3 +223,23 @@ def test_the_originals_are_never_in_a_prompt(memory: Path) -> None:
         shown = {e.id for e in Memory(memory).prompt_entries(min_score=0.0)}
         archived = {e.id for e in Memory(memory).entries() if e.condensed_into}
     assert archived and not shown & archived
+
+
+def test_the_openai_backend_condenses_through_the_same_contract(memory: Path) -> None:
+    openai = pytest.importorskip("openai")
+    from fake_openai import completion, fake_openai
+
+    from everbot_memory.core.consolidate import RELATED_SIMILARITY
+    from everbot_memory.extract.openai_chat import OpenAIExtractor
+
+    with freeze_time(NOW):
+        count = len(plan(Memory(memory).entries(), NOW, RELATED_SIMILARITY))
+    texts = [f"Condensed {n}." for n in range(count)]
+    with fake_openai() as server:
+        server.replies = [completion(json.dumps({"condensed": texts}))]
+        client = openai.OpenAI(api_key="k", base_url=server.url, max_retries=0)
+        with freeze_time(NOW):
+            done = Memory(memory, OpenAIExtractor(client, model="m")).consolidate()
+    sent = server.requests[0]
+    assert sent["response_format"]["json_schema"]["schema"]["required"] == ["condensed"]
+    assert sorted(e.content for e in done.made) == texts and done.writer == "openai"
