@@ -112,36 +112,26 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", path) from exc
 
 
+#: The settings that are numbers: the unit a message names, and whether 0 is allowed.
+_NUMBERS = {
+    "consolidate_days": ("a number of days above 0", False),
+    "idle_minutes": ("a number of minutes (0 or more)", True),
+    "timeout": ("a number of seconds above 0", False),
+}
+
+
 def _checked(key: str, value: Any, where: str) -> Any:
     """``value`` for ``key`` as the settings hold it; :class:`ConfigError` naming ``where``."""
-    if key == "consolidate_days":
+    if key in _NUMBERS:
+        said, zero = _NUMBERS[key]
         try:
-            days = float(value)
+            number = float(value)
         except (TypeError, ValueError):
-            days = math.nan
-        if isinstance(value, bool) or not 0 < days < math.inf:
-            raise ConfigError(
-                f"{where}: consolidate_days {value!r} is not a number of days above 0"
-            )
-        return days
-    if key == "idle_minutes":
-        try:
-            minutes = float(value)
-        except (TypeError, ValueError):
-            minutes = math.nan
-        if isinstance(value, bool) or not 0 <= minutes < math.inf:
-            raise ConfigError(
-                f"{where}: idle_minutes {value!r} is not a number of minutes (0 or more)"
-            )
-        return minutes
-    if key == "timeout":
-        try:
-            seconds = float(value)
-        except (TypeError, ValueError):
-            seconds = math.nan
-        if isinstance(value, bool) or not 0 < seconds < math.inf:
-            raise ConfigError(f"{where}: timeout {value!r} is not a number of seconds above 0")
-        return seconds
+            number = math.nan
+        low_enough = number >= 0 if zero else number > 0
+        if isinstance(value, bool) or not (low_enough and number < math.inf):
+            raise ConfigError(f"{where}: {key} {value!r} is not {said}")
+        return number
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{where}: {key} must be a non-empty string, not {value!r}")
     value = value.strip()
