@@ -202,3 +202,30 @@ def test_derive_reads_the_users_own_words(content: str, expected: dict[str, str]
         for line in derive([make_entry(content=content, score=0.8, category="fact")])
     }
     assert got == expected
+
+
+def test_a_persons_items_keep_their_shape_through_saves(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    with freeze_time("2026-03-01"):
+        MemoryStore(path).save(FACTS)
+    text = path.read_text(encoding="utf-8")
+    mine = (
+        "- Hobbies:\n  - climbing\n  - 围棋\n- Name: Lena M.\n  - nickname Lenny\n\n"
+        "She moved here from Porto\nin 2019.\n"
+    )
+    head, rest = text.split("- Name: Lena <!--", 1)
+    path.write_text(head + mine + "\n- Name: Lena <!--" + rest, encoding="utf-8")
+    with freeze_time("2026-03-02"):
+        Memory(path).maintain()
+        block = Memory(path).prompt_block()
+        again = path.read_text(encoding="utf-8")
+        Memory(path).maintain()
+    assert path.read_text(encoding="utf-8") == again  # a fixed point
+    section = again.split("## Profile", 1)[1].split("## Active", 1)[0]
+    assert "- Name: Lena M.\n  - nickname Lenny\n" in section
+    assert "- Hobbies:\n  - climbing\n  - 围棋\n" in section
+    assert "\n\nShe moved here from Porto\nin 2019.\n" in section
+    profile = block.split("<profile>", 1)[1].split("</profile>", 1)[0]
+    assert "Name: Lena M.; nickname Lenny" in profile
+    assert "Hobbies: climbing; 围棋" in profile
+    assert "She moved here from Porto in 2019." in profile

@@ -77,7 +77,9 @@ def render_line(line: ProfileLine) -> str:
 
 def read_line(text: str) -> tuple[str, str, bool] | None:
     """``(label, value, derived)`` of a profile line (``derived``: written by the engine and
-    untouched since), or None when it is not a ``- Label: value`` line."""
+    untouched since), or None when it is not a ``- Label: value`` line. Of an item of
+    several lines, its first line is read."""
+    text = text.split("\n", 1)[0]
     loose = _LOOSE_MARK_RE.search(text)
     visible = text[: loose.start()] if loose else text
     match = _LINE_RE.match(visible)
@@ -275,18 +277,36 @@ def in_groups(
     return [line for line in lines if all(group.get(i, "none") in wanted for i in sources_of(line))]
 
 
+def _bare(line: str) -> str:
+    return line.strip().removeprefix("- ").removeprefix("* ").strip()
+
+
 def shown(lines: Sequence[str]) -> list[str]:
-    """The profile as shown to a model: ``Label: value`` lines, without the comments, hidden
-    labels (``-``) left out; a person's other lines as written."""
+    """The profile as shown to a model, one line an item: ``Label: value`` (the lines under
+    it joined to the value), without the comments, hidden labels (``-``) left out; a
+    person's other items as written."""
     out: list[str] = []
-    for line in lines:
-        read = read_line(line)
+    for item in lines:
+        first, *under = item.split("\n")
+        more: list[str] = []
+        for line in under:
+            if line.strip()[:2] in ("- ", "* ", "+ ") or not more:
+                more.append(_bare(line))
+            else:
+                more[-1] = f"{more[-1]} {line.strip()}"  # the rest of a paragraph
+        more = [m for m in more if m]
+        read = read_line(first)
         if read is None:
-            text = line.strip().removeprefix("- ").removeprefix("* ").strip()
-        elif read[1] in ("", "-"):
+            paragraph = first[:2] not in ("- ", "* ", "+ ")
+            joiner = " " if paragraph else "; "
+            text = joiner.join(t for t in [_bare(first), *more] if t)
+        elif read[1] == "-":
             continue
         else:
-            text = f"{read[0]}: {read[1]}"
+            value = "; ".join(t for t in [read[1], *more] if t)
+            if not value:
+                continue
+            text = f"{read[0]}: {value}"
         if text:
             out.append(text)
     return out

@@ -255,22 +255,36 @@ def _parse(text: str, now: datetime | None) -> Document:
 
 
 def _person_lines(lines: list[str]) -> list[str]:
-    """A person's lines of the Profile section: every line but blank ones, the section's
-    own comment and derived lines still as the engine wrote them (an edited one is the
-    person's now, without its comment)."""
+    """A person's items of the Profile section, each as written: a bullet at the margin (or a
+    paragraph) and the lines that follow it up to the next bullet or blank line (sub-bullets
+    stay with their line). Left out: blank lines, the
+    section's own comment, and derived lines still as the engine wrote them (an edited one is
+    the person's now, without its comment)."""
     from ..core.profile import read_line
 
-    kept: list[str] = []
+    items: list[list[str]] = []
+    open_item = False
     for line in lines:
         text = line.rstrip()
-        if not text.strip() or text.strip() == PROFILE_INTRO:
+        if not text.strip():
+            open_item = False
             continue
-        read = read_line(text)
-        if read is not None and read[2]:
+        if text.strip() == PROFILE_INTRO:
+            continue
+        if open_item and (text[0] in " \t" or text[:2] not in ("- ", "* ", "+ ")):
+            items[-1].append(text)  # under the line above, or the rest of its paragraph
+        else:
+            items.append([text])
+            open_item = True
+    kept: list[str] = []
+    for item in items:
+        first = item[0]
+        read = read_line(first)
+        if read is not None and read[2] and len(item) == 1:
             continue  # derived and untouched: made again at the next save
-        if read is not None and "<!--" in text and "derived" in text:
-            text = f"- {read[0]}: {read[1]}"  # edited by a person: theirs, pinned
-        kept.append(text)
+        if read is not None and "<!--" in first and "derived" in first:
+            item[0] = f"- {read[0]}: {read[1]}"  # edited by a person: theirs, pinned
+        kept.append("\n".join(item))
     return kept
 
 

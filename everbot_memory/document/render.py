@@ -111,7 +111,17 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
         out += [chunk, ""]
     profile = profile_lines(doc.profile, doc.entries)
     if profile:
-        out += [f"## {PROFILE}", "", PROFILE_INTRO, "", *profile, ""]
+        out += [f"## {PROFILE}", "", PROFILE_INTRO, ""]
+        for item in profile:
+            if item.lstrip()[:2] in ("- ", "* ", "+ "):
+                out.append(item)
+            else:
+                # A paragraph next to a list item would read as part of it: it stands apart.
+                if out[-1]:
+                    out.append("")
+                out += [item, ""]
+        if out[-1]:
+            out.append("")
     entries = sorted(doc.entries, key=file_order)
     split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
     sources: dict[str, tuple[MemoryEntry, str]] = {}
