@@ -76,6 +76,7 @@ class Tally:
     forgets: int = 0
     forgets_done: int = 0
     forbidden: int = 0
+    wrong_category: int = 0
     errors: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -175,7 +176,20 @@ def run_case(case: dict[str, Any], folder: Path, extractor: str, show: bool) -> 
         tally.predicted += 1
         tally.correct += good
         if not good:
-            tally.notes.append(f"wrong {case['id']}: [{entry.category}] {entry.content}")
+            # The right words in a category the label does not allow, or not a memory at all.
+            allows = next(
+                (
+                    label["category"]
+                    for label in expected
+                    if all(holds(entry.content, key) for key in label["keys"])
+                ),
+                None,
+            )
+            tally.wrong_category += allows is not None
+            tally.notes.append(
+                f"wrong {case['id']}: [{entry.category}] {entry.content}"
+                + (f" (the label allows {'/'.join(allows)})" if allows else "")
+            )
         for text in case.get("forbid", []):
             if text.casefold() in entry.content.casefold():
                 tally.forbidden += 1
@@ -223,7 +237,7 @@ def report(name: str, t: Tally) -> None:
     )
     print(
         f"{'':<9} known kept {Tally.ratio(t.kept_known, t.known):<16} "
-        f"forbidden stored {t.forbidden}  errors {t.errors}"
+        f"forbidden stored {t.forbidden}  wrong category {t.wrong_category}  errors {t.errors}"
     )
 
 
