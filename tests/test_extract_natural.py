@@ -519,3 +519,20 @@ def test_a_change_retires_only_what_its_own_clause_names() -> None:
     known = [("k1", "用户住在上海浦东"), ("k2", "用户喜欢周末去看展")]
     said = "杭州周末有啥好看的展吗，上个月刚从上海搬过来，还不太熟"
     assert changed_memories(said, known) == ("k1",)
+
+
+@pytest.mark.parametrize(
+    "said, retired",
+    [
+        ("紧张死了，下个月18号结婚，婚礼流程还一团乱", ("k1",)),
+        ("we got engaged last weekend!", ("k1",)),
+        ("since I defended in December and started the postdoc at EPFL", ("k2",)),
+        ("我已经毕业了，在找工作", ("k2",)),
+        ("my sister is getting married in June", ()),
+        ("我朋友下个月结婚，我当伴郎", ()),
+        ("my students graduated today", ()),
+    ],
+)
+def test_a_later_stage_of_life_ends_the_earlier(said: str, retired: tuple[str, ...]) -> None:
+    known = [("k1", "用户目前单身"), ("k2", "The user is a PhD student at ETH Zurich.")]
+    assert changed_memories(said, known) == retired

@@ -183,6 +183,58 @@ _PLACES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 ]
 
 
+# Stages of life that end when a later one begins: a memory that names the earlier stage is
+# over when the user speaks of the later one as theirs ("we're getting married next month"
+# ends "single"; "since I defended in December" ends "a PhD student"). Someone else's wedding
+# or graduation ("my sister got married") says nothing of the user's stage.
+_STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (  # without a partner
+        re.compile(
+            r"\b(?:single|not dating|no (?:partner|girlfriend|boyfriend))\b|单身|没有?对象", re.I
+        ),
+        re.compile(
+            r"\b(?:(?:i|we)(?:'m|'re| am| are| got| get)? (?:engaged|married|getting married)|"
+            r"(?:my|our) (?:wedding|fianc[ée]e?|wife|husband|girlfriend|boyfriend))\b"
+            r"|(?<![友事学姐妹哥弟])(?:结婚|订婚|领证|婚礼)|我(?:老婆|老公|媳妇|女朋友|男朋友|对象)",
+            re.I,
+        ),
+    ),
+    (  # a student
+        re.compile(
+            r"\b(?:student|phd candidate|doctoral candidate|undergrad\w*)\b"
+            r"|学生|在读|读研|读博|研究生",
+            re.I,
+        ),
+        re.compile(
+            r"\b(?:i|we)(?:'ve| have)? (?:graduated|defended|finished (?:my|the) (?:phd|degree|"
+            r"master'?s|thesis))\b|\b(?:my|the) postdoc\b|\bsince (?:i )?(?:graduated|defended)\b"
+            r"|我(?:已经)?(?:毕业|答辩完|博士后)",
+            re.I,
+        ),
+    ),
+]
+
+
+# "my sister is getting married", "我朋友结婚": the later stage is someone else's.
+_SOMEONE_ELSES = re.compile(
+    r"\b(?:my|our) (?:\w+ )?(?:friend|coworker|colleague|boss|brother|sister|cousin|son|daughter|"
+    r"neighbou?r|roommate)'?s?\b[^.!?]{0,30}\b(?:married|engaged|wedding|graduat\w+|defend\w+)"
+    r"|(?:朋友|同事|同学|姐姐?|妹妹?|哥哥?|弟弟?|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿)[^，。！？]{0,6}(?:结婚|订婚|领证|毕业)",
+    re.I,
+)
+
+
+def _stage_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories of a stage of life that ``said`` says is over."""
+    return [
+        entry_id
+        for stage, later in _STAGES
+        if later.search(said) and not _SOMEONE_ELSES.search(said)
+        for entry_id, content in known
+        if stage.search(content) and not later.search(content)
+    ]
+
+
 def _slot_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     """Ids of known single-valued facts that ``said`` gives another value of."""
     ids = []
@@ -213,7 +265,7 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
         return ()
-    ids = _slot_changes(said, known)
+    ids = _slot_changes(said, known) + _stage_changes(said, known)
     if _CHANGE.search(said):
         # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
         # that surely says a change (离职, 搬, 改用, 不再), one shared pair is enough, in the
