@@ -176,11 +176,12 @@ def run_case(case: dict[str, Any], folder: Path, extractor: str, show: bool) -> 
         tally.predicted += 1
         tally.correct += good
         if not good:
-            # The right words in a category the label does not allow, or not a memory at all.
+            # The words of a label (expected or optional) in a category it does not allow, or
+            # not a memory at all.
             allows = next(
                 (
                     label["category"]
-                    for label in expected
+                    for label in expected + optional
                     if all(holds(entry.content, key) for key in label["keys"])
                 ),
                 None,
