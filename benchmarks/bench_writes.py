@@ -239,10 +239,14 @@ def main() -> None:
     if args.floor_child is not None:
         floor_write(args.floor_child)
         return
-    env = _env(args.tree)
-    print(f"Python {sys.version.split()[0]}; tree {args.tree or HERE.parent}; medians")
+    tree = None if args.tree is None else args.tree.resolve()
+    env = _env(tree)
+    print(f"Python {sys.version.split()[0]}; tree {tree or HERE.parent}; medians")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        # Every child runs with ``-m`` or ``-c``, which put the working folder first on
+        # sys.path: run from a checkout, they would import its package, not --tree's.
+        os.chdir(folder)
         for n in (int(size) for size in args.sizes.split(",")):
             path = folder / f"MEMORY-{n}.md"
             make_file(path, n, env)

@@ -12,7 +12,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from .clock import iso
 from .rules import ACTIVE_MIN_SCORE, CATEGORIES
@@ -170,7 +170,8 @@ class MemoryEntry:
     @property
     def anchor(self) -> tuple[float, datetime]:
         """The decay anchor: ``(base_score, base_at)``, both always set."""
-        return cast(float, self.base_score), cast(datetime, self.base_at)
+        # Read for every memory on every save: no ``cast`` calls (set in __post_init__).
+        return self.base_score, self.base_at  # type: ignore[return-value]
 
     def replace(self, **changes: Any) -> MemoryEntry:
         """A copy with ``changes`` applied (and checked)."""

@@ -54,19 +54,21 @@ def select(
     top_k: int = PROMPT_TOP_K,
     min_score: float = PROMPT_MIN_SCORE,
     now: datetime | None = None,
+    scores: Sequence[float] | None = None,
 ) -> list[M]:
     """The entries for the prompt: score at ``now`` >= ``min_score``, strongest first, top_k.
 
     Scores are taken as of ``now`` (default: the clock), so a memory that has decayed since the
     file was last written is ranked by what it is worth today. A memory whose time has passed
-    (a todo) is never injected.
+    (a todo) is never injected. ``scores``: each entry's score at ``now``, when the caller
+    has them already (a save ranks the same memories several ways).
     """
     now = now or utcnow()
     scored = []
-    for entry in entries:
+    for i, entry in enumerate(entries):
         if is_expired(entry, now) or getattr(entry, "condensed_into", None):
             continue  # its time has passed, or it lives on in what it was condensed into
-        score = score_at(entry, now)
+        score = score_at(entry, now) if scores is None else scores[i]
         if score >= min_score:
             scored.append((score, entry))
     scored.sort(key=lambda pair: (-pair[0], *file_order(pair[1])[1:]))

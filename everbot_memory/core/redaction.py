@@ -67,17 +67,24 @@ def _apply(rule: Rule, text: str, found: list[str]) -> str:
     return "".join(out) + text[done:] if out else text
 
 
-def redact(text: str) -> Redaction:
-    """Replace every secret in ``text`` with ``[redacted:<kind>]``."""
+def _rules_for(text: str) -> tuple[Rule, ...]:
+    """The rules worth running on ``text``: none for most text (the cheap first look)."""
     # Placeholders from an earlier save are no secrets, and would pass the first look.
     probe = _PLACEHOLDER_RE.sub(" ", text) if "[redacted:" in text else text
-    lowered = probe.lower()
     if _TOKEN_RUN.search(probe):
-        rules = RULES
-    elif _SHORT_KEYWORDS.search(lowered):
-        rules = _SHORT_RULES
-    else:
+        return RULES
+    if _SHORT_KEYWORDS.search(probe.lower()):
+        return _SHORT_RULES
+    return ()
+
+
+def redact(text: str) -> Redaction:
+    """Replace every secret in ``text`` with ``[redacted:<kind>]``."""
+    rules = _rules_for(text)
+    if not rules:
         return Redaction(text)
+    probe = _PLACEHOLDER_RE.sub(" ", text) if "[redacted:" in text else text
+    lowered = probe.lower()
     found: list[str] = []
     for rule in rules:
         if not rule.keywords or any(keyword in lowered for keyword in rule.keywords):
@@ -112,6 +119,11 @@ def scrub(
     kept: list[R] = []
     warnings: list[str] = []
     for item in items:
+        if not _rules_for(item.content):
+            # Most memories: nothing to look for. A save runs this on every one of them, so
+            # the first look is taken here, without building a result for each.
+            kept.append(item)
+            continue
         result = redact(item.content)
         kinds = ", ".join(result.found)
         if not result.found:

@@ -92,8 +92,10 @@ def conflict_line(text: str) -> int | None:
     """The line (1-based) where an unresolved conflict starts in ``text``: a ``<<<<<<<`` line,
     later a ``=======`` line and a ``>>>>>>>`` line, outside the fences that hold a memory's
     content; None when there is none."""
-    if _MARKER_RE.search(text) is None:
-        return None  # the usual case, found without reading line by line
+    if "<<<<<<<" not in text or _MARKER_RE.search(text) is None:
+        # The usual case, found without reading line by line (the substring test first: the
+        # line-anchored search costs about 14 ms on a 10,000-memory file, at every save).
+        return None
     closing: str | None = None
     start: int | None = None
     middle = False

@@ -8,7 +8,9 @@ locked load and one atomic save.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import gc
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +40,24 @@ def _with_changed_facts(candidate: Candidate, existing: Sequence[MemoryEntry]) -
     return candidate.replace(contradicts=ids) if ids else candidate
 
 
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """The garbage collector paused while a change runs (as :func:`parse` pauses it).
+
+    A change makes a few objects for each memory (decayed copies, rendered text, the hooks'
+    rows) and almost none are cyclic garbage, but every few thousand allocations a collection
+    walks them all: about 6% of a ``remember`` into 10,000 memories. What a change leaves is
+    collected as usual afterwards.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 class Changes:
     """Changes to the file (each under the lock) and reads of it; the base of ``Memory``."""
 
@@ -49,7 +69,7 @@ class Changes:
 
     def _update(self, change: Callable[[list[MemoryEntry]], list[MemoryEntry]]) -> None:
         self.warnings = []
-        with self.store.lock():
+        with self.store.lock(), _collection_paused():
             self.store.save(change(self.store.load()))
         self.warnings += self.store.warnings
 

@@ -281,27 +281,31 @@ def _profile_groups(lines: Sequence[str], entries: Sequence[MemoryEntry]) -> lis
     ]
 
 
-def _by_group(entries: Sequence[MemoryEntry], now: datetime) -> dict[str, Any]:
+def _by_group(
+    entries: Sequence[MemoryEntry], scores: Sequence[float], now: datetime
+) -> dict[str, Any]:
     """For each group (``none``: memories without one), the strongest lines a session-start
-    block filtered to that group shows, with their scores, so a filter of several groups
-    merges them without the file."""
+    block filtered to that group shows, with their scores (``scores``: each entry's at
+    ``now``), so a filter of several groups merges them without the file."""
     from ..core import prompt
     from ..core.rules import PROMPT_MIN_SCORE, PROMPT_TOP_K
-    from ..core.scoring import score_at
 
-    grouped: dict[str, list[MemoryEntry]] = {}
-    for entry in entries:
-        grouped.setdefault(entry.group or "none", []).append(entry)
+    grouped: dict[str, tuple[list[MemoryEntry], list[float]]] = {}
+    for entry, score in zip(entries, scores, strict=True):
+        members, their_scores = grouped.setdefault(entry.group or "none", ([], []))
+        members.append(entry)
+        their_scores.append(score)
     out: dict[str, Any] = {}
-    for name, members in grouped.items():
-        everyone = prompt.select(members, len(members), PROMPT_MIN_SCORE, now)
+    for name, (members, their_scores) in grouped.items():
+        everyone = prompt.select(members, len(members), PROMPT_MIN_SCORE, now, scores=their_scores)
         if not everyone:
             continue
         chosen = everyone[:PROMPT_TOP_K]
+        score_of = {id(e): s for e, s in zip(members, their_scores, strict=True)}
         out[name] = {
             "lines": prompt.memory_lines(chosen),
             "ids": [e.id for e in chosen],
-            "scores": [round(score_at(e, now), 6) for e in chosen],
+            "scores": [round(score_of[id(e)], 6) for e in chosen],
             "total": len(everyone),
         }
     return out
@@ -329,7 +333,7 @@ def build(
     from ..core import prompt
     from ..core.redaction import redact
     from ..core.rules import PROMPT_MIN_SCORE, PROMPT_TOP_K
-    from ..core.scoring import is_expired, score_at
+    from ..core.scoring import is_expired
     from ..core.text import search_tokens
 
     memo = memo or {}
@@ -339,21 +343,29 @@ def build(
         "built": (now.timestamp() // _DAY) * _DAY,
         "until": _until(entries, now),
     }
-    chosen = prompt.select(entries, PROMPT_TOP_K, PROMPT_MIN_SCORE, now)
-    # Decay only lowers a score: a memory whose anchor is under the floor is not worth it.
+    # Each memory's anchor and last activation as timestamps, and its score at ``now``
+    # (what ``score_at`` gives), worked out once: the lines, the groups, the count worth
+    # showing and the search rows all use them.
+    stamp = now.timestamp()
+    anchors: list[tuple[float, float, float]] = []
+    scores: list[float] = []
+    for entry in entries:
+        base_score, base_at = entry.anchor
+        anchored = (base_score, base_at.timestamp(), entry.last_activated.timestamp())
+        anchors.append(anchored)
+        scores.append(ranking.decayed(*anchored, stamp))
+    chosen = prompt.select(entries, PROMPT_TOP_K, PROMPT_MIN_SCORE, now, scores=scores)
     worth = sum(
         1
-        for e in entries
-        if e.anchor[0] >= PROMPT_MIN_SCORE
-        and not is_expired(e, now)
-        and score_at(e, now) >= PROMPT_MIN_SCORE
+        for e, score in zip(entries, scores, strict=True)
+        if score >= PROMPT_MIN_SCORE and not is_expired(e, now)
     )
     prompt_part = {
         **key,
         "lines": prompt.memory_lines(chosen),
         "ids": [e.id for e in chosen],
         "total": worth,
-        "groups": _by_group(entries, now) if any(e.group for e in entries) else {},
+        "groups": _by_group(entries, scores, now) if any(e.group for e in entries) else {},
         "profile": _profile_shown(profile),
         # The groups of the memories each shown profile line came from, for a filter.
         "profile_groups": _profile_groups(profile, entries),
@@ -362,7 +374,7 @@ def build(
     rows, lengths, lines, starts = [], [], [], []
     kept: dict[str, list[str]] = {}
     offset = 0
-    for entry in entries:
+    for entry, (base_score, anchor_at, last_at) in zip(entries, anchors, strict=True):
         content_key = _memo_key(entry.content)
         known = memo.get(content_key)
         if isinstance(known, list) and len(known) == 2:
@@ -377,12 +389,11 @@ def build(
         starts.append(offset)
         offset += len(indexed)
         lines.append(indexed)
-        base_score, base_at = entry.anchor
         fields = (
             entry.id,
             repr(base_score),
-            repr(base_at.timestamp()),
-            repr(entry.last_activated.timestamp()),
+            repr(anchor_at),
+            repr(last_at),
             "1" if entry.id in replaced else "0",
             entry.category,
             entry.group or "",
