@@ -41,12 +41,10 @@ __all__ = [
     "PROMPT_MAX_MEMORIES",
     "PROMPT_RELEVANCE",
     "SWEEP_EVERY_SECONDS",
-    "THREADS_FILE",
     "group_filter",
     "jobs_due",
     "last_open_threads",
     "log_message",
-    "open_threads_of",
     "prompt_recall",
     "queue_session",
     "record_run",
@@ -202,64 +200,10 @@ def group_filter(project: Path) -> frozenset[str] | None:
 
 def last_open_threads(places: Sequence[Place]) -> tuple[str, list[str]] | None:
     """The day and open threads of the last session noted beside the project's memory (the
-    last place), when it left any (:func:`open_threads_of`)."""
+    last place), when it left any (:func:`everbot_memory.facade.threads.open_threads_of`)."""
+    from .threads import open_threads_of
+
     return open_threads_of(places[-1].path)
-
-
-#: The last session's open threads, redacted, keyed by the day file they came from.
-THREADS_FILE = "hook-threads.json"
-
-
-def open_threads_of(memory_path: str | os.PathLike[str]) -> tuple[str, list[str]] | None:
-    """The day and open threads of the last session noted beside ``memory_path``: every
-    section of that session in the newest day file (a session compacted, then ended, has
-    two), secrets redacted. Cached beside the memory by the day file's size and time, so a
-    session start redacts only after the file changed (a person's edit, a new note)."""
-    from ..storage.notes import NotesFolder
-
-    days = NotesFolder(memory_path).days()
-    if not days:
-        return None
-    day, path = days[-1]
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    key = [str(path), stat.st_mtime_ns, stat.st_size]
-    cache = SideFiles.of(memory_path).hook_file(THREADS_FILE)
-    try:
-        cached = json.loads(cache.read_bytes())
-        if cached.get("key") == key:
-            threads = cached.get("threads")
-            return (day.isoformat(), list(threads)) if threads else None
-    except (OSError, ValueError, AttributeError):
-        pass  # no cache, or not ours: built below
-    threads = _read_threads(path)
-    with contextlib.suppress(OSError):  # costs the next session start the same work, no more
-        from ..storage.atomic import write_atomically
-
-        SideFiles.of(memory_path).ensure()
-        payload = json.dumps({"key": key, "threads": threads}, ensure_ascii=False)
-        write_atomically(cache, payload.encode("utf-8"))
-    return (day.isoformat(), threads) if threads else None
-
-
-def _read_threads(path: Path) -> list[str]:
-    from ..core.redaction import redact
-    from ..core.session_note import parse_day
-
-    try:
-        sections = parse_day(path.read_bytes().decode("utf-8", errors="replace"))
-    except OSError:
-        return []
-    noted = [s for s in sections if s.session or s.time]
-    if not noted:
-        return []
-    last = noted[-1].session
-    same = [s for s in noted if s.session == last] if last else noted[-1:]
-    # A person may have typed a secret into the file: it is never shown.
-    found = (redact(t).text for s in same for t in s.open_threads)
-    return list(dict.fromkeys(found))
 
 
 def session_start(

@@ -290,7 +290,7 @@ class Memory(Changes):
         except OSError as exc:
             # The memories are already saved; only the note is missing, and the user is told.
             return [f"the session note was not written: {exc}"]
-        from .hooks import open_threads_of
+        from .threads import open_threads_of
 
         open_threads_of(self.path)  # ready for the next session start
         return []
@@ -505,7 +505,7 @@ class Memory(Changes):
         from ..core.block import THREADS_MAX_CHARS, threads_block
         from ..core.groups import parse_filter
         from ..core.profile import in_groups, profile_lines, shown
-        from .hooks import open_threads_of
+        from .threads import open_threads_of
 
         doc = self.store.load_document()
         entries = self._prompt_entries(doc.entries, top_k, min_score, group)
