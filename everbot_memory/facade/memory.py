@@ -72,6 +72,9 @@ __all__ = [
     "check_group_name",
 ]
 
+#: As ``k``: every memory relevant enough, however many.
+_EVERY_HIT = 1 << 30
+
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -424,7 +427,8 @@ class Memory(Changes):
 
         wanted = parse_filter(group)
         if wanted is not None:
-            hits = self.recall(query, max(k, len(self.entries())), semantic)
+            # Every hit above the floor, then the group's best k: no second read of the file.
+            hits = self.recall(query, _EVERY_HIT, semantic)
             return [h for h in hits if matches(h.entry.group, wanted)][:k]
 
         self._index = RecallIndex.for_file(self.path, self._index)

@@ -261,24 +261,24 @@ def _until(entries: Sequence[MemoryEntry], now: datetime) -> float:
     return until
 
 
-def _profile_shown(lines: Sequence[str]) -> list[str]:
-    """The profile's lines as the session-start block shows them (data, made safe)."""
+def _profile_parts(
+    lines: Sequence[str], entries: Sequence[MemoryEntry]
+) -> tuple[list[str], list[list[str]]]:
+    """The profile as the session-start block shows it (data, made safe), and beside each
+    shown line the groups of the memories it came from (for a filter), from one pass over
+    the same items, so the two lists always line up."""
     from ..core.block import unseen_removed
-    from ..core.profile import shown
+    from ..core.profile import shown, sources_of
     from ..core.redaction import redact
 
-    return [unseen_removed(redact(line).text) for line in shown(lines)]
-
-
-def _profile_groups(lines: Sequence[str], entries: Sequence[MemoryEntry]) -> list[list[str]]:
-    from ..core.profile import read_line, sources_of
-
     group = {e.id: e.group or "none" for e in entries}
-    return [
-        sorted({group.get(i, "none") for i in sources_of(line)})
-        for line in lines
-        if (read_line(line) or ("", "x", False))[1] not in ("", "-")
-    ]
+    texts: list[str] = []
+    groups: list[list[str]] = []
+    for item in lines:
+        for text in shown([item]):  # an item shows as one line, or none (a hidden label)
+            texts.append(unseen_removed(redact(text).text))
+            groups.append(sorted({group.get(i, "none") for i in sources_of(item)}))
+    return texts, groups
 
 
 def _by_group(
@@ -360,15 +360,16 @@ def build(
         for e, score in zip(entries, scores, strict=True)
         if score >= PROMPT_MIN_SCORE and not is_expired(e, now)
     )
+    profile_texts, profile_groups = _profile_parts(profile, entries)
     prompt_part = {
         **key,
         "lines": prompt.memory_lines(chosen),
         "ids": [e.id for e in chosen],
         "total": worth,
         "groups": _by_group(entries, scores, now) if any(e.group for e in entries) else {},
-        "profile": _profile_shown(profile),
+        "profile": profile_texts,
         # The groups of the memories each shown profile line came from, for a filter.
-        "profile_groups": _profile_groups(profile, entries),
+        "profile_groups": profile_groups,
     }
     replaced = {old for entry in entries for old in entry.replaces}
     rows, lengths, lines, starts = [], [], [], []
