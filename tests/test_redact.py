@@ -430,3 +430,20 @@ def test_every_rule_pattern_compiles() -> None:
     assert len(RULES) > 100
     for rule in RULES:
         assert rule.pattern.pattern == rule.source
+
+
+def test_a_secret_found_by_one_rule_is_not_mangled_by_another() -> None:
+    # The key is the user part of the URL: one placeholder, whole, and no second rule reading
+    # "[redacted:...]" as a user and a password.
+    key = "AKIA" + "IOSFODNN7" + "QWERTZX"
+    out = redact(f"push to https://{key}@build.example.com/repo").text
+    assert out == "push to https://[redacted:aws-key]@build.example.com/repo"
+    assert out.count("[redacted:") == 1
+
+
+def test_a_generated_key_before_the_host_is_redacted_and_a_name_is_not() -> None:
+    key = "".join("0123456789abcdef"[(i * 7) % 16] for i in range(32))
+    dsn = f"SENTRY_DSN=https://{key}@o4501.ingest.example.io/4502"
+    assert key not in redact(dsn).text
+    for kept in ("git clone git@github.com:me/repo.git", "ssh://deploy@10.0.0.1/srv"):
+        assert redact(kept).text == kept

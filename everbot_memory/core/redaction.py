@@ -50,18 +50,23 @@ class Redaction:
 def _apply(rule: Rule, text: str, found: list[str]) -> str:
     placeholder = f"[redacted:{rule.kind}]"
     partial = "secret" in rule.pattern.groupindex
+    # A placeholder an earlier rule left is no secret: a later rule must not eat into it
+    # ("https://[redacted:aws-key]@host" read as user "[redacted" with password "aws-key]").
+    placeholders = (
+        [m.span() for m in _PLACEHOLDER_RE.finditer(text)] if "[redacted:" in text else []
+    )
     out: list[str] = []
     done = 0  # text[:done] is in out
     at = 0
     while (match := rule.pattern.search(text, at)) is not None:
-        if not rule.check(match):
+        start, end = match.span("secret") if partial else match.span()
+        if any(s < end and start < e for s, e in placeholders) or not rule.check(match):
             # Turned down ("API key Secret" is no key): look again one character on, where
             # the real label may start ("Secret 是 ...").
             at = match.start() + 1
             continue
         found.append(rule.kind)
         # Keep what stands around the value ("password: "), drop the value.
-        start, end = match.span("secret") if partial else match.span()
         out += [text[done:start], placeholder]
         done, at = end, max(end, match.end(), match.start() + 1)
     return "".join(out) + text[done:] if out else text

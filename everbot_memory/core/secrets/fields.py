@@ -123,6 +123,14 @@ FIELDS: tuple[Rule, ...] = (
         _password,
         short=True,
     ),
+    # scheme://KEY@host: a generated key as the whole user part (a Sentry DSN's key, a token
+    # put before the host). A name ("git@", "bob@") is too short or not generated.
+    field(
+        "url-credentials",
+        "://",
+        r"(?<=://)(?P<secret>[A-Fa-f0-9]{24,}|[A-Za-z0-9_-]{32,})(?=@)",
+        lambda m: token_value(m["secret"]),
+    ),
     field("azure-sas", "sig=", r"(?i)[?&;]sig=(?P<secret>[A-Za-z0-9%+/=]{20,})"),
     field(
         "password",
