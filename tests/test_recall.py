@@ -147,6 +147,26 @@ def test_use_from_the_cli_reinforces_what_was_found(memory: Path) -> None:
     assert entry.activation_count == 2
 
 
+def test_a_generic_word_alone_is_no_match_when_the_query_says_more(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY.md"
+    with freeze_time(T0):
+        MemoryStore(path).save(
+            [
+                make_entry("a00001", "The user used to run backups by hand on Sundays.", 0.5),
+                make_entry("a00002", "The team decided to use PostgreSQL for billing.", 0.5),
+            ]
+        )
+    manager = MemoryManager(path)
+    # "use" is shared, "docker" is what the question is about: nothing is about docker.
+    assert manager.recall("does the user use docker") == []
+    assert manager.recall("what did they think of kubernetes") == []
+    # With the word the query is about, the memory is found; a query of generic words only
+    # is still matched by them.
+    [hit] = manager.recall("what does the user use for backups")
+    assert hit.entry.id == "a00001"
+    assert {h.entry.id for h in manager.recall("use")} == {"a00001", "a00002"}
+
+
 def test_nothing_in_common_finds_nothing(memory: Path) -> None:
     assert MemoryManager(memory).recall("quantum chromodynamics") == []
     assert MemoryManager(memory.parent / "none.md").recall("anything") == []

@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from .rules import DAILY_DECAY, GRACE_DAYS
+from .text import generic_terms
 
 __all__ = [
     "FEEDBACK_DOCS",
@@ -113,7 +114,8 @@ def bm25(
     ``postings(term)`` lists ``(document, count)``; ``is_single(term)`` says whether a term is
     one CJK character. A document matches when it shares a word with the query, or a pair of
     characters: one character in common ("会" in "用户会滑雪吗" and in "开会") is not a match,
-    unless the query has no longer term at all.
+    unless the query has no longer term at all. Likewise a generic word ("use" in "does the
+    user use docker") is no match on its own when the query says more.
     """
     scores: dict[int, float] = {}
     matched: set[int] = set()
@@ -121,14 +123,16 @@ def bm25(
     total = len(lengths)
     ideal = 0.0
     terms = set(terms)
-    pairs = any(not is_single(term) for term in terms)
+    generic = generic_terms()
+    weak = {term for term in terms if term in generic or is_single(term)}
+    pairs = len(weak) < len(terms)
     for term in terms:
         found = postings(term)
         # A term no memory holds weighs the most: a query about something never said should
         # not be carried by its common words.
         idf = _idf(total, len(found))
         ideal += idf
-        evidence = not pairs or not is_single(term)
+        evidence = not pairs or term not in weak
         for number, count in found:
             norm = K1 * (1 - B + B * lengths[number] / (average or 1))
             scores[number] = scores.get(number, 0.0) + idf * count * (K1 + 1) / (count + norm)

@@ -18,6 +18,7 @@ __all__ = [
     "CJK_RANGES",
     "CJK_RE",
     "estimate_tokens",
+    "generic_terms",
     "normalize_content",
     "numbers",
     "one_line",
@@ -221,11 +222,28 @@ _WEIGHTLESS = frozenset(
 )
 
 
+# English words a query leans on without being about them ("does the user *use* docker",
+# "what does the user *think* about it"): they weigh in a query, but a memory that shares only
+# such words with a query that says more is no match. Stems, as tokens are.
+_GENERIC_WORDS = (
+    "use used using uses like likes get got go went going make made want wants need needs "
+    "know knew think thought say said tell told take took come came see saw look looks find "
+    "found give gave keep kept let put seem feel felt try tried call called ask asked mean "
+    "thing things stuff something anything everything nothing someone anyone way lot kind sort"
+)
+
+
 @functools.lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
     """The Snowball (Porter 2) English stem: "painting" and "paints" meet "paint"; "went"
     meets "go"."""
     return _IRREGULAR.get(word) or str(_STEMMER.stemWord(word))
+
+
+@functools.lru_cache(maxsize=1)
+def generic_terms() -> frozenset[str]:
+    """The search tokens of the words a query leans on without being about them."""
+    return frozenset(_stem(word) for word in _GENERIC_WORDS.split())
 
 
 def stem(word: str) -> str:
