@@ -536,3 +536,22 @@ def test_a_change_retires_only_what_its_own_clause_names() -> None:
 def test_a_later_stage_of_life_ends_the_earlier(said: str, retired: tuple[str, ...]) -> None:
     known = [("k1", "用户目前单身"), ("k2", "The user is a PhD student at ETH Zurich.")]
     assert changed_memories(said, known) == retired
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        # The subject chat leaves out is the speaker's.
+        ("Sold my old Corolla last week", "The user sold their old Corolla last week."),
+        ("Signed up for my first triathlon", "The user signed up for their first triathlon."),
+        ("Love my new standing desk", "The user loves their new standing desk."),
+        # After "the user" as the subject, "my" reads "their"; elsewhere "the user's".
+        ("I walk my neighbour's dog", "The user walks their neighbour's dog."),
+        ("Priya fixed my bike for me", "Priya fixed the user's bike for the user."),
+        # A name that ends like a past tense is a subject, not a verb without one.
+        ("Alfred is my landlord", "Alfred is the user's landlord."),
+        ("Jared moved my desk", "Jared moved the user's desk."),
+    ],
+)
+def test_the_users_voice_reads_as_one_clean_sentence(said: str, memory: str) -> None:
+    assert about_the_user(said) == memory

@@ -228,7 +228,21 @@ def third_person(clause: str) -> str:
     ]
     for pattern, replacement in replacements:
         clause = re.sub(pattern, replacement, clause, flags=re.I)
-    return clause
+    return _their(clause)
+
+
+def _their(clause: str) -> str:
+    """After "the user" as a subject, "the user's" reads as "their": "the user lost their job",
+    not "the user lost the user's job"."""
+    subject = re.search(
+        r"(?:^|[,;:]\s+|\b(?:and|but|so|then|when|because|if|since|while)\s+)the user\b(?!'s)",
+        clause,
+        re.I,
+    )
+    if not subject:
+        return clause
+    head, tail = clause[: subject.end()], clause[subject.end() :]
+    return head + re.sub(r"\bthe user's\b", "their", tail)
 
 
 def sentence(text: str) -> str:
@@ -269,6 +283,17 @@ _QUESTION_EN = re.compile(
 )
 
 
+_DROPPED_SUBJECT = re.compile(
+    r"(?:[A-Z][a-z]+ed(?<!eed)|"
+    + "|".join(w.title() for w in sorted(_PAST))
+    + r"|Need|Want|Love|Hate|Like|Have|Miss|Enjoy|Prefer|Work|Live)\s"
+    # Not a name standing as the subject ("Fred is my manager", "Jared and I").
+    r"(?!(?:I|you|is|was|are|were|has|had|and|or|will|would|can|could|says|thinks|[a-z]+ed|"
+    + "|".join(sorted(_PAST))
+    + r")\b)"
+)
+
+
 def about_the_user(said: str) -> str:
     """A sentence the user said, as a memory: turned into a sentence about the user where that
     can be done whole, else kept in the user's words, quoted, never half-rewritten."""
@@ -286,6 +311,10 @@ def about_the_user(said: str) -> str:
     if _QUESTION_EN.search(text):
         # "how do I move my codes to the new Pixel?" cannot become a statement about the user.
         return f'The user asked: "{text}"'
+    # Chat drops the subject ("Lost my job yesterday", "Started pottery in May"): a sentence
+    # that opens with a verb in the past tense and speaks of the user is the user's.
+    if _DROPPED_SUBJECT.match(text) and re.search(r"\b(?:my|me|myself|i)\b", text, re.I):
+        text = "I " + text[0].lower() + text[1:]
     rewritten = (
         third_person(text)
         if re.search(r"\b(?:i|i'm|i've|i'll|i'd|my|me|myself)\b", text, re.I)
