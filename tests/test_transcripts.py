@@ -332,3 +332,49 @@ def test_the_person_read_as_changes_the_content_id() -> None:
     path = TRANSCRIPTS / "group_chat.txt"
     ids = {read_transcript(path, user=name).content_id() for name in ("Maria", "Jonas", "Priya")}
     assert len(ids) == 3
+
+
+def test_irc_log_reads_nicks_and_actions_and_skips_the_clients_lines() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "irc.log", user="maria")
+    assert _said(transcript) == [
+        ("user", "maria", "I live in Lyon."),
+        ("other", "jonas", "I live in Berlin."),  # "@", an operator's mark, is no part of it
+        ("user", "maria", "<div> is what the page starts with, by the way"),
+        ("other", "jonas", "jonas waves"),
+    ]
+    assert transcript.skipped == 2  # the log's header and a join
+
+
+def test_discord_text_export_reads_each_message_under_its_header() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "discord_export.txt", user="maria")
+    assert _said(transcript) == [
+        ("user", "maria", "I live in Lyon.\nSee you at the station."),  # the tag "#0420" goes
+        ("other", "jonas", "I live in Berlin."),  # not the export's list of attachments
+    ]
+
+
+def test_meeting_captions_join_a_speakers_cues_and_drop_markup() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "meeting.vtt", user="Jonas Weber")
+    assert _said(transcript) == [
+        ("other", "Maria Lopez", "I live in Lyon, near the old town."),
+        ("user", "Jonas Weber", "I live in Berlin."),
+    ]
+    assert transcript.skipped == 1  # "[laughter]" is nobody's words
+
+
+def test_csv_chat_export_finds_its_columns_by_the_header() -> None:
+    transcript = read_transcript(TRANSCRIPTS / "discord_export.csv", user="maria")
+    assert _said(transcript) == [
+        ("user", "maria", "I live in Lyon, near the old town."),
+        ("other", "jonas", "I live in Berlin."),
+    ]
+    assert transcript.messages[1].timestamp == datetime(2024, 3, 12, 21, 16, tzinfo=timezone.utc)
+
+
+def test_a_chat_with_an_assistant_that_quotes_html_is_not_read_as_irc() -> None:
+    text = (
+        "User: what do <div> and <span> do?\nAssistant: they group content.\n"
+        "<div> is a block.\n<span> is inline.\n"
+    )
+    transcript = parse_transcript(text)
+    assert [m.role for m in transcript.messages] == ["user", "assistant"]

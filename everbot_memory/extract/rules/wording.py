@@ -278,7 +278,7 @@ _FILLER_ZH = re.compile(
 
 
 _QUESTION_EN = re.compile(
-    r"\?\s*$|^(?:how|what|why|where|which|who|do|does|did|can|could|should|would|is|are)\b",
+    r"\?\s*$|^(?:how|what|why|where|which|who|do|does|did|can|could|should|would|is|are)\b(?!')",
     re.I,
 )
 
@@ -286,7 +286,8 @@ _QUESTION_EN = re.compile(
 _DROPPED_SUBJECT = re.compile(
     r"(?:[A-Z][a-z]+ed(?<!eed)|"
     + "|".join(w.title() for w in sorted(_PAST))
-    + r"|Need|Want|Love|Hate|Like|Have|Miss|Enjoy|Prefer|Work|Live)\s"
+    + r"|Need|Want|Love|Hate|Like|Have|Miss|Enjoy|Prefer|Work|Live"
+    r"|Didn't|Haven't|Can't|Couldn't)\s"
     # Not a name standing as the subject ("Fred is my manager", "Jared and I").
     r"(?!(?:I|you|is|was|are|were|has|had|and|or|will|would|can|could|says|thinks|[a-z]+ed|"
     + "|".join(sorted(_PAST))

@@ -1,6 +1,7 @@
 """Conversation readers: chats with an assistant (Claude Code session JSONL, chat-message JSON,
 ``User:`` / ``Assistant:`` text) and conversations between named people (JSON turns and chat
-exports, LoCoMo's samples, ``Name: text`` lines, WhatsApp exports).
+exports, LoCoMo's samples, ``Name: text`` lines, WhatsApp exports, IRC logs, Discord and
+meeting-caption exports, CSV).
 
 Every reader produces one :class:`Transcript` of :class:`Message` turns: the user's, the
 assistant's or, between named people, the other speakers' (role ``other``, with their name);
@@ -24,6 +25,7 @@ from typing import Any
 
 from ...errors import TranscriptError
 from .chat import chat_messages, claude_code, plain_text
+from .exports import read_export
 from .model import FORMATS, Format, Message, Transcript
 from .named_json import looks_named_json, named_json, named_json_lines
 from .named_text import is_assistant_chat, looks_named_text, named_text
@@ -69,6 +71,8 @@ def _detect(text: str, user: str | None) -> str:
             if looks_named_json(data):
                 return "named"
             return "claude-code" if _is_record(data) else "messages"
+    if (export := read_export(text)) is not None and export.turns:
+        return "named"
     if looks_named_text(text):
         return "named"
     # Naming a person says the text is a conversation between named people, even one too
@@ -88,6 +92,8 @@ def _json(text: str) -> Any:
 
 
 def _named(text: str, user: str | None) -> Transcript:
+    if (export := read_export(text)) is not None and export.turns:
+        return as_transcript(export, user)
     stripped = text.strip()
     if not stripped.startswith(("[", "{")):
         return as_transcript(named_text(text), user)
