@@ -447,3 +447,36 @@ def test_a_generated_key_before_the_host_is_redacted_and_a_name_is_not() -> None
     assert key not in redact(dsn).text
     for kept in ("git clone git@github.com:me/repo.git", "ssh://deploy@10.0.0.1/srv"):
         assert redact(kept).text == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("mysql -u app -pWq7rT2zK -h db.internal", "Wq7rT2zK"),
+        ("sshpass -p 'Lm4nB8vC2x' ssh pi@garden", "Lm4nB8vC2x"),
+        ("docker login -u ci -p Hq3Jk9Lp2Wz ghcr.io", "Hq3Jk9Lp2Wz"),
+        ("redis-cli -h cache -a Rk8sP2vQ9x ping", "Rk8sP2vQ9x"),
+        ("PGPASSWORD=Tz6yU1iO psql -h db", "Tz6yU1iO"),
+        ("the guest wifi pw is lantern-42", "lantern-42"),
+        ("办公室wifi密码：lantern2026", "lantern2026"),
+        ("my backup passphrase is amber otter violin cobalt.", "amber otter violin cobalt"),
+        ("the alarm PIN is 7305", "7305"),
+        ("门禁PIN码：0417", "0417"),
+    ],
+)
+def test_passwords_said_to_a_command_or_in_passing_are_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "docker run -p 8080:80 nginx",
+        "mysql -u root -p mydb",
+        "pin 3 is the ground wire",
+        "Our passphrase is long and stored in the vault.",
+        "Set the PIN to something you remember.",
+    ],
+)
+def test_a_port_a_prompt_or_a_described_passphrase_is_no_secret(text: str) -> None:
+    assert redact(text).text == text

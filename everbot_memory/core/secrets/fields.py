@@ -38,8 +38,15 @@ _END = rf"(?=[.!?:)\]}}>]*(?:[{_STOP}]|&[A-Za-z_]\w*=|$))"
 # The value itself: not a placeholder opening ($X, <x>, {{x}}, [redacted...], ****).
 _VALUE = rf"(?P<secret>(?![$<{{\[(%*•])(?:[^{_STOP}&]|&(?![A-Za-z_]\w*=))+?){_END}"
 # A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword).
-_START = r"(?:(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z])))"
-_STRONG = r"pass(?:word|wd|phrase)|pwd|密码|口令"
+# A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword), or
+# ends an upper-case name (PGPASSWORD, VAULTTOKEN); a Chinese label stands anywhere
+# ("wifi密码").
+_START = (
+    r"(?:(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z]))"
+    r"|(?-i:(?<=[A-Z0-9])(?=(?:PASSWORD|PASSWD|PASSPHRASE|PWD|SECRET|TOKEN)\b))"
+    r"|(?=[\u3400-\u9fff]))"
+)
+_STRONG = r"pass(?:word|wd|phrase)|pwd|pw|密码|口令"
 _WEAK = r"apikey|api[_ -]key|secret|token|key|pat|credentials?|密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
 _QUOTE = r"[\"'`“‘]?"
 # "password: x", "DB_PASSWORD=x", "password is x", "密码是x", "password for the account is x".
@@ -73,6 +80,14 @@ def _after_password(match: re.Match[str]) -> bool:
 def _after_key(match: re.Match[str]) -> bool:
     before = match.string[max(0, match.start() - 24) : match.start()]
     return token_value(match["secret"]) and not names_data(before)
+
+
+# Words that describe a passphrase rather than being it ("four random words", "in the vault").
+_DESCRIBES_PASSPHRASE = re.compile(
+    r"(?i)\b(?:random|words?|long|short|strong|weak|stored|saved|kept|written|same|secret|easy|"
+    r"hard|different|unique|generated|characters|letters|digits|numbers|in|on|at|the|a|an|my|"
+    r"your|his|her|our|their|from|with|set|changed|reset|expired|wrong)\b"
+)
 
 
 def _password(match: re.Match[str]) -> bool:
@@ -163,7 +178,7 @@ FIELDS: tuple[Rule, ...] = (
             re.search(r"/[^/?]*[A-Za-z0-9_-]{16,}|[?&][\w-]+=[\w-]{16,}", m["secret"]) is not None
         ),
     ),
-    field("password", "pass pwd 密码 口令", _labelled(_STRONG), _after_password, short=True),
+    field("password", "pass pwd pw 密码 口令", _labelled(_STRONG), _after_password, short=True),
     field(
         "secret",
         "key secret token pat credential 密钥 秘钥 私钥 令牌 凭证 凭据 授权码",
@@ -176,6 +191,37 @@ FIELDS: tuple[Rule, ...] = (
         rf"(?i)(?<![A-Za-z0-9])(?:pw|pass)\s*[:=：]\s*{_QUOTE}{_VALUE}",
         _password,
         short=True,
+    ),
+    # A password given to a command on its line: mysql -pX, sshpass -p X, redis-cli -a X,
+    # docker login -p X, --password X.
+    field(
+        "password",
+        "mysql mariadb sshpass redis-cli login --pass",
+        r"(?:(?:mysql|mysqldump|mariadb)\b[^\n|;&]*?\s-p(?=[^\s-])"
+        r"|(?:sshpass|docker login|podman login|helm registry login)\b[^\n|;&]*?\s-p\s+"
+        r"|redis-cli\b[^\n|;&]*?\s-a\s+"
+        r"|(?<![\w-])--pass(?:word|wd)?(?:=|\s+))"
+        rf"{_QUOTE}(?P<secret>[^\s\"'`]{{4,}})",
+        _password,
+        short=True,
+    ),
+    # A passphrase is words: the whole clause after the label.
+    field(
+        "password",
+        "passphrase 口令",
+        r"(?i)(?<![A-Za-z0-9])passphrase(?:\s+for\s+[^.,;:\n]{1,30}?)?\s*(?:[:=]|\s+is)\s*"
+        r"[\"'“]?(?P<secret>[^.,;:!?\n\"'”]{4,80}?)[\"'”]?(?=[.,;!?\n]|$)",
+        lambda m: _password(m) and not _DESCRIBES_PASSPHRASE.search(m["secret"]),
+        short=True,
+    ),
+    # A PIN: digits after the word and "is" or ":" ("my bank PIN is 4821", "PIN码：0417").
+    Rule(
+        "pin",
+        ("pin is", "pin was", "pin number", "pin code", "pin:", "pin：", "pin=", "pin码", "pin是"),
+        r"(?i)(?<![A-Za-z0-9])pin(?:\s*code|码)?(?:\s+(?:number\s+)?(?:is|was)|\s*[:=：是为])\s*"
+        r"(?P<secret>\d{4,8})(?!\d)",
+        lambda m: True,
+        True,
     ),
     field(
         "card-number",

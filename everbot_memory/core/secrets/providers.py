@@ -149,7 +149,7 @@ PROVIDERS: tuple[Rule, ...] = (
     ),
     token("flutterwave-key", "flwseck", r"FLWSECK(?:_TEST)?-[0-9a-f]{32}-X"),
     token("facebook-token", "eaa", r"EAA[A-Za-z0-9]{90,}"),
-    token("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaa", r"A{22}[A-Za-z0-9%]{30,}"),
+    token("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaa", r"A{20,}[A-Za-z0-9%]{30,}"),
     token("age-secret-key", "age-secret-key-1", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     token("django-secret-key", "django-insecure-", r"django-insecure-[^\s'\"`]{30,}"),
     token("kubernetes-bootstrap-token", "token", r"[a-z0-9]{6}\.[a-z0-9]{16}"),
