@@ -126,18 +126,22 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
     split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
     sources: dict[str, tuple[MemoryEntry, str]] = {}
     fresh: list[MemoryEntry] = []
-    known = doc.sources if reuse else {}
+    get = (doc.sources if reuse else {}).get
     for title, section in ((ACTIVE, entries[:split]), (ARCHIVED, entries[split:])):
         out += [f"## {title}", ""]
-        for entry in section:
-            source = known.get(entry.id)
-            if source is not None and (source[0] is entry or source[0] == entry):
-                text = source[1]
-            else:
-                text = render_entry(entry)
-                fresh.append(entry)
-            sources[entry.id] = (entry, text)
-            out += [text, ""]
+        texts: list[str] = []
+        for entry in section:  # every memory of every save: kept lean
+            source = get(entry.id)
+            if source is None or source[0] is not entry:
+                if source is not None and source[0] == entry:
+                    source = (entry, source[1])
+                else:
+                    source = (entry, render_entry(entry))
+                    fresh.append(entry)
+            sources[entry.id] = source
+            texts.append(source[1])
+        if texts:
+            out += ["\n\n".join(texts), ""]
     if doc.notes:
         out += [f"## {NOTES}", "", NOTES_INTRO, ""]
         for chunk in doc.notes:
