@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import gc
 import gzip
+import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from conftest import make_entry
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import everbot_memory.storage.store as store_module
 from everbot_memory.core.entry import MemoryEntry
 from everbot_memory.document import Document, parse, render
+from everbot_memory.document.render import render_parts
 from everbot_memory.errors import StoreError
 from everbot_memory.storage.journal import Journal
 from everbot_memory.storage.paths import SideFiles
@@ -175,3 +179,99 @@ def test_the_collector_runs_again_after_a_save(
     except StoreError:
         assert fails
     assert gc.isenabled()
+
+
+_SAYS = st.sampled_from(
+    [
+        "The user's name is Lena.",
+        "The user's name is Omar.",
+        "用户住在柏林",
+        "The user lives in Lisbon.",
+        "The user prefers short answers.",
+        "The user uses vim and tmux.",
+        "The user works at Acme.",
+        "Nothing about the user at all.",
+    ]
+)
+
+
+@st.composite
+def _profile_edits(draw: st.DrawFn) -> list[list[MemoryEntry]]:
+    """Files in turn: memories the profile may or may not be derived from, changed,
+    added and removed."""
+    ids = [f"p{n:05d}" for n in range(8)]
+
+    def one(entry_id: str) -> MemoryEntry:
+        return make_entry(
+            entry_id,
+            draw(_SAYS),
+            draw(st.sampled_from([0.3, 0.49, 0.5, 0.7, 0.9])),
+            category=draw(st.sampled_from(["preference", "fact", "workflow"])),
+            condensed_into=draw(st.sampled_from([None, None, "p00000"])),
+        )
+
+    entries = {i: one(i) for i in draw(st.lists(st.sampled_from(ids), unique=True))}
+    steps = []
+    for _ in range(draw(st.integers(1, 6))):
+        for entry_id in draw(st.lists(st.sampled_from(ids), max_size=3, unique=True)):
+            if draw(st.booleans()):
+                entries.pop(entry_id, None)
+            else:
+                entries[entry_id] = one(entry_id)
+        steps.append(list(entries.values()))
+    return steps
+
+
+@given(_profile_edits(), st.sampled_from([[], ["- Name: Pinned by hand"], ["Some words."]]))
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_a_reused_profile_is_the_one_derived_anew(
+    steps: list[list[MemoryEntry]], person: list[str]
+) -> None:
+    last = None
+    for entries in steps:
+        doc = Document(entries, last_updated="2026-01-01T00:00:00Z", profile=list(person))
+        if last is not None:
+            doc.sources, doc.derived = last.sources, last.derived
+        last = render_parts(doc, reuse=True)
+        full = render_parts(Document(entries, last_updated="x", profile=list(person)))
+        assert (last.text, last.profile) == (full.text, full.profile)
+
+
+def test_an_unchanged_memory_is_written_as_the_engine_wrote_it(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tricky = [
+        make_entry("t00001", "Line one\n### [x] fact | 0.9 | 2026-01-01 | 1\n## Archived Memories"),
+        make_entry("t00002", "```python\nprint('fenced')\n```\n<!-- a comment -->"),
+        make_entry("t00003", "A bell \x07 and a tab\tinside."),
+        *_entries(3),
+    ]
+    MemoryStore(memory_path).save(tricky)
+    before = memory_path.read_text(encoding="utf-8")
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    rendered: list[str] = []
+    module = importlib.import_module("everbot_memory.document.render")
+    render_entry = module.render_entry
+
+    def counting(entry: MemoryEntry) -> str:
+        rendered.append(entry.id)
+        return render_entry(entry)
+
+    monkeypatch.setattr(module, "render_entry", counting)
+    changed = [e.replace(content="Changed.") if e.id == "e00001" else e for e in loaded]
+    store.save(changed)
+    assert rendered == ["e00001"]
+    after = memory_path.read_text(encoding="utf-8")
+    for entry_id in ("t00001", "t00002", "t00003", "e00000", "e00002"):
+        assert _block(before, entry_id) == _block(after, entry_id)
+    monkeypatch.undo()
+    stamp = parse(after).last_updated
+    assert after == render(Document(changed, last_updated=stamp))
+
+
+def _block(text: str, entry_id: str) -> str:
+    """An entry's text in the file: its heading up to the next heading."""
+    start = text.index(f"### [{entry_id}]")
+    ends = [i for i in (text.find("\n### [", start + 1), text.find("\n## ", start)) if i > 0]
+    return text[start : min(ends, default=len(text))]

@@ -47,8 +47,10 @@ __all__ = [
 VERSION = 4  # 3: irregular verbs in the search tokens; 4: groups and the profile
 PROMPT_FILE = "hook-prompt.json"
 SEARCH_FILE = "hook-search.json"
-#: Each memory's display line and search tokens by its text's hash, for the next save.
+#: The content hash of each row of the search file, so that a process that built nothing
+#: yet finds each memory's display line and search tokens there by its text.
 MEMO_FILE = "hook-memo.json"
+MEMO_VERSION = 5
 _DAY = 86_400
 
 
@@ -283,12 +285,13 @@ class _Part:
     __slots__ = (
         "anchored",
         "encoded",
+        "encoded_indexed",
+        "encoded_key",
         "entry",
         "expires",
         "group",
         "hidden",
         "indexed",
-        "joined",
         "key",
         "length",
         "line",
@@ -303,7 +306,7 @@ class _Part:
     def __init__(self, entry: MemoryEntry, replaced: bool, key: str, line: str, joined: str):
         base_score, base_at = entry.anchor
         self.entry, self.replaced, self.key = entry, replaced, key
-        self.line, self.joined = line, joined
+        self.line = line
         self.anchored = (base_score, base_at.timestamp(), entry.last_activated.timestamp())
         self.length = joined.count(" ") + 1 if joined else 0
         self.expires = entry.expires_at
@@ -322,8 +325,12 @@ class _Part:
         )
         self.row = "\t".join(fields)
         #: The row as JSON, and the memory's line of the search tokens (see SearchRows).
-        self.encoded = json.dumps(self.row, ensure_ascii=False).encode("utf-8")
         self.indexed = f" {joined} \n"
+        # The same as JSON (inside the quotes, for the token line: a JSON string's escapes
+        # stand for one character each, so the lines' escapes joined are the text's).
+        self.encoded = _encoded(self.row)
+        self.encoded_indexed = _encoded(self.indexed)[1:-1]
+        self.encoded_key = _encoded(key)
         self.score, self.since, self.until = 0.0, 0.0, -1.0
 
     def score_at(self, stamp: float) -> float:
@@ -526,12 +533,11 @@ class Built:
         """Write the files (a folder that cannot be written costs the next hook a rebuild)."""
         from .atomic import write_atomically
 
-        memo = {"version": MEMO_VERSION, "sha256": self.search["sha256"]}
         payloads = (
             (PROMPT_FILE, _encoded(self.prompt)),
             (SEARCH_FILE, _encoded_search(self.search, self._parts)),
             # The memo last: one that does not match the search file beside it is not read.
-            (MEMO_FILE, _encoded({**memo, "keys": [p.key for p in self._parts]})),
+            (MEMO_FILE, _encoded_memo(self.search["sha256"], self._parts)),
         )
         for file_name, payload in payloads:
             try:
@@ -573,21 +579,30 @@ def prepare(
     return Built(files, prompt_part, search_part, parts)
 
 
-def _encoded(part: dict[str, Any]) -> bytes:
-    return json.dumps(part, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+def _encoded(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _encoded_search(part: dict[str, Any], parts: Sequence[_Part]) -> bytes:
-    """``part`` as JSON, the rows joined from each memory's own encoded row (what encoding
-    it whole gives, without encoding again the rows of memories that did not change)."""
-    head = {k: v for k, v in part.items() if k != "rows"}
+    """``part`` as JSON, its rows and tokens joined from each memory's own encoded ones
+    (what encoding it whole gives, without encoding again what did not change)."""
+    head = {k: v for k, v in part.items() if k not in ("rows", "tokens")}
     return b"".join(
-        [_encoded(head)[:-1], b',"rows":[', b",".join([p.encoded for p in parts]), b"]}"]
+        [
+            _encoded(head)[:-1],
+            b',"tokens":"',
+            b"".join([p.encoded_indexed for p in parts]),
+            b'","rows":[',
+            b",".join([p.encoded for p in parts]),
+            b"]}",
+        ]
     )
 
 
-#: The memo's format: the content hash of each row of the search file beside it.
-MEMO_VERSION = 5
+def _encoded_memo(sha256: str, parts: Sequence[_Part]) -> bytes:
+    """The memo beside a search file: its hash, and each row's content hash."""
+    head = _encoded({"version": MEMO_VERSION, "sha256": sha256})
+    return b"".join([head[:-1], b',"keys":[', b",".join([p.encoded_key for p in parts]), b"]}"])
 
 
 def _read_memo(files: SideFiles) -> dict[str, list[str]]:

@@ -27,7 +27,7 @@ from ..core.redaction import redact, scrub
 from ..core.scoring import file_order
 from ..document.model import Document, Problem
 from ..document.parse import parse
-from ..document.render import render_body, render_header, render_parts
+from ..document.render import render_header, render_parts
 from ..errors import NotTextError, StoreError
 from . import hot
 from .atomic import digest
@@ -280,9 +280,11 @@ class MemoryStore:
             new_doc = Document(wanted, preamble[0], notes[0], doc.last_updated)
             new_doc.profile = ordered(profile[0])  # as the file will hold them
             new_doc.sources = doc.sources  # empty unless the engine wrote what was read
+            new_doc.derived = doc.derived
             rendered = render_parts(new_doc, reuse=True)
             body = rendered.text.encode("utf-8")
-            new_doc.sources = rendered.sources  # for the next save from this store
+            # For the next save from this store.
+            new_doc.sources, new_doc.derived = rendered.sources, rendered.derived
             header = render_header(doc.last_updated or "", len(wanted)).encode("utf-8")
             if not pending and doc.last_updated and header + body == snapshot.data:
                 self._loaded = (snapshot.version, new_doc)
@@ -298,7 +300,7 @@ class MemoryStore:
             ):
                 # The rest is the engine's own text, already checked when it was written:
                 # only what was rendered anew needs checking.
-                self._check_fresh(rendered.fresh)
+                self._check_fresh(rendered.fresh, rendered.sources)
             else:
                 self._check_rendered(written.decode("utf-8"), new_doc)
             # The journal's copy is compressed on another thread meanwhile.
@@ -393,15 +395,20 @@ class MemoryStore:
                 self.path,
             )
 
-    def _check_fresh(self, entries: list[MemoryEntry]) -> None:
+    def _check_fresh(
+        self, entries: list[MemoryEntry], texts: Mapping[str, tuple[MemoryEntry, str]]
+    ) -> None:
         """:meth:`_check_rendered` for entries rendered anew, alone between canonical text.
 
-        Each entry's text is read alone, as in the file: after a section heading or a closed
-        entry, and before a heading (a note after it shows that nothing stays open).
+        Each entry's text (as in ``texts``, what the save writes) is read alone, as in the
+        file: after a section heading or a closed entry, and before a heading (a note after
+        it shows that nothing stays open).
         """
         if entries:
             probe = Document(entries, notes=[_PROBE_NOTE], last_updated=_PROBE_STAMP)
-            self._check_rendered(render_header(_PROBE_STAMP, 0) + render_body(probe), probe)
+            probe.sources = {e.id: texts[e.id] for e in entries}
+            body = render_parts(probe, reuse=True).text
+            self._check_rendered(render_header(_PROBE_STAMP, 0) + body, probe)
 
     def _check_rendered(self, output: str, doc: Document) -> None:
         """Refuse to write text that does not read back as what was meant (fail closed)."""
