@@ -167,3 +167,39 @@ def test_a_secret_typed_into_a_memory_is_not_indexed_or_memoized(
     folder = SideFiles.of(path).folder
     for name in (hot.SEARCH_FILE, hot.MEMO_FILE):
         assert secret.lower() not in (folder / name).read_text(encoding="utf-8").lower()
+
+
+@given(st.text())
+def test_property_a_string_is_encoded_as_json_encodes_it(text: str) -> None:
+    assert hot._string(text) == json.dumps(text, ensure_ascii=False).encode("utf-8")
+
+
+@pytest.mark.parametrize("same_version", [True, False])
+def test_a_new_process_takes_the_rows_of_the_version_it_read(
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch, same_version: bool
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(20)]
+    entries[3] = entries[3].replace(replaces=("e4",))
+    data = _file(path, entries)
+    hot.write(path, data, entries, T0)
+    monkeypatch.setattr(hot, "_BUILT", {})  # what a new process knows
+    hashed: list[str] = []
+    key = hot._memo_key
+    monkeypatch.setattr(hot, "_memo_key", lambda text: hashed.append(text) or key(text))
+    counted.clear()
+    loaded = [e.replace() for e in entries]  # the same memories, as a parse gives them
+    changed = [loaded[0].replace(content="Now about coffee."), *loaded[1:3], *loaded[4:]]
+    version = hot.file_digest(data) if same_version else "0" * 64
+    built = hot.prepare(path, _file(path, changed), changed, T0, base=(version, loaded))
+    built.put()
+    assert counted == ["Now about coffee."]
+    if same_version:
+        # Only the new text and e4 (no longer replaced by anyone: its row changes) are
+        # looked up by their content; the others' rows are taken by id.
+        assert hashed == ["Now about coffee.", loaded[4].content]
+    else:
+        assert len(hashed) == len(changed)  # built for another version: by content only
+    assert (built.prompt, built.search) == hot.build(path.read_bytes(), changed, T0)[:2]
+    cached = hot.HotFiles(path).search(T0.timestamp())
+    assert cached is not None and cached.rows == built.search["rows"]

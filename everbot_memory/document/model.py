@@ -46,3 +46,6 @@ class Document:
     #: and the entries in :attr:`sources`, all of them): a save from it derives the profile
     #: again only when a memory it may be derived from changed.
     derived: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    #: The content hash of the file this document is the parse of, as it is (None: any other
+    #: document, a merge or a save's), for what was built from that version to be reused.
+    version: str | None = None

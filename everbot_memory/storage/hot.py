@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..core import ranking
 from .paths import SideFiles
@@ -283,10 +283,8 @@ class _Part:
     worked out again only when a day of its decay has passed."""
 
     __slots__ = (
+        "_json",
         "anchored",
-        "encoded",
-        "encoded_indexed",
-        "encoded_key",
         "entry",
         "expires",
         "group",
@@ -294,7 +292,6 @@ class _Part:
         "indexed",
         "key",
         "length",
-        "line",
         "order",
         "replaced",
         "row",
@@ -303,35 +300,49 @@ class _Part:
         "until",
     )
 
-    def __init__(self, entry: MemoryEntry, replaced: bool, key: str, line: str, joined: str):
+    def __init__(self, entry: MemoryEntry, replaced: bool, key: str, row: str, indexed: str):
         base_score, base_at = entry.anchor
         self.entry, self.replaced, self.key = entry, replaced, key
-        self.line = line
+        #: The memory's row and its line of the search tokens (see SearchRows).
+        self.row, self.indexed = row, indexed
         self.anchored = (base_score, base_at.timestamp(), entry.last_activated.timestamp())
-        self.length = joined.count(" ") + 1 if joined else 0
+        self.length = indexed.count(" ") - 1 if len(indexed) > 3 else 0
         self.expires = entry.expires_at
         self.hidden = bool(entry.condensed_into)
         self.group = entry.group or "none"
         self.order = (entry.created_at, entry.id)  # ties of the prompt's order (file order)
+        self._json: tuple[bytes, bytes, bytes] | None = None
+        self.score, self.since, self.until = 0.0, 0.0, -1.0
+
+    @property
+    def line(self) -> str:
+        """The memory's display line (the row's last field)."""
+        return self.row.split("\t", 7)[7]
+
+    @classmethod
+    def made(cls, entry: MemoryEntry, replaced: bool, key: str, line: str, joined: str) -> _Part:
+        """The part of ``entry``, whose display line and search tokens are ``line`` and
+        ``joined``."""
+        base_score, base_at = entry.anchor
         fields = (
             entry.id,
-            repr(self.anchored[0]),
-            repr(self.anchored[1]),
-            repr(self.anchored[2]),
+            repr(base_score),
+            repr(base_at.timestamp()),
+            repr(entry.last_activated.timestamp()),
             "1" if replaced else "0",
             entry.category,
             entry.group or "",
             line,
         )
-        self.row = "\t".join(fields)
-        #: The row as JSON, and the memory's line of the search tokens (see SearchRows).
-        self.indexed = f" {joined} \n"
-        # The same as JSON (inside the quotes, for the token line: a JSON string's escapes
-        # stand for one character each, so the lines' escapes joined are the text's).
-        self.encoded = _encoded(self.row)
-        self.encoded_indexed = _encoded(self.indexed)[1:-1]
-        self.encoded_key = _encoded(key)
-        self.score, self.since, self.until = 0.0, 0.0, -1.0
+        return cls(entry, replaced, key, "\t".join(fields), f" {joined} \n")
+
+    def json(self) -> tuple[bytes, bytes, bytes]:
+        """The row, the token line (inside its quotes: a JSON string's escapes stand for one
+        character each, so the lines' escapes joined are the text's) and the content hash,
+        as JSON; made once."""
+        if self._json is None:
+            self._json = (_string(self.row), _string(self.indexed)[1:-1], _string(self.key))
+        return self._json
 
     def score_at(self, stamp: float) -> float:
         """``ranking.decayed`` at ``stamp``; the same for the rest of the day of decay."""
@@ -358,18 +369,25 @@ _BUILT: dict[str, dict[str, _Part]] = {}
 _BUILT_FILES = 8
 
 
+#: What a new process knows of the last build from its files: each row, token line, content
+#: hash and replaced flag by memory id, and the entries of the version they were built for.
+_Seed = tuple[dict[str, tuple[str, str, str, bool]], dict[str, "MemoryEntry"]]
+
+
 def _parts(
     entries: Sequence[MemoryEntry],
-    memo: dict[str, list[str]] | None,
+    memo: Mapping[str, list[str]],
     built: dict[str, _Part],
-    load_memo: Any = None,
+    seed: _Seed | None = None,
 ) -> list[_Part]:
-    """Each entry's part: the one ``built`` holds while the entry is the same, else made anew
+    """Each entry's part: the one ``built`` holds while the entry is the same, else its row
+    from ``seed`` when it is an entry of the version the seed was built for, else made anew
     (its line and tokens from ``memo`` by its content's hash, when there)."""
     from ..core import prompt
     from ..core.redaction import redact
     from ..core.text import search_tokens
 
+    rows, base = seed or ({}, {})
     replaced = {old for entry in entries for old in entry.replaces}
     parts: list[_Part] = []
     keep, get = parts.append, built.get  # on every memory of every save
@@ -381,8 +399,11 @@ def _parts(
             if known is entry or known == entry:
                 keep(part)
                 continue
-        if memo is None:
-            memo = load_memo() if load_memo is not None else {}
+        if base.get(entry.id) is entry:
+            row = rows.get(entry.id)
+            if row is not None and row[3] is flag:
+                keep(_Part(entry, flag, row[2], row[0], row[1]))
+                continue
         content_key = _memo_key(entry.content)
         found = memo.get(content_key)
         if isinstance(found, list) and len(found) == 2:
@@ -391,7 +412,7 @@ def _parts(
             # Secrets a person typed into the file are neither indexed nor shown.
             joined = " ".join(search_tokens(redact(entry.content).text))
             [line] = prompt.memory_lines([entry])
-        parts.append(_Part(entry, flag, content_key, line, joined))
+        keep(_Part.made(entry, flag, content_key, line, joined))
     return parts
 
 
@@ -424,33 +445,35 @@ def build(
     data: bytes,
     entries: Sequence[MemoryEntry],
     now: datetime,
-    memo: dict[str, list[str]] | None = None,
+    memo: Mapping[str, list[str]] | None = None,
     profile: Sequence[str] = (),
     built: dict[str, _Part] | None = None,
     sha256: str | None = None,
+    seed: _Seed | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any], list[_Part], dict[str, _Part]]:
     """The contents of the two files for a memory file of ``data`` holding ``entries``, and
     each memory's part of them, in order and by id. ``sha256``: the hash of ``data``, when
     known already.
 
     ``memo`` is the last save's (each memory's display line and search tokens by its
-    content's hash), ``built`` the parts the last build in this process made: a memory that
-    did not change is neither redacted nor tokenized again, so a save of a large file pays
-    only for what it changed. Either way the result is what a build from nothing gives.
+    content's hash), ``built`` the parts the last build in this process made, ``seed`` the
+    rows of the last build's files (see :func:`_read_memo`): a memory that did not change is
+    neither redacted nor tokenized again, so a save of a large file pays only for what it
+    changed. Either way the result is what a build from nothing gives.
     """
     from itertools import accumulate
 
     from ..core.rules import PROMPT_MIN_SCORE
 
-    parts = _parts(entries, memo or {}, built or {})
+    parts = _parts(entries, memo or {}, built or {}, seed)
     stamp = now.timestamp()
     # When what is built now stops being right: the next UTC midnight (scores decay by the
     # day), or the next expiry of a memory if that comes first.
     until = (stamp // _DAY + 1) * _DAY
     eligible: list[_Part] = []
     worth = 0
-    for part in parts:
-        score = part.score_at(stamp)
+    for part in parts:  # every memory of every save: the score's own check inlined
+        score = part.score if part.since < stamp < part.until else part.score_at(stamp)
         expires = part.expires
         if expires is not None:
             at = expires.timestamp()
@@ -525,19 +548,34 @@ class Built:
     """The hooks' files built for one version of a memory file, to write once it is on disk."""
 
     def __init__(
-        self, files: SideFiles, prompt: dict[str, Any], search: dict[str, Any], parts: list[_Part]
+        self,
+        files: SideFiles,
+        prompt: dict[str, Any],
+        search: dict[str, Any],
+        parts: list[_Part],
+        whole: bool = True,
     ) -> None:
         self.files, self.prompt, self.search, self._parts = files, prompt, search, parts
+        #: Encode the files whole (the first build of a process: no part's JSON is known),
+        #: else join each part's own.
+        self._whole = whole
 
     def put(self) -> None:
         """Write the files (a folder that cannot be written costs the next hook a rebuild)."""
         from .atomic import write_atomically
 
+        if self._whole:
+            memo = {"version": MEMO_VERSION, "sha256": self.search["sha256"]}
+            search = _encoded(self.search)
+            keys = _encoded({**memo, "keys": [p.key for p in self._parts]})
+        else:
+            search = _encoded_search(self.search, self._parts)
+            keys = _encoded_memo(self.search["sha256"], self._parts)
         payloads = (
             (PROMPT_FILE, _encoded(self.prompt)),
-            (SEARCH_FILE, _encoded_search(self.search, self._parts)),
+            (SEARCH_FILE, search),
             # The memo last: one that does not match the search file beside it is not read.
-            (MEMO_FILE, _encoded_memo(self.search["sha256"], self._parts)),
+            (MEMO_FILE, keys),
         )
         for file_name, payload in payloads:
             try:
@@ -555,32 +593,41 @@ def prepare(
     now: datetime | None = None,
     profile: Sequence[str] = (),
     sha256: str | None = None,
+    base: tuple[str, Sequence[MemoryEntry]] | None = None,
 ) -> Built:
     """Build the two files for a memory file of ``data`` holding ``entries`` (``sha256``:
     the hash of ``data``, when known), to :meth:`Built.put` once ``data`` is on disk.
 
     What the last build in this process made for the same file is reused for the memories
-    that did not change; a process that built none reads the memo the last build left.
+    that did not change; a process that built none reads the files the last build left: the
+    rows of ``base`` (a version's hash, and its entries as parsed) when they were built for
+    that version, and the memo.
     """
     from datetime import datetime, timezone
 
     files = SideFiles.of(memory_path)
     name = str(files.target)
     known = _BUILT.pop(name, None)
-    memo = _read_memo(files) if known is None else None
+    memo, seed = _read_memo(files, base) if known is None else ({}, None)
     prompt_part, search_part, parts, by_id = build(
-        data, entries, now or datetime.now(timezone.utc), memo, profile, known, sha256
+        data, entries, now or datetime.now(timezone.utc), memo, profile, known, sha256, seed
     )
     while len(_BUILT) >= _BUILT_FILES:
         _BUILT.pop(next(iter(_BUILT)))
     # Each part holds only what its entry says, so keeping them is right even if this
     # version is never written.
     _BUILT[name] = by_id
-    return Built(files, prompt_part, search_part, parts)
+    return Built(files, prompt_part, search_part, parts, whole=known is None)
 
 
 def _encoded(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _string(text: str) -> bytes:
+    """``text`` as a JSON string, as :func:`_encoded` writes it (the encoder's own function
+    for strings: ``json.dumps`` makes a new encoder on each call, with these options)."""
+    return json.encoder.encode_basestring(text).encode("utf-8")
 
 
 def _encoded_search(part: dict[str, Any], parts: Sequence[_Part]) -> bytes:
@@ -591,9 +638,9 @@ def _encoded_search(part: dict[str, Any], parts: Sequence[_Part]) -> bytes:
         [
             _encoded(head)[:-1],
             b',"tokens":"',
-            b"".join([p.encoded_indexed for p in parts]),
+            b"".join([p.json()[1] for p in parts]),
             b'","rows":[',
-            b",".join([p.encoded for p in parts]),
+            b",".join([p.json()[0] for p in parts]),
             b"]}",
         ]
     )
@@ -602,32 +649,66 @@ def _encoded_search(part: dict[str, Any], parts: Sequence[_Part]) -> bytes:
 def _encoded_memo(sha256: str, parts: Sequence[_Part]) -> bytes:
     """The memo beside a search file: its hash, and each row's content hash."""
     head = _encoded({"version": MEMO_VERSION, "sha256": sha256})
-    return b"".join([head[:-1], b',"keys":[', b",".join([p.encoded_key for p in parts]), b"]}"])
+    return b"".join([head[:-1], b',"keys":[', b",".join([p.json()[2] for p in parts]), b"]}"])
 
 
-def _read_memo(files: SideFiles) -> dict[str, list[str]]:
-    """Each memory's display line and search tokens by its content's hash, from the search
-    file the last build wrote and the memo beside it ({} when they do not match)."""
+def _read_memo(
+    files: SideFiles, base: tuple[str, Sequence[MemoryEntry]] | None = None
+) -> tuple[Mapping[str, list[str]], _Seed | None]:
+    """What the files the last build wrote tell a process that built nothing yet: each
+    memory's display line and search tokens by its content's hash ({} when the memo does not
+    match the search file), and, when the search file was built for ``base``'s version, each
+    row by memory id beside ``base``'s entries."""
     try:
         with open(files.hook_file(MEMO_FILE), "rb") as handle:
             memo = json.loads(handle.read())
         with open(files.hook_file(SEARCH_FILE), "rb") as handle:
             search = json.loads(handle.read())
     except (OSError, ValueError):
-        return {}
+        return {}, None
     try:
         if memo["version"] != MEMO_VERSION or search["version"] != VERSION:
-            return {}
+            return {}, None
         if memo["sha256"] != search["sha256"]:
-            return {}  # a save died between the two: the memo is not this index's
+            return {}, None  # a save died between the two: the memo is not this index's
         keys, rows, tokens = memo["keys"], search["rows"], search["tokens"]
         starts = [*search["starts"], len(tokens)]
         if not len(keys) == len(rows) == len(starts) - 1:
-            return {}
-        found: dict[str, list[str]] = {}
+            return {}, None
+        by_id: dict[str, tuple[str, str, str, bool]] = {}
         for number, (content_key, row) in enumerate(zip(keys, rows, strict=True)):
+            fields = str(row).split("\t", 5)
             indexed = tokens[starts[number] : starts[number + 1]]
-            found[str(content_key)] = [str(row).split("\t", 7)[7], indexed[1:-2]]
-        return found
+            by_id[fields[0]] = (str(row), indexed, str(content_key), fields[4] == "1")
     except (KeyError, TypeError, IndexError, AttributeError):
-        return {}
+        return {}, None
+    found = _Memo(by_id.values())
+    if base is None or base[0] != search["sha256"] or len(by_id) != len(rows):
+        return found, None  # built for another version (or an id twice): by content only
+    return found, (by_id, {e.id: e for e in base[1]})
+
+
+class _Memo(Mapping[str, list[str]]):
+    """Each memory's display line and search tokens by its content's hash, from the rows of
+    a search file; made when first asked (a save that finds every memory's row by its id
+    never asks)."""
+
+    def __init__(self, rows: Iterable[tuple[str, str, str, bool]]) -> None:
+        self._rows: Iterable[tuple[str, str, str, bool]] | None = rows
+        self._found: dict[str, list[str]] = {}
+
+    def _made(self) -> dict[str, list[str]]:
+        if self._rows is not None:
+            for row, indexed, content_key, _ in self._rows:
+                self._found[content_key] = [row.split("\t", 7)[7], indexed[1:-2]]
+            self._rows = None
+        return self._found
+
+    def __getitem__(self, key: str) -> list[str]:
+        return self._made()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._made())

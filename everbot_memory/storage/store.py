@@ -121,6 +121,7 @@ class MemoryStore:
         if snapshot.data is None or snapshot.version is None:
             return Document(), ()
         doc = parse(self._text(snapshot), now)
+        doc.version = snapshot.version
         if self.journal.scrubbed(snapshot.version) != scrub_mark():
             # Only text the engine wrote is known to be canonical and free of secrets (checked
             # with today's rules), so only such text is written again as it is, unchecked
@@ -309,8 +310,17 @@ class MemoryStore:
             assert version is not None
             # What the hooks read instead of the file, built from what is to be written (and
             # written once it is).
+            # (A new process starts from the caches of the version read, when this is its parse.)
+            base = None
+            if doc.version is not None and doc.version == snapshot.version:
+                base = (doc.version, doc.entries)
             cached = hot.prepare(
-                self.path, written, wanted, profile=rendered.profile, sha256=version
+                self.path,
+                written,
+                wanted,
+                profile=rendered.profile,
+                sha256=version,
+                base=base,
             )
             # Journaled before it is written: an editor's save that lands during the write is
             # then merged with it (see _replayed), whichever of the two wins the race.
