@@ -465,7 +465,7 @@ def build(
 
     from ..core.rules import PROMPT_MIN_SCORE
 
-    parts = _parts(entries, memo or {}, built or {}, seed)
+    parts = _parts(entries, {} if memo is None else memo, built or {}, seed)
     stamp = now.timestamp()
     # When what is built now stops being right: the next UTC midnight (scores decay by the
     # day), or the next expiry of a memory if that comes first.
