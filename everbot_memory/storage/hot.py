@@ -9,6 +9,13 @@ without parsing the file, importing pydantic or markdown-it-py; when the key doe
 (an editor saved, a day passed, a todo expired) it rebuilds them from the file
 (:func:`everbot_memory.facade.hooks.refresh`).
 
+A save pays for what it changed: each memory's part of the two files (its row, its search
+tokens, its score until the next day of its decay) is kept by the process and reused while
+the memory is the same; a process that built nothing yet takes the rows of the version it
+read from the search file itself, by memory id, and any other memory's line and tokens by
+its content's hash (``hook-memo.json``). Either way the files are what a build from nothing
+gives (``tests/test_hot.py`` checks it on random edit sequences).
+
 Reading is on the hooks' fast path: the standard library and :mod:`everbot_memory.core.ranking`
 only; building imports the rest when it runs.
 """
