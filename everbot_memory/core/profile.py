@@ -30,6 +30,7 @@ __all__ = [
     "ProfileLine",
     "derive",
     "in_groups",
+    "is_source",
     "label_of",
     "line_hash",
     "ordered",
@@ -209,6 +210,17 @@ def _rules() -> dict[str, list[_Rule]]:
 _RULES: dict[str, list[_Rule]] | None = None
 
 
+def is_source(entry: MemoryEntry) -> bool:
+    """True when the profile may be derived from ``entry``: an Active preference or fact
+    scoring at least 0.5, not condensed into another (a change to any other memory leaves
+    the derived profile as it was)."""
+    return (
+        entry.category in ("preference", "fact")
+        and entry.score >= PROMPT_MIN_SCORE
+        and not entry.condensed_into
+    )
+
+
 def derive(entries: Sequence[MemoryEntry]) -> list[ProfileLine]:
     """The profile derived from the Active preference and fact memories scoring at least 0.5
     (their score as written: the profile changes only when the memories do)."""
@@ -216,13 +228,7 @@ def derive(entries: Sequence[MemoryEntry]) -> list[ProfileLine]:
     if _RULES is None:
         _RULES = _rules()
     strong = sorted(
-        (
-            e
-            for e in entries
-            if e.category in ("preference", "fact")
-            and e.score >= PROMPT_MIN_SCORE
-            and not e.condensed_into
-        ),
+        (e for e in entries if is_source(e)),
         key=lambda e: (-e.score, e.created_at, e.content, e.id),  # ids differ between files
     )[:MAX_SOURCES]
     lines: list[ProfileLine] = []

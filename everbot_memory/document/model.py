@@ -42,3 +42,10 @@ class Document:
     #: A person's lines in the Profile section (pinned or corrected lines, and any other text
     #: written there), as written; the derived lines are not kept: a save derives them anew.
     profile: list[str] = field(default_factory=list)
+    #: The last render's profile (a person's lines, and the section's lines made from them
+    #: and the entries in :attr:`sources`, all of them): a save from it derives the profile
+    #: again only when a memory it may be derived from changed.
+    derived: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    #: The content hash of the file this document is the parse of, as it is (None: any other
+    #: document, a merge or a save's), for what was built from that version to be reused.
+    version: str | None = None

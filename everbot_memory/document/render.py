@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from ..core.clock import iso, utcnow
-from ..core.profile import profile_lines
+from ..core.profile import is_source, profile_lines
 from ..core.rules import ACTIVE_MIN_SCORE
 from ..core.scoring import file_order
 from .content import UNSAFE_RE, fence, json_string
@@ -96,6 +96,9 @@ class Body:
     fresh: list[MemoryEntry]
     #: The Profile section's lines as written (a person's, then the derived ones).
     profile: list[str]
+    #: A person's lines in the Profile and the section's lines made from them and these
+    #: entries (see :attr:`Document.derived`).
+    derived: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def render_parts(doc: Document, *, reuse: bool = False) -> Body:
@@ -104,12 +107,40 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
 
     With ``reuse``, an entry equal to one in ``doc.sources`` is written as that text, without
     rendering it again: pass it only when that text is known to be canonical (the engine
-    wrote it).
+    wrote it). The profile of ``doc.derived`` is reused too while no memory it may be derived
+    from changed.
     """
+    entries = sorted(doc.entries, key=file_order)
+    split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
+    sources: dict[str, tuple[MemoryEntry, str]] = {}
+    fresh: list[MemoryEntry] = []
+    get = (doc.sources if reuse else {}).get
+    body: list[str] = []
+    for title, section in ((ACTIVE, entries[:split]), (ARCHIVED, entries[split:])):
+        body += [f"## {title}", ""]
+        texts: list[str] = []
+        for entry in section:  # every memory of every save: kept lean
+            source = get(entry.id)
+            if source is None or source[0] is not entry:
+                if source is not None and source[0] == entry:
+                    source = (entry, source[1])
+                else:
+                    source = (entry, render_entry(entry))
+                    fresh.append(entry)
+            sources[entry.id] = source
+            texts.append(source[1])
+        if texts:
+            body += ["\n\n".join(texts), ""]
+    person = tuple(doc.profile)
+    whole = len(sources) == len(entries)  # no id twice: the sources are all the entries
+    cached = doc.derived if reuse and whole else None
+    if cached is not None and cached[0] == person and not _touches_profile(doc, sources, fresh):
+        profile = list(cached[1])
+    else:
+        profile = profile_lines(doc.profile, doc.entries)
     out: list[str] = []
     for chunk in doc.preamble:
         out += [chunk, ""]
-    profile = profile_lines(doc.profile, doc.entries)
     if profile:
         out += [f"## {PROFILE}", "", PROFILE_INTRO, ""]
         for item in profile:
@@ -122,27 +153,29 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
                 out += [item, ""]
         if out[-1]:
             out.append("")
-    entries = sorted(doc.entries, key=file_order)
-    split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
-    sources: dict[str, tuple[MemoryEntry, str]] = {}
-    fresh: list[MemoryEntry] = []
-    known = doc.sources if reuse else {}
-    for title, section in ((ACTIVE, entries[:split]), (ARCHIVED, entries[split:])):
-        out += [f"## {title}", ""]
-        for entry in section:
-            source = known.get(entry.id)
-            if source is not None and (source[0] is entry or source[0] == entry):
-                text = source[1]
-            else:
-                text = render_entry(entry)
-                fresh.append(entry)
-            sources[entry.id] = (entry, text)
-            out += [text, ""]
+    out += body
     if doc.notes:
         out += [f"## {NOTES}", "", NOTES_INTRO, ""]
         for chunk in doc.notes:
             out += [chunk, ""]
-    return Body("\n".join(out), sources, fresh, profile)
+    derived = (person, tuple(profile)) if whole else None
+    return Body("\n".join(out), sources, fresh, profile, derived)
+
+
+def _touches_profile(
+    doc: Document, sources: dict[str, tuple[MemoryEntry, str]], fresh: list[MemoryEntry]
+) -> bool:
+    """True when the profile derived from ``doc.sources``' entries may differ from the one
+    derived from ``sources``' (the entries now): a memory it may be derived from was added,
+    changed or removed."""
+    known = doc.sources
+    for entry in fresh:
+        before = known.get(entry.id)
+        if is_source(entry) or (before is not None and is_source(before[0])):
+            return True
+    if len(sources) - len(known) == sum(1 for e in fresh if e.id not in known):
+        return False  # every memory known before is still there
+    return any(is_source(known[gone][0]) for gone in known.keys() - sources.keys())
 
 
 def render_body(doc: Document) -> str:

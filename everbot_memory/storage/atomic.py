@@ -42,21 +42,27 @@ def write_atomically(
     *,
     mode: int | None = None,
     ready: Callable[[], bool] | None = None,
+    durable: bool = True,
 ) -> bool:
     """Replace ``path`` with ``data`` atomically; set ``mode`` on the new file if given.
 
     ``ready`` is asked just before the rename; when it says no, nothing is written and the
     result is False. Raises OSError, leaving no temp file behind; the caller decides whether a
     failure matters.
+
+    ``durable=False`` skips the fsyncs, for a cache that is checked when read and rebuilt
+    when it does not check out: readers still see the old file or the new one, but after a
+    power cut the new one may be empty. Never for MEMORY.md or its backup.
     """
-    tmp = temp_file(path, data, mode)
+    tmp = temp_file(path, data, mode, durable=durable)
     done = False
     try:
         if ready is not None and not ready():
             return False
         os.replace(tmp, path)
         done = True
-        fsync_dir(path.parent)
+        if durable:
+            fsync_dir(path.parent)
     finally:
         if not done:
             with contextlib.suppress(OSError):  # cleaning up after a failure already raised
@@ -64,8 +70,9 @@ def write_atomically(
     return True
 
 
-def temp_file(path: Path, data: bytes, mode: int | None = None) -> Path:
-    """``data`` written and fsynced to a new temp file beside ``path`` (the caller renames it)."""
+def temp_file(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> Path:
+    """``data`` written and fsynced (unless not ``durable``) to a new temp file beside
+    ``path`` (the caller renames it)."""
     while True:
         tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
         try:
@@ -77,7 +84,8 @@ def temp_file(path: Path, data: bytes, mode: int | None = None) -> Path:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
     except BaseException:

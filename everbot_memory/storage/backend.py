@@ -106,16 +106,23 @@ class LocalFile:
         self.path = Path(path)
         self.files = SideFiles.of(path)
         self._lock = WriterLock(self.files.lock, lock_timeout, self.path)
+        #: The swapped-out file this backend last kept, and the bytes it held then.
+        self._kept: tuple[str, bytes] | None = None
 
     def read(self) -> Snapshot:
         """The file's bytes (None when it does not exist) and their hash."""
+        data, age = self._read_bytes()
+        return Snapshot(None, None) if data is None else Snapshot(data, digest(data), age)
+
+    def _read_bytes(self) -> tuple[bytes | None, float | None]:
+        """The file's bytes (None when it does not exist) and their age, unhashed."""
         self._check_kind()
         try:
             with open(self.files.target, "rb") as handle:
                 data = handle.read()
                 age = _wall() - os.fstat(handle.fileno()).st_mtime
         except FileNotFoundError:
-            return Snapshot(None, None)
+            return None, None
         except IsADirectoryError as exc:
             raise StoreError(
                 f"{self.path} is a directory, not a file; pass --file with a file path", self.path
@@ -124,7 +131,12 @@ class LocalFile:
             raise StoreError(f"cannot read {self.path}: permission denied", self.path) from exc
         except OSError as exc:
             raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}", self.path) from exc
-        return Snapshot(data, digest(data), age)
+        return data, age
+
+    def _holds(self, expected: Snapshot) -> bool:
+        """True when the file still holds ``expected``'s bytes (compared as bytes: the same
+        answer as comparing their hashes, without hashing a large file again)."""
+        return self._read_bytes()[0] == expected.data
 
     def _check_kind(self) -> None:
         # Opening a FIFO for reading blocks until someone writes to it: session start would
@@ -171,7 +183,7 @@ class LocalFile:
         target = self.files.target
         if not target.parent.is_dir():
             raise StoreError(f"cannot write {self.path}: folder {target.parent} does not exist")
-        if self.read().version != expected.version:
+        if not self._holds(expected):
             return WriteResult(None)  # changed since it was read: nothing to back up or write
         mode = 0o600
         if expected.data is not None:
@@ -192,7 +204,7 @@ class LocalFile:
         def unchanged() -> bool:
             # An editor may have saved while we wrote; replacing now would lose its change.
             # (What is left between this check and the rename is a few microseconds.)
-            return self.read().version == expected.version
+            return self._holds(expected)
 
         written = self._replace(target, data, mode, unchanged)
         return WriteResult(digest(data) if written else None)
@@ -218,11 +230,11 @@ class LocalFile:
         if expected.data is None:
             return WriteResult(digest(data))
         back = tmp.read_bytes()
-        if digest(back) == expected.version:
+        if back == expected.data:
             # An editor may hold this file open and write into it any moment now: keep it, so
             # the next save can see such a late write (see late_writes).
             if keep:
-                self._keep_previous(tmp, expected.version)
+                self._keep_previous(tmp, expected.version, back)
             else:
                 tmp.unlink(missing_ok=True)
             return WriteResult(digest(data))
@@ -269,7 +281,7 @@ class LocalFile:
         found: list[tuple[bytes, str]] = []
         for path in self._previous_files():
             try:
-                written_into = not _holds_its_name(path, path.read_bytes())
+                written_into = not self._holds_its_name(path, path.read_bytes())
             except OSError:
                 continue  # removed meanwhile
             if written_into:
@@ -283,12 +295,21 @@ class LocalFile:
         previous = self.files.previous
         return sorted(previous.parent.glob(f"{glob.escape(previous.name)}-*"))
 
-    def _keep_previous(self, swapped_out: Path, version: str | None) -> None:
+    def _keep_previous(self, swapped_out: Path, version: str | None, data: bytes) -> None:
         for old in self._previous_files():
             with contextlib.suppress(OSError):  # removed meanwhile
-                if _holds_its_name(old, old.read_bytes()):
+                if self._holds_its_name(old, old.read_bytes()):
                     old.unlink()  # one written into later waits for the save that merges it
-        os.replace(swapped_out, f"{self.files.previous}-{(version or '')[:16]}")
+        kept = f"{self.files.previous}-{(version or '')[:16]}"
+        os.replace(swapped_out, kept)
+        self._kept = (kept, data)
+
+    def _holds_its_name(self, path: Path, data: bytes) -> bool:
+        """:func:`_holds_its_name`, comparing bytes instead of hashing them for the file this
+        backend kept itself."""
+        if self._kept is not None and self._kept[0] == str(path):
+            return data == self._kept[1]
+        return _holds_its_name(path, data)
 
     def _error(self, path: Path, exc: OSError) -> StoreError:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror or exc

@@ -39,7 +39,7 @@ from pathlib import Path
 from .atomic import digest, write_atomically
 from .paths import SideFiles
 
-__all__ = ["FORGOT_KEPT", "KEEP", "Journal", "Version", "key"]
+__all__ = ["FORGOT_KEPT", "KEEP", "Journal", "Packing", "Version", "key"]
 
 #: How many of the engine's last versions are kept (and as many of people's versions).
 KEEP = 16
@@ -72,6 +72,9 @@ class Version:
     parents: tuple[str, ...] = ()
     #: Memories the engine removed on purpose in this version: id -> content fingerprint.
     forgot: Mapping[str, str] = field(default_factory=dict)
+    #: The mark of the secret rules every memory of this version was checked with ("" for a
+    #: version kept before versions recorded it, or by someone else).
+    scrubbed: str = ""
 
     @classmethod
     def of(cls, path: Path) -> Version | None:
@@ -82,6 +85,39 @@ class Version:
         if len(parts) != 2 or not parts[0].isdigit():
             return None
         return cls(path, parts[1], int(parts[0]), by_engine)
+
+
+class Packing:
+    """A file's bytes being compressed for the journal on another thread, while the save goes
+    on with other work (zlib lets other threads run while it compresses).
+
+    A kept version is two gzip members, its ancestry and then the file's bytes, which
+    ``gzip.decompress`` reads as one; the bytes can be compressed before the ancestry is known.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        import threading
+
+        self.data = data
+        self._packed: bytes | None = None
+        self._thread = threading.Thread(target=self._run, name="journal-pack", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        # A failure here (out of memory) leaves _packed unset: result() compresses again
+        # on the caller's thread, where the error is raised and handled.
+        with contextlib.suppress(Exception):
+            self._packed = _pack(self.data)
+
+    def result(self) -> bytes:
+        """The compressed bytes (waits for the thread)."""
+        self._thread.join()
+        return _pack(self.data) if self._packed is None else self._packed
+
+
+def _pack(data: bytes) -> bytes:
+    packer = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # gzip, level 1
+    return packer.compress(data) + packer.flush()
 
 
 def _blocks(data: bytes) -> Counter[bytes]:
@@ -157,9 +193,12 @@ class Journal:
             if isinstance(nearest, str) and nearest not in parents:
                 parents += (nearest,)  # the likeliest copy: parents first, then this one
             forgot = {str(k): str(v) for k, v in meta.get("forgot", {}).items()}
+            scrubbed = str(meta.get("scrubbed", ""))
         except (ValueError, AttributeError):
             return version  # damaged: a version without ancestry only merges less well
-        return dataclasses.replace(version, ancestors=ancestors, parents=parents, forgot=forgot)
+        return dataclasses.replace(
+            version, ancestors=ancestors, parents=parents, forgot=forgot, scrubbed=scrubbed
+        )
 
     # -- recording
 
@@ -172,6 +211,8 @@ class Journal:
         nearest: str | None = None,
         version: str | None = None,
         by_engine: bool = True,
+        scrubbed: str = "",
+        packed: Packing | None = None,
     ) -> Path | None:
         """Keep ``data`` as the newest version, descending from ``parents`` (versions, as
         content hashes), and drop the oldest beyond :data:`KEEP` of its kind.
@@ -179,8 +220,10 @@ class Journal:
         ``version`` names it when ``data`` is not the exact bytes (a copy with secrets
         redacted). A version someone else wrote (``by_engine=False``) is a likely base for
         their next save, but is not one the engine wrote: :meth:`knows` does not count it.
-        Returns the file kept, for :meth:`discard`; None when it was already kept, or the
-        folder cannot be written (the journal only improves merges: that costs only that).
+        ``scrubbed``: the mark of the secret rules its memories were all checked with (see
+        :meth:`scrubbed`). ``packed``: ``data`` already being compressed. Returns the file
+        kept, for :meth:`discard`; None when it was already kept, or the folder cannot be
+        written (the journal only improves merges: that costs only that).
         """
         name_key = key(version or digest(data) or "")
         versions = self._versions()
@@ -191,6 +234,8 @@ class Journal:
         meta: dict[str, object] = {"parents": parent_keys, "ancestors": sorted(ancestors)}
         if nearest is not None:
             meta["nearest"] = nearest
+        if scrubbed:
+            meta["scrubbed"] = scrubbed
         inherited.update(forgot or {})
         if inherited:
             meta["forgot"] = dict(list(inherited.items())[-FORGOT_KEPT:])
@@ -200,7 +245,8 @@ class Journal:
         try:
             self.files.ensure()
             self.folder.mkdir(mode=0o700, exist_ok=True)
-            write_atomically(path, gzip.compress(header + data, compresslevel=1))
+            body = _pack(data) if packed is None else packed.result()
+            write_atomically(path, _pack(header) + body)
         except OSError:
             return None
         self._prune([Version(path, name_key, 0, by_engine), *versions])
@@ -280,6 +326,14 @@ class Journal:
         if version is None:
             return False
         return self._find(key(version), self._engine_versions()) is not None
+
+    def scrubbed(self, version: str | None) -> str | None:
+        """The mark of the secret rules the engine checked every memory of ``version`` with
+        when it wrote it ("" when it did not say); None when the engine did not write it."""
+        if version is None:
+            return None
+        found = self._find(key(version), self._engine_versions())
+        return None if found is None else self._with_meta(found).scrubbed
 
     def head(self) -> tuple[str, bytes] | None:
         """The engine's newest version: its key and its bytes."""

@@ -9,10 +9,13 @@ the canonical text, checks that it reads back as meant, and writes it through th
 from __future__ import annotations
 
 import contextlib
+import functools
+import gc
+import hashlib
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -24,7 +27,7 @@ from ..core.redaction import redact, scrub
 from ..core.scoring import file_order
 from ..document.model import Document, Problem
 from ..document.parse import parse
-from ..document.render import render_body, render_header, render_parts
+from ..document.render import render_header, render_parts
 from ..errors import NotTextError, StoreError
 from . import hot
 from .atomic import digest
@@ -37,11 +40,11 @@ from .backend import (
     monotonic,
 )
 from .git_state import refuse_while_merging
-from .journal import Journal
+from .journal import Journal, Packing
 from .lock import DEFAULT_LOCK_TIMEOUT
 from .paths import SideFiles
 
-__all__ = ["MemoryStore", "decode"]
+__all__ = ["MemoryStore", "decode", "scrub_mark"]
 
 _SAVE_ATTEMPTS = 5
 
@@ -118,9 +121,11 @@ class MemoryStore:
         if snapshot.data is None or snapshot.version is None:
             return Document(), ()
         doc = parse(self._text(snapshot), now)
-        if not self.journal.wrote(snapshot.version):
-            # Only text the engine wrote is known to be canonical, so only such text is
-            # written again as it is (see render_parts).
+        doc.version = snapshot.version
+        if self.journal.scrubbed(snapshot.version) != scrub_mark():
+            # Only text the engine wrote is known to be canonical and free of secrets (checked
+            # with today's rules), so only such text is written again as it is, unchecked
+            # (see render_parts and _scrub_new).
             doc.sources.clear()
         if self.journal.knows(snapshot.version):
             return doc, (snapshot.version,)
@@ -203,11 +208,11 @@ class MemoryStore:
         (an editor saved it), the change from the loaded entries to ``entries`` is replayed on
         the new content instead of overwriting it. On any failure the file is left as it was.
         """
-        entries, self.warnings = scrub(
-            entries, lambda e, text: e.replace(content=text), lambda e: f"memory [{e.id}]"
-        )
-        with self.lock():
-            return self._save_locked(entries)
+        with _collection_paused():
+            known = {} if self._loaded is None else self._loaded[1].sources
+            entries, self.warnings = _scrub_new(entries, known)
+            with self.lock():
+                return self._save_locked(entries)
 
     def _save_locked(self, entries: list[MemoryEntry]) -> bool:
         # People's saves set aside by past writes or by this one (bytes, and the token to
@@ -229,8 +234,9 @@ class MemoryStore:
         while attempts < _SAVE_ATTEMPTS or monotonic() < deadline:
             attempts += 1
             snapshot = self._read_settled()
-            text = self._text(snapshot)
-            refuse_while_merging(self.target, text)
+            # Decoded only to look for a conflict: the marker's bytes are the same in UTF-8.
+            marked = snapshot.data is not None and b"<<<<<<<" in snapshot.data
+            refuse_while_merging(self.target, self._text(snapshot) if marked else "")
             parents: tuple[str | None, ...]
             if not pending and loaded is not None and loaded[0] == snapshot.version:
                 doc, parents = loaded[1], (snapshot.version, *self._sources)
@@ -240,7 +246,6 @@ class MemoryStore:
                 if loaded is not None and _vanished(loaded[1], doc):
                     # Many entries gone at once: a save in progress, not a person's deletions.
                     snapshot = self._read_settled(force=True)
-                    text = self._text(snapshot)
                     doc, parents = self._reconciled(snapshot)
                 for data, token in pending:
                     try:
@@ -257,6 +262,11 @@ class MemoryStore:
                     if loaded is None
                     else rebase(loaded[1].entries, entries, doc.entries)
                 )
+                # What the rebase took from the file as it is now (a person's change made
+                # meanwhile) is checked for secrets like what was passed in.
+                mine = {id(e) for e in entries}
+                wanted, found = _scrub_new(wanted, doc.sources, mine)
+                self.warnings += [w for w in found if w not in self.warnings]
             # A secret typed outside any entry (before the first section, between entries)
             # is kept there as typed, but never its value.
             preamble = _redact_blocks(doc.preamble, "the text before the first section")
@@ -271,16 +281,18 @@ class MemoryStore:
             new_doc = Document(wanted, preamble[0], notes[0], doc.last_updated)
             new_doc.profile = ordered(profile[0])  # as the file will hold them
             new_doc.sources = doc.sources  # empty unless the engine wrote what was read
+            new_doc.derived = doc.derived
             rendered = render_parts(new_doc, reuse=True)
-            body = rendered.text
-            new_doc.sources = rendered.sources  # for the next save from this store
-            header = render_header(doc.last_updated or "", len(wanted))
-            if not pending and doc.last_updated and header + body == text:
+            body = rendered.text.encode("utf-8")
+            # For the next save from this store.
+            new_doc.sources, new_doc.derived = rendered.sources, rendered.derived
+            header = render_header(doc.last_updated or "", len(wanted)).encode("utf-8")
+            if not pending and doc.last_updated and header + body == snapshot.data:
                 self._loaded = (snapshot.version, new_doc)
                 self._sources = tuple(p for p in parents if p is not None)
                 return False
             new_doc.last_updated = iso(utcnow())
-            output = render_header(new_doc.last_updated, len(wanted)) + body
+            written = render_header(new_doc.last_updated, len(wanted)).encode("utf-8") + body
             if (
                 doc.sources
                 and preamble[0] == doc.preamble
@@ -289,13 +301,37 @@ class MemoryStore:
             ):
                 # The rest is the engine's own text, already checked when it was written:
                 # only what was rendered anew needs checking.
-                self._check_fresh(rendered.fresh)
+                self._check_fresh(rendered.fresh, rendered.sources)
             else:
-                self._check_rendered(output, new_doc)
-            written = output.encode("utf-8")
+                self._check_rendered(written.decode("utf-8"), new_doc)
+            # The journal's copy is compressed on another thread meanwhile.
+            packing = Packing(written)
+            version = digest(written)
+            assert version is not None
+            # What the hooks read instead of the file, built from what is to be written (and
+            # written once it is).
+            # (A new process starts from the caches of the version read, when this is its parse.)
+            base = None
+            if doc.version is not None and doc.version == snapshot.version:
+                base = (doc.version, doc.entries)
+            cached = hot.prepare(
+                self.path,
+                written,
+                wanted,
+                profile=rendered.profile,
+                sha256=version,
+                base=base,
+            )
             # Journaled before it is written: an editor's save that lands during the write is
             # then merged with it (see _replayed), whichever of the two wins the race.
-            recorded = self.journal.record(written, parents=parents, forgot=forgot)
+            recorded = self.journal.record(
+                written,
+                parents=parents,
+                forgot=forgot,
+                scrubbed=scrub_mark(),
+                version=version,
+                packed=packing,
+            )
             # When this save redacted a memory, the backup must not keep it either.
             backup = _without_secrets(snapshot.data) if self.warnings else None
             result = self.backend.write(written, snapshot, backup)
@@ -306,8 +342,7 @@ class MemoryStore:
                 continue
             if result.displaced is None:
                 self._loaded, self._sources = (result.version, new_doc), ()
-                # What the hooks read instead of the file: built from what was just written.
-                hot.write(self.path, written, wanted, profile=rendered.profile)
+                cached.put()
                 for _, token in pending:
                     if token not in unmerged:
                         self.backend.release(token)
@@ -370,15 +405,20 @@ class MemoryStore:
                 self.path,
             )
 
-    def _check_fresh(self, entries: list[MemoryEntry]) -> None:
+    def _check_fresh(
+        self, entries: list[MemoryEntry], texts: Mapping[str, tuple[MemoryEntry, str]]
+    ) -> None:
         """:meth:`_check_rendered` for entries rendered anew, alone between canonical text.
 
-        Each entry's text is read alone, as in the file: after a section heading or a closed
-        entry, and before a heading (a note after it shows that nothing stays open).
+        Each entry's text (as in ``texts``, what the save writes) is read alone, as in the
+        file: after a section heading or a closed entry, and before a heading (a note after
+        it shows that nothing stays open).
         """
         if entries:
             probe = Document(entries, notes=[_PROBE_NOTE], last_updated=_PROBE_STAMP)
-            self._check_rendered(render_header(_PROBE_STAMP, 0) + render_body(probe), probe)
+            probe.sources = {e.id: texts[e.id] for e in entries}
+            body = render_parts(probe, reuse=True).text
+            self._check_rendered(render_header(_PROBE_STAMP, 0) + body, probe)
 
     def _check_rendered(self, output: str, doc: Document) -> None:
         """Refuse to write text that does not read back as what was meant (fail closed)."""
@@ -419,6 +459,68 @@ def _complete(snapshot: Snapshot) -> bool:
         return False
     total = _TOTAL_RE.search(data[:400])
     return total is None or data.count(_HEADING) >= int(total.group(1))
+
+
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """The garbage collector paused during a save (as :func:`parse` pauses it while reading).
+
+    A save makes a few objects for each memory (its text, the hooks' rows), almost none of
+    them cyclic garbage, and every few thousand allocations a collection would walk every
+    memory of the file. What a save leaves is collected as usual afterwards.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+@functools.cache
+def scrub_mark() -> str:
+    """A short mark of the secret rules: a version the engine wrote carries the mark of the
+    rules its memories were checked with, and a save trusts an unchanged memory of a version
+    only if it carries today's (a newer rule makes the next save check every memory)."""
+    from ..core.secrets import RULES
+
+    rules = repr([(r.kind, r.keywords, r.source, r.short) for r in RULES])
+    return hashlib.sha256(rules.encode("utf-8")).hexdigest()[:16]
+
+
+def _scrub_new(
+    entries: Sequence[MemoryEntry],
+    known: Mapping[str, tuple[MemoryEntry, str]],
+    checked: set[int] | frozenset[int] = frozenset(),
+) -> tuple[list[MemoryEntry], list[str]]:
+    """``entries`` with secrets redacted (see :func:`scrub`), and the warnings, checking only
+    the entries that are new or changed.
+
+    ``known`` (a document's ``sources``) holds what a version the engine wrote said, each
+    memory checked with today's rules when it was written: an entry equal to its memory there
+    holds no secret. ``checked``: the ``id()`` of entries checked already.
+    """
+    if not known and not checked:
+        return _scrub(entries)
+    get = known.get
+    places = [
+        n
+        for n, e in enumerate(entries)
+        if ((s := get(e.id)) is None or (s[0] is not e and s[0] != e)) and id(e) not in checked
+    ]
+    out = list(entries)
+    warnings: list[str] = []
+    checked_now = [(n, *_scrub([entries[n]])) for n in places]  # most saves: one or none
+    for _, _, said in checked_now:
+        warnings += said
+    for n, kept, _ in reversed(checked_now):
+        out[n : n + 1] = kept  # redacted in place, or gone when it held only a secret
+    return out, warnings
+
+
+def _scrub(entries: Sequence[MemoryEntry]) -> tuple[list[MemoryEntry], list[str]]:
+    return scrub(entries, lambda e, text: e.replace(content=text), lambda e: f"memory [{e.id}]")
 
 
 def _vanished(before: Document, after: Document) -> bool:

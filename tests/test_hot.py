@@ -1,0 +1,205 @@
+"""The hooks' caches built anew on each save: what a save reuses gives what a build from nothing
+gives, in the same process (each memory's part) and in the next one (the memo)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from conftest import T0, make_entry
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_store import _CONTENT
+
+from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.core.profile import profile_lines
+from everbot_memory.core.rules import CATEGORIES
+from everbot_memory.storage import hot
+from everbot_memory.storage.paths import SideFiles
+
+_IDS = [f"m{n:03d}" for n in range(12)]
+
+
+@st.composite
+def _entry(draw: st.DrawFn, entry_id: str) -> MemoryEntry:
+    at = T0 - timedelta(days=draw(st.integers(0, 60)), seconds=draw(st.integers(0, 86_399)))
+    expires = draw(st.one_of(st.none(), st.integers(-3, 30)))
+    return MemoryEntry(
+        id=entry_id,
+        content=draw(st.one_of(_CONTENT, st.sampled_from(["I like tea.", "Uses vim daily."]))),
+        category=draw(st.sampled_from(CATEGORIES)),
+        score=draw(st.floats(min_value=0.05, max_value=1)),
+        created_at=at - timedelta(days=draw(st.integers(0, 30))),
+        last_activated=at,
+        activation_count=draw(st.integers(0, 9)),
+        group=draw(st.one_of(st.none(), st.sampled_from(["work", "life"]))),
+        replaces=tuple(draw(st.lists(st.sampled_from(_IDS), max_size=2))),
+        expires_at=None if expires is None else T0 + timedelta(days=expires),
+        condensed_into=draw(st.one_of(st.none(), st.just("m000"))),
+    )
+
+
+@st.composite
+def _edits(draw: st.DrawFn) -> list[tuple[list[MemoryEntry], datetime]]:
+    """A sequence of files (each a list of entries) and the time each is saved at."""
+    entries = {i: draw(_entry(i)) for i in draw(st.lists(st.sampled_from(_IDS), unique=True))}
+    now = T0
+    steps = []
+    for _ in range(draw(st.integers(1, 6))):
+        for entry_id in draw(st.lists(st.sampled_from(_IDS), max_size=3, unique=True)):
+            action = draw(st.sampled_from(["new", "score", "content", "drop", "copy"]))
+            old = entries.get(entry_id)
+            if action == "drop":
+                entries.pop(entry_id, None)
+            elif old is None or action == "new":
+                entries[entry_id] = draw(_entry(entry_id))
+            elif action == "score":
+                entries[entry_id] = old.with_score(draw(st.floats(min_value=0.05, max_value=1)))
+            elif action == "content":
+                entries[entry_id] = old.replace(content=draw(_CONTENT))
+            else:  # an equal entry, but another object (a load of the same file)
+                entries[entry_id] = old.replace()
+        now += timedelta(hours=draw(st.sampled_from([0, 1, 13, 24, 24 * 9, 24 * 40])))
+        steps.append((list(entries.values()), now))
+    return steps
+
+
+def _as_written(built: tuple[dict, dict, list, dict]) -> tuple[dict, dict]:  # type: ignore[type-arg]
+    prompt, search, parts, _ = built
+    return prompt, json.loads(hot._encoded_search(search, parts))
+
+
+@given(_edits())
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_a_build_from_the_last_ones_parts_is_a_build_from_nothing(
+    steps: list[tuple[list[MemoryEntry], datetime]],
+) -> None:
+    parts: dict[str, hot._Part] | None = None
+    for n, (entries, now) in enumerate(steps):
+        data = f"version {n}".encode()
+        profile = profile_lines([], entries)
+        again = hot.build(data, entries, now, None, profile, parts)
+        fresh = hot.build(data, entries, now, None, profile)
+        assert _as_written(again) == _as_written(fresh)
+        assert _as_written(fresh)[1] == json.loads(json.dumps(fresh[1]))  # the same JSON
+        parts = again[3]
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The texts tokenized for the search file."""
+    import everbot_memory.core.text as text
+
+    seen: list[str] = []
+    tokens = text.search_tokens
+
+    def counting(value: str) -> list[str]:
+        seen.append(value)
+        return tokens(value)
+
+    monkeypatch.setattr(text, "search_tokens", counting)
+    monkeypatch.setattr(hot, "_BUILT", {})
+    yield seen
+
+
+def _file(path: Path, entries: list[MemoryEntry]) -> bytes:
+    data = ("\n".join(e.content for e in entries) + "\n").encode()
+    path.write_bytes(data)
+    return data
+
+
+def test_a_save_tokenizes_only_the_memories_it_changed(tmp_path: Path, counted: list[str]) -> None:
+    path = tmp_path / "MEMORY.md"
+    entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(20)]
+    hot.write(path, _file(path, entries), entries, T0)
+    assert len(counted) == 20
+    counted.clear()
+    changed = [*entries[:5], entries[5].replace(content="Now about coffee."), *entries[6:]]
+    prompt, search = hot.write(path, _file(path, changed), changed, T0)
+    assert counted == ["Now about coffee."]
+    again = hot.build(path.read_bytes(), changed, T0)
+    assert (prompt, search) == again[:2]
+
+
+def test_a_new_process_reads_the_memo_of_the_last_build(
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(20)]
+    hot.write(path, _file(path, entries), entries, T0)
+    monkeypatch.setattr(hot, "_BUILT", {})  # what a new process knows
+    counted.clear()
+    loaded = [e.replace() for e in entries[1:]]  # the same memories, read from the file
+    changed = [entries[0].replace(content="Now about coffee."), *loaded]
+    prompt, search = hot.write(path, _file(path, changed), changed, T0)
+    assert counted == ["Now about coffee."]
+    assert (prompt, search) == hot.build(path.read_bytes(), changed, T0)[:2]
+    cached = hot.HotFiles(path).search(T0.timestamp())
+    assert cached is not None and cached.rows == search["rows"]
+
+
+def test_a_memo_that_is_not_the_search_files_is_not_read(
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(5)]
+    hot.write(path, _file(path, entries), entries, T0)
+    memo = SideFiles.of(path).hook_file(hot.MEMO_FILE)
+    data = json.loads(memo.read_bytes())
+    memo.write_text(json.dumps({**data, "sha256": "0" * 64}))  # a save died between the two
+    monkeypatch.setattr(hot, "_BUILT", {})
+    counted.clear()
+    hot.write(path, _file(path, entries), entries, T0)
+    assert len(counted) == 5
+
+
+def test_a_secret_typed_into_a_memory_is_not_indexed_or_memoized(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hot, "_BUILT", {})
+    path = tmp_path / "MEMORY.md"
+    secret = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
+    entries = [make_entry("e1", f"The deploy token is {secret} for the staging box.")]
+    hot.write(path, _file(path, entries), entries, T0)
+    folder = SideFiles.of(path).folder
+    for name in (hot.SEARCH_FILE, hot.MEMO_FILE):
+        assert secret.lower() not in (folder / name).read_text(encoding="utf-8").lower()
+
+
+@given(st.text())
+def test_property_a_string_is_encoded_as_json_encodes_it(text: str) -> None:
+    assert hot._string(text) == json.dumps(text, ensure_ascii=False).encode("utf-8")
+
+
+@pytest.mark.parametrize("same_version", [True, False])
+def test_a_new_process_takes_the_rows_of_the_version_it_read(
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch, same_version: bool
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(20)]
+    entries[3] = entries[3].replace(replaces=("e4",))
+    data = _file(path, entries)
+    hot.write(path, data, entries, T0)
+    monkeypatch.setattr(hot, "_BUILT", {})  # what a new process knows
+    hashed: list[str] = []
+    key = hot._memo_key
+    monkeypatch.setattr(hot, "_memo_key", lambda text: hashed.append(text) or key(text))
+    counted.clear()
+    loaded = [e.replace() for e in entries]  # the same memories, as a parse gives them
+    changed = [loaded[0].replace(content="Now about coffee."), *loaded[1:3], *loaded[4:]]
+    version = hot.file_digest(data) if same_version else "0" * 64
+    built = hot.prepare(path, _file(path, changed), changed, T0, base=(version, loaded))
+    built.put()
+    assert counted == ["Now about coffee."]
+    if same_version:
+        # Only the new text and e4 (no longer replaced by anyone: its row changes) are
+        # looked up by their content; the others' rows are taken by id.
+        assert hashed == ["Now about coffee.", loaded[4].content]
+    else:
+        assert len(hashed) == len(changed)  # built for another version: by content only
+    assert (built.prompt, built.search) == hot.build(path.read_bytes(), changed, T0)[:2]
+    cached = hot.HotFiles(path).search(T0.timestamp())
+    assert cached is not None and cached.rows == built.search["rows"]

@@ -1,0 +1,277 @@
+"""A save pays for what changed: the memories the engine wrote and that are unchanged are
+neither checked for secrets nor read back again, and nothing a person typed escapes either."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from conftest import make_entry
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import everbot_memory.storage.store as store_module
+from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.document import Document, parse, render
+from everbot_memory.document.render import render_parts
+from everbot_memory.errors import StoreError
+from everbot_memory.storage.journal import Journal
+from everbot_memory.storage.paths import SideFiles
+from everbot_memory.storage.store import MemoryStore, scrub_mark
+
+SECRET = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
+
+
+def _entries(count: int = 8) -> list[MemoryEntry]:
+    return [
+        make_entry(f"e{n:05d}", f"Memory {n}: the user likes tea number {n}.") for n in range(count)
+    ]
+
+
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the memories a save looked at for secrets."""
+    seen: list[str] = []
+    scrub = store_module.scrub
+
+    def counting(items: Sequence[MemoryEntry], *args: object) -> object:
+        seen.extend(e.id for e in items)
+        return scrub(items, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module, "scrub", counting)
+    return seen
+
+
+def _everything_beside(path: Path) -> str:
+    """MEMORY.md and every side file, as text (the journal's versions decompressed)."""
+    texts = [path.read_text(encoding="utf-8")]
+    for file in SideFiles.of(path).folder.rglob("*"):
+        if file.is_file():
+            data = file.read_bytes()
+            texts.append(
+                gzip.decompress(data).decode("utf-8", "replace")
+                if file.suffix == ".gz"
+                else data.decode("utf-8", "replace")
+            )
+    return "\n".join(texts)
+
+
+def test_a_save_checks_for_secrets_only_what_changed(memory_path: Path, checked: list[str]) -> None:
+    MemoryStore(memory_path).save(_entries())
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    checked.clear()
+    store.save([loaded[0].replace(content="The user now likes coffee."), *loaded[1:]])
+    assert checked == ["e00000"]
+    checked.clear()
+    again = store.load()  # the same file, read again: equal entries, other objects
+    store.save([*again, make_entry("e99999", "A new memory.")])
+    assert checked == ["e99999"]
+
+
+def test_a_save_reads_back_only_what_it_rendered_anew(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    MemoryStore(memory_path).save(_entries())
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    read_back: list[list[str]] = []
+    check = MemoryStore._check_rendered
+
+    def recording(self: MemoryStore, output: str, doc: Document) -> None:
+        read_back.append([e.id for e in doc.entries])
+        check(self, output, doc)
+
+    monkeypatch.setattr(MemoryStore, "_check_rendered", recording)
+    store.save([loaded[0].replace(content="Changed:\n```\nkept as data\n```"), *loaded[1:]])
+    assert read_back == [["e00000"]]
+    text = memory_path.read_text(encoding="utf-8")
+    assert text == render(Document(parse(text).entries, last_updated=parse(text).last_updated))
+
+
+def test_a_secret_typed_by_hand_into_a_memory_is_redacted_by_the_next_save(
+    memory_path: Path,
+) -> None:
+    MemoryStore(memory_path).save(_entries())
+    text = memory_path.read_text(encoding="utf-8")
+    memory_path.write_text(text.replace("tea number 3.", f"tea; token {SECRET} here."))
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    assert any(SECRET in e.content for e in loaded)
+    store.save([loaded[0].replace(score=0.9), *loaded[1:]])  # the typed memory itself unchanged
+    assert any("redacted" in w and "e00003" in w for w in store.warnings)
+    assert SECRET not in _everything_beside(memory_path)
+
+
+def test_a_secret_typed_while_a_change_is_made_is_redacted(memory_path: Path) -> None:
+    MemoryStore(memory_path).save(_entries())
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    # A person saves from an editor between the engine's load and its save.
+    text = memory_path.read_text(encoding="utf-8")
+    memory_path.write_text(text.replace("tea number 5.", f"tea; token {SECRET} here."))
+    store.save([loaded[0].replace(content="The user now likes coffee."), *loaded[1:]])
+    after = {e.id: e.content for e in MemoryStore(memory_path).load()}
+    assert after["e00000"] == "The user now likes coffee."
+    assert "[redacted:" in after["e00005"]
+    assert SECRET not in _everything_beside(memory_path)
+
+
+def test_memories_checked_with_other_rules_are_all_checked_again(
+    memory_path: Path, checked: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    MemoryStore(memory_path).save(_entries())
+    head = Journal(memory_path).scrubbed(MemoryStore(memory_path).backend.read().version)
+    assert head == scrub_mark()
+    # A newer engine, with another secret rule: what the old one wrote is not trusted as is.
+    monkeypatch.setattr(store_module, "scrub_mark", lambda: "another-rule-set")
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    checked.clear()
+    store.save([loaded[0].replace(score=0.9), *loaded[1:]])
+    assert sorted(checked) == sorted(e.id for e in loaded)
+
+
+def test_a_version_the_engine_did_not_write_is_rendered_and_checked_whole(
+    memory_path: Path, checked: list[str]
+) -> None:
+    MemoryStore(memory_path).save(_entries())
+    text = memory_path.read_text(encoding="utf-8")
+    memory_path.write_text(text + "\nA note a person typed.\n")
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    checked.clear()
+    store.save([loaded[0].replace(score=0.9), *loaded[1:]])
+    assert sorted(checked) == sorted(e.id for e in loaded)
+    assert "A note a person typed." in memory_path.read_text(encoding="utf-8")
+
+
+def test_the_journal_keeps_a_version_whole_with_its_ancestry(memory_path: Path) -> None:
+    store = MemoryStore(memory_path)
+    store.save(_entries(3))
+    first = memory_path.read_bytes()
+    store.save(_entries(4))
+    journal = Journal(memory_path)
+    head = journal.head()
+    assert head is not None and head[1] == memory_path.read_bytes()
+    assert journal.common_ancestor(journal.head()[0], journal.head()[0]) == head[1]  # type: ignore[index]
+    older = [v for v in journal._engine_versions() if journal._read(v) == first]
+    assert older and journal._with_meta(older[0]).scrubbed == scrub_mark()
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_collector_runs_again_after_a_save(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch, fails: bool
+) -> None:
+    if fails:
+
+        def broken(*args: object, **kwargs: object) -> None:
+            raise StoreError("disk gone", memory_path)
+
+        monkeypatch.setattr(MemoryStore, "_save_locked", broken)
+    assert gc.isenabled()
+    try:
+        MemoryStore(memory_path).save(_entries(2))
+    except StoreError:
+        assert fails
+    assert gc.isenabled()
+
+
+_SAYS = st.sampled_from(
+    [
+        "The user's name is Lena.",
+        "The user's name is Omar.",
+        "用户住在柏林",
+        "The user lives in Lisbon.",
+        "The user prefers short answers.",
+        "The user uses vim and tmux.",
+        "The user works at Acme.",
+        "Nothing about the user at all.",
+    ]
+)
+
+
+@st.composite
+def _profile_edits(draw: st.DrawFn) -> list[list[MemoryEntry]]:
+    """Files in turn: memories the profile may or may not be derived from, changed,
+    added and removed."""
+    ids = [f"p{n:05d}" for n in range(8)]
+
+    def one(entry_id: str) -> MemoryEntry:
+        return make_entry(
+            entry_id,
+            draw(_SAYS),
+            draw(st.sampled_from([0.3, 0.49, 0.5, 0.7, 0.9])),
+            category=draw(st.sampled_from(["preference", "fact", "workflow"])),
+            condensed_into=draw(st.sampled_from([None, None, "p00000"])),
+        )
+
+    entries = {i: one(i) for i in draw(st.lists(st.sampled_from(ids), unique=True))}
+    steps = []
+    for _ in range(draw(st.integers(1, 6))):
+        for entry_id in draw(st.lists(st.sampled_from(ids), max_size=3, unique=True)):
+            if draw(st.booleans()):
+                entries.pop(entry_id, None)
+            else:
+                entries[entry_id] = one(entry_id)
+        steps.append(list(entries.values()))
+    return steps
+
+
+@given(_profile_edits(), st.sampled_from([[], ["- Name: Pinned by hand"], ["Some words."]]))
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_a_reused_profile_is_the_one_derived_anew(
+    steps: list[list[MemoryEntry]], person: list[str]
+) -> None:
+    last = None
+    for entries in steps:
+        doc = Document(entries, last_updated="2026-01-01T00:00:00Z", profile=list(person))
+        if last is not None:
+            doc.sources, doc.derived = last.sources, last.derived
+        last = render_parts(doc, reuse=True)
+        full = render_parts(Document(entries, last_updated="x", profile=list(person)))
+        assert (last.text, last.profile) == (full.text, full.profile)
+
+
+def test_an_unchanged_memory_is_written_as_the_engine_wrote_it(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tricky = [
+        make_entry("t00001", "Line one\n### [x] fact | 0.9 | 2026-01-01 | 1\n## Archived Memories"),
+        make_entry("t00002", "```python\nprint('fenced')\n```\n<!-- a comment -->"),
+        make_entry("t00003", "A bell \x07 and a tab\tinside."),
+        *_entries(3),
+    ]
+    MemoryStore(memory_path).save(tricky)
+    before = memory_path.read_text(encoding="utf-8")
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    rendered: list[str] = []
+    module = importlib.import_module("everbot_memory.document.render")
+    render_entry = module.render_entry
+
+    def counting(entry: MemoryEntry) -> str:
+        rendered.append(entry.id)
+        return render_entry(entry)
+
+    monkeypatch.setattr(module, "render_entry", counting)
+    changed = [e.replace(content="Changed.") if e.id == "e00001" else e for e in loaded]
+    store.save(changed)
+    assert rendered == ["e00001"]
+    after = memory_path.read_text(encoding="utf-8")
+    for entry_id in ("t00001", "t00002", "t00003", "e00000", "e00002"):
+        assert _block(before, entry_id) == _block(after, entry_id)
+    monkeypatch.undo()
+    stamp = parse(after).last_updated
+    assert after == render(Document(changed, last_updated=stamp))
+
+
+def _block(text: str, entry_id: str) -> str:
+    """An entry's text in the file: its heading up to the next heading."""
+    start = text.index(f"### [{entry_id}]")
+    ends = [i for i in (text.find("\n### [", start + 1), text.find("\n## ", start)) if i > 0]
+    return text[start : min(ends, default=len(text))]
