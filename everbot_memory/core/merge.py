@@ -23,6 +23,7 @@ from .text import normalize_content
 
 if TYPE_CHECKING:
     from .candidate import Candidate
+    from .proposal import Proposal
 
 __all__ = ["MemoryMerger", "MergeResult", "MergeStats", "fingerprint", "rebase", "settle", "unite"]
 
@@ -81,7 +82,7 @@ class MemoryMerger:
     def merge(
         self,
         existing: Sequence[MemoryEntry],
-        candidates: Sequence[Candidate],
+        candidates: Sequence[Candidate | Proposal],
         session_id: str,
         now: datetime | None = None,
     ) -> MergeResult:
@@ -161,7 +162,7 @@ class MemoryMerger:
         return MergeResult(entries=kept, stats=stats, placed=placed)
 
 
-def _group_of(candidate: Candidate, by_id: Mapping[str, MemoryEntry]) -> str | None:
+def _group_of(candidate: Candidate | Proposal, by_id: Mapping[str, MemoryEntry]) -> str | None:
     """The group of a new memory the extractor left without one: the group of the memory it
     replaces (a changed fact stays where it was), else what its words say."""
     for old_id in candidate.contradicts:

@@ -7,9 +7,8 @@ retired; a single-valued fact (home, employer) with a new value retires the old 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...core.candidate import Candidate
 from .wording import sentence, third_person, verb_phrase, zh_third_person
 
 __all__ = ["CHANGES", "contradicted"]
@@ -20,6 +19,11 @@ _WHEN_SAID = re.compile(
     r"|\s+(?:yesterday|recently|lately|ago)\b.*$",
     re.I,
 )
+
+
+if TYPE_CHECKING:
+    from ...core.candidate import Candidate
+    from ...core.proposal import Proposal
 
 
 def _without_when(value: str) -> str:
@@ -149,7 +153,7 @@ def _value(match: re.Match[str]) -> str:
 
 
 def contradicted(
-    candidate: Candidate, old_value: str | None, known: list[tuple[str, str]]
+    candidate: Candidate | Proposal, old_value: str | None, known: list[tuple[str, str]]
 ) -> tuple[str, ...]:
     """Ids of known memories the candidate replaces."""
     ids = []
