@@ -18,7 +18,7 @@ from .duplicates import most_similar
 from .entry import MemoryEntry
 from .groups import guess_group
 from .rules import ACTIVE_MIN_SCORE, FORGET_REQUEST_MIN_SIMILARITY, KEEP_MIN_SCORE
-from .scoring import contradict, decay, expire, initial_score, is_expired, reinforce, sort_entries
+from .scoring import contradict, expire, initial_score, reinforce, scores_at, sort_entries
 from .text import normalize_content
 
 if TYPE_CHECKING:
@@ -62,9 +62,10 @@ def settle(
     """Bring every entry to ``now``: decay, expire what has lapsed, forget what fell below
     0.05; count in ``stats`` the entries of ``was_active`` that fell to Archived."""
     kept: list[MemoryEntry] = []
-    for entry in entries:
-        entry = decay(entry, now)
-        if is_expired(entry, now):
+    for entry, score in zip(entries, scores_at(entries, now), strict=True):
+        if score != entry.score:
+            entry = entry.with_score(score)  # what decay(entry, now) gives
+        if entry.expires_at is not None and entry.expires_at <= now:  # is_expired
             entry = expire(entry, now)
         if entry.score < KEEP_MIN_SCORE:
             stats.forgotten += 1

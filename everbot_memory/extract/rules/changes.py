@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .wording import sentence, third_person, verb_phrase, zh_third_person
 
-__all__ = ["CHANGES", "contradicted"]
+__all__ = ["CHANGES", "contradicted", "single_valued"]
 
 # When a move happened says nothing about where the user lives now ("to Paris last month").
 _WHEN_SAID = re.compile(
@@ -150,6 +150,13 @@ _SINGLE_VALUED = [
 def _value(match: re.Match[str]) -> str:
     """The fact's value, compared without case and the sentence's final stop."""
     return (match.group(1) or match.group(2)).strip().rstrip(".!。！").strip().casefold()
+
+
+def single_valued(content: str) -> bool:
+    """Whether ``content`` gives a fact with one value at a time (a home, an employer): only
+    such a memory can retire a known one by :func:`contradicted` without an old value."""
+    text = content.strip()
+    return any(pattern.match(text) for pattern in _SINGLE_VALUED)
 
 
 def contradicted(
