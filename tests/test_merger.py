@@ -323,3 +323,25 @@ def test_decayed_is_the_decay_days_formula(
     days = decay_days(now, last_activated) - decay_days(base_at, last_activated)
     expected = float(base_score * DAILY_DECAY ** max(0, days))
     assert decayed(base_score, base_at, last_activated, now) == expected
+
+
+_PIECES = st.sampled_from(
+    [" ", ".", "。", "The", "user", "likes", "TEA", "tea", "İ", "i̇", "ΟΔΟΣ", "οδος", "ß", "\t", "x"]
+)
+_CONTENTS = st.lists(_PIECES, max_size=6).map("".join)
+
+
+@given(st.lists(_CONTENTS, max_size=12), st.lists(_CONTENTS, min_size=1, max_size=10))
+@settings(max_examples=300, deadline=None)
+def test_the_memories_saying_a_content_are_those_a_full_map_gives(
+    contents: list[str], said: list[str]
+) -> None:
+    from everbot_memory.core.merge import _saying
+    from everbot_memory.core.text import normalize_content
+
+    entries = [
+        make_entry(f"e{n:05d}", text if text.strip() else "x") for n, text in enumerate(contents)
+    ]
+    keys = [normalize_content(text) for text in said]
+    every = {normalize_content(e.content): e.id for e in entries}
+    assert _saying(entries, keys) == {k: every[k] for k in keys if k in every}

@@ -96,7 +96,7 @@ class MemoryMerger:
         now = (now or utcnow()).replace(microsecond=0)
         stats = MergeStats()
         by_id = {entry.id: entry for entry in existing}
-        by_content = {normalize_content(entry.content): entry.id for entry in existing}
+        by_content = _saying(existing, [normalize_content(c.content) for c in candidates])
         reinforced: set[str] = set()
         added: dict[str, MemoryEntry] = {}  # normalized content -> the new entry
         placed: list[str] = []
@@ -161,6 +161,27 @@ class MemoryMerger:
         was_active.update(e.id for e in added.values())
         kept = settle([*by_id.values(), *added.values()], now, stats, was_active)
         return MergeResult(entries=kept, stats=stats, placed=placed)
+
+
+def _saying(existing: Sequence[MemoryEntry], keys: Sequence[str]) -> dict[str, str]:
+    """For each of ``keys`` (normalized contents), the id of the memory whose normalized
+    content it is, the last one when several are: what a map of every memory would give for
+    these keys, without the normal form of every memory of a large file."""
+    wanted = set(keys)
+    few = len(wanted) <= 8
+    found: dict[str, str] = {}
+    for entry in existing:
+        text = entry.content
+        # The normal form only trims and lower-cases, so a memory that says a key holds it in
+        # its lower-cased text: a substring test passes over almost every memory.
+        if few:
+            lowered = text.lower()
+            if not any(key in lowered for key in wanted):
+                continue
+        normal = normalize_content(text)
+        if normal in wanted:
+            found[normal] = entry.id
+    return found
 
 
 def _group_of(candidate: Candidate | Proposal, by_id: Mapping[str, MemoryEntry]) -> str | None:
