@@ -171,7 +171,7 @@ def test_property_the_cheap_tests_keep_every_decision_on_inflected_words(
 
 
 def test_the_probes_of_a_token_are_in_every_text_that_gives_it() -> None:
-    from everbot_memory.core.text import normal_form, probes, tokenize
+    from everbot_memory.core.text import casefolded, probes, tokenize
 
     texts = [
         "The user went dying happily to the relational organization, hoping for skies.",
@@ -179,6 +179,6 @@ def test_the_probes_of_a_token_are_in_every_text_that_gives_it() -> None:
         "用户喜欢喝绿茶吗 abc中文 ﾃｽﾄ \uf900 x ab cries tying lying thought gone",
     ]
     for text in texts:
-        normal = normal_form(text)
+        normal = casefolded(text)
         for token in tokenize(text):
             assert all(not found or any(p in normal for p in found) for found in [probes(token)])

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from .entry import MemoryEntry
 from .rules import DUPLICATE_MIN_SIMILARITY
-from .text import normal_form, numbers, probes, similarity, token_set
+from .text import casefolded, numbers, probes, similarity, token_set
 
 __all__ = ["find_duplicates", "merge_duplicates", "most_similar"]
 
@@ -52,7 +52,7 @@ def most_similar(
             continue
         if tested:
             # At most this many tokens in common, out of at least len(wanted) in all.
-            normal = text.lower() if text.isascii() else normal_form(text)
+            normal = text.lower() if text.isascii() else casefolded(text)
             shared = untested + sum(1 for found in tested if any(p in normal for p in found))
             if shared / len(wanted) < best_score:
                 continue

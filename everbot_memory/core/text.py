@@ -17,8 +17,8 @@ import Stemmer  # PyStemmer: the Snowball stemmers compiled, loaded in a millise
 __all__ = [
     "CJK_RANGES",
     "CJK_RE",
+    "casefolded",
     "estimate_tokens",
-    "normal_form",
     "normalize_content",
     "numbers",
     "one_line",
@@ -241,13 +241,13 @@ for _form, _base in _IRREGULAR.items():
     _FORMS_OF[_base] = (*_FORMS_OF.get(_base, ()), _form)
 
 
-def normal_form(text: str) -> str:
+def casefolded(text: str) -> str:
     """``text`` as :func:`tokenize` reads it: NFKC, case-folded."""
     return unicodedata.normalize("NFKC", text).casefold()
 
 
 def probes(token: str) -> tuple[str, ...]:
-    """Strings one of which is in the :func:`normal_form` of every text whose :func:`tokenize`
+    """Strings one of which is in ``casefolded(text)`` for every text whose :func:`tokenize`
     gives ``token``; () when there is no such cheap test.
 
     A CJK token is a piece of the text itself. An English stem differs from every word it
