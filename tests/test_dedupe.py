@@ -136,3 +136,49 @@ def test_property_most_similar_is_the_best_of_a_full_comparison(
         if score >= best_score:
             best, best_score = entry, score
     assert most_similar(content, entries, threshold) == best
+
+
+# Words whose stems are not their start ("dying" gives "die", "happy" "happi", "went" "go"),
+# forms NFKC or case-folding changes (full-width letters, "İ", "ß"), numbers, CJK runs, and
+# words sharing beginnings: what the probes of a token must never miss.
+_INFLECTED = st.sampled_from(
+    [
+        *("the", "user", "went", "go", "goes", "going", "gone", "thought", "think"),
+        *("dying", "die", "dies", "lying", "lie", "tying", "tie", "skies", "sky"),
+        *("happy", "happiness", "happily", "possibility", "possible", "possibly"),
+        *("relational", "relate", "relating", "organization", "organize", "hoping", "hope"),
+        *("hopping", "hop", "cries", "cry", "generously", "generous", "news", "bought", "buy"),
+        *("ＴＥＡ", "tea", "Tea", "İstanbul", "istanbul", "Straße", "strasse", "café", "cafe"),
+        *("3.12", "2024", "9:30", "用户", "喜欢", "用户喜欢", "绿茶", "喝绿茶", "的", "吗"),
+        *("ﾃｽﾄ", "テスト", "\uf900", "abc中文", "中文abc", "x", "ab", "abc"),
+    ]
+)
+_INFLECTED_TEXTS = st.lists(_INFLECTED, min_size=1, max_size=7).map(" ".join)
+
+
+@given(_INFLECTED_TEXTS, st.lists(_INFLECTED_TEXTS, max_size=16), st.sampled_from([0.5, 0.8]))
+@settings(max_examples=400, deadline=None)
+def test_property_the_cheap_tests_keep_every_decision_on_inflected_words(
+    content: str, texts: list[str], threshold: float
+) -> None:
+    entries = [make_entry(f"e{n:05d}", text) for n, text in enumerate(texts)]
+    best, best_score = None, threshold
+    for entry in entries:
+        score = similarity(content, entry.content)
+        if score >= best_score:
+            best, best_score = entry, score
+    assert most_similar(content, entries, threshold) == best
+
+
+def test_the_probes_of_a_token_are_in_every_text_that_gives_it() -> None:
+    from everbot_memory.core.text import casefolded, probes, tokenize
+
+    texts = [
+        "The user went dying happily to the relational organization, hoping for skies.",
+        "Generously, the user bought possibilities; İstanbul ＴＥＡ Straße café 3.12",
+        "用户喜欢喝绿茶吗 abc中文 ﾃｽﾄ \uf900 x ab cries tying lying thought gone",
+    ]
+    for text in texts:
+        normal = casefolded(text)
+        for token in tokenize(text):
+            assert all(not found or any(p in normal for p in found) for found in [probes(token)])

@@ -19,7 +19,10 @@ from everbot_memory.storage.hot import HotFiles
 from everbot_memory.storage.locations import Place, memory_places
 from everbot_memory.storage.paths import SideFiles
 
-NOW = datetime.now(timezone.utc).replace(microsecond=0)
+# The real time, as the caches a save writes are keyed by its day; but not in the last hours of
+# a UTC day, where "an hour later" is the next day and the caches are rightly stale.
+_CLOCK = datetime.now(timezone.utc).replace(microsecond=0)
+NOW = _CLOCK if _CLOCK.hour < 21 else _CLOCK - timedelta(hours=3)
 
 TEXTS = [
     "The user prefers pytest over unittest for new projects.",

@@ -275,3 +275,73 @@ def test_rebase_lets_the_person_win_a_conflict() -> None:
     assert rebase([a], ours, theirs)[0].content == "person wording"
     # We deleted it (say, forgotten) while the person edited it: the edit is kept.
     assert rebase([a], [], theirs)[0].content == "person wording"
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0.0, 1.0),
+            st.integers(0, 400 * 86_400),
+            st.one_of(st.none(), st.integers(-30 * 86_400, 400 * 86_400)),
+        ),
+        max_size=20,
+    ),
+    st.integers(-3 * 86_400, 800 * 86_400),
+)
+@settings(max_examples=200, deadline=None)
+def test_scores_at_of_a_file_are_each_memorys_score_at(
+    rows: list[tuple[float, int, int | None]], later: int
+) -> None:
+    from everbot_memory.core.scoring import scores_at
+
+    entries = []
+    for n, (score, activated, anchored) in enumerate(rows):
+        extra = (
+            {}
+            if anchored is None
+            else {"base_score": score, "base_at": T0 + days(anchored / 86_400)}
+        )
+        entries.append(
+            make_entry(f"e{n:05d}", score=score, at=T0 + days(activated / 86_400), **extra)
+        )
+    now = T0 + days(later / 86_400)
+    assert scores_at(entries, now) == [current_score(e, now) for e in entries]
+
+
+@given(
+    st.floats(0.0, 1.0),
+    st.floats(-1e9, 1e9, allow_nan=False),
+    st.floats(-1e9, 1e9, allow_nan=False),
+    st.floats(-1e9, 1e9, allow_nan=False),
+)
+def test_decayed_is_the_decay_days_formula(
+    base_score: float, base_at: float, last_activated: float, now: float
+) -> None:
+    from everbot_memory.core.ranking import decay_days, decayed
+    from everbot_memory.core.rules import DAILY_DECAY
+
+    days = decay_days(now, last_activated) - decay_days(base_at, last_activated)
+    expected = float(base_score * DAILY_DECAY ** max(0, days))
+    assert decayed(base_score, base_at, last_activated, now) == expected
+
+
+_PIECES = st.sampled_from(
+    [" ", ".", "。", "The", "user", "likes", "TEA", "tea", "İ", "i̇", "ΟΔΟΣ", "οδος", "ß", "\t", "x"]
+)
+_CONTENTS = st.lists(_PIECES, max_size=6).map("".join)
+
+
+@given(st.lists(_CONTENTS, max_size=12), st.lists(_CONTENTS, min_size=1, max_size=10))
+@settings(max_examples=300, deadline=None)
+def test_the_memories_saying_a_content_are_those_a_full_map_gives(
+    contents: list[str], said: list[str]
+) -> None:
+    from everbot_memory.core.merge import _saying
+    from everbot_memory.core.text import normalize_content
+
+    entries = [
+        make_entry(f"e{n:05d}", text if text.strip() else "x") for n, text in enumerate(contents)
+    ]
+    keys = [normalize_content(text) for text in said]
+    every = {normalize_content(e.content): e.id for e in entries}
+    assert _saying(entries, keys) == {k: every[k] for k in keys if k in every}

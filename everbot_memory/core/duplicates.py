@@ -8,15 +8,16 @@ uses this to reinforce instead of adding; ``doctor`` reports pairs already in th
 
 from __future__ import annotations
 
-import unicodedata
+import re
 from collections.abc import Sequence
 
 from .entry import MemoryEntry
 from .rules import DUPLICATE_MIN_SIMILARITY
-from .text import CJK_RE, numbers, similarity, token_set
+from .text import casefolded, numbers, probes, similarity, token_set
 
 __all__ = ["find_duplicates", "merge_duplicates", "most_similar"]
 
+_DIGIT_RE = re.compile(r"\d")  # what :func:`numbers` finds starts at any such digit
 _COMMON = 200  # a token in more memories than this is too common to pair memories by
 
 
@@ -29,24 +30,30 @@ def most_similar(
     alike."""
     wanted = token_set(content)
     marks, folded = numbers(content), content.strip().casefold()
-    # Tokenizing every memory of a large file would cost far more than the merge itself, so
-    # a memory is tokenized only when two cheap tests leave it a chance. Both are exact:
+    first = marks[0] if marks else None
+    # Tokenizing every memory of a large file would cost far more than the merge itself (and
+    # every ``remember`` is the first merge of its process, with nothing memoized), so a
+    # memory is tokenized only when two cheap tests leave it a chance. Both are exact:
     # - texts whose numbers differ have similarity 0 (unless they are the same text);
-    # - a CJK token is a character or a pair of them, so a memory holds it only if its
-    #   text holds it; with those it lacks, it cannot reach the similarity needed.
-    cjk = [token for token in wanted if CJK_RE.match(token)]
-    others = len(wanted) - len(cjk)
+    # - a token of ``content`` is in a memory only if the memory's text holds one of its
+    #   probes (:func:`probes`: a CJK token itself, the start of an English stem); with the
+    #   tokens it cannot hold, the memory cannot reach the similarity needed.
+    tested = [found for found in map(probes, wanted) if found]
+    untested = len(wanted) - len(tested)
     best, best_score = None, min_similarity
     for entry in entries:
         text = entry.content
-        if numbers(text) != marks and text.strip().casefold() != folded:
+        # The numbers test, cheaper first: a text without the first number of ``content``
+        # cannot give the same numbers; one with a digit gives some where ``content`` has none.
+        if first is not None:
+            if (first not in text or numbers(text) != marks) and text.strip().casefold() != folded:
+                continue
+        elif _DIGIT_RE.search(text) is not None and text.strip().casefold() != folded:
             continue
-        if cjk:
+        if tested:
             # At most this many tokens in common, out of at least len(wanted) in all.
-            shared = others
-            if not text.isascii():
-                normal = unicodedata.normalize("NFKC", text)
-                shared += sum(1 for token in cjk if token in normal)
+            normal = text.lower() if text.isascii() else casefolded(text)
+            shared = untested + sum(1 for found in tested if any(p in normal for p in found))
             if shared / len(wanted) < best_score:
                 continue
         score = similarity(content, text)

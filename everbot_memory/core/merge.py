@@ -18,11 +18,12 @@ from .duplicates import most_similar
 from .entry import MemoryEntry
 from .groups import guess_group
 from .rules import ACTIVE_MIN_SCORE, FORGET_REQUEST_MIN_SIMILARITY, KEEP_MIN_SCORE
-from .scoring import contradict, decay, expire, initial_score, is_expired, reinforce, sort_entries
+from .scoring import contradict, expire, initial_score, reinforce, scores_at, sort_entries
 from .text import normalize_content
 
 if TYPE_CHECKING:
     from .candidate import Candidate
+    from .proposal import Proposal
 
 __all__ = ["MemoryMerger", "MergeResult", "MergeStats", "fingerprint", "rebase", "settle", "unite"]
 
@@ -61,9 +62,10 @@ def settle(
     """Bring every entry to ``now``: decay, expire what has lapsed, forget what fell below
     0.05; count in ``stats`` the entries of ``was_active`` that fell to Archived."""
     kept: list[MemoryEntry] = []
-    for entry in entries:
-        entry = decay(entry, now)
-        if is_expired(entry, now):
+    for entry, score in zip(entries, scores_at(entries, now), strict=True):
+        if score != entry.score:
+            entry = entry.with_score(score)  # what decay(entry, now) gives
+        if entry.expires_at is not None and entry.expires_at <= now:  # is_expired
             entry = expire(entry, now)
         if entry.score < KEEP_MIN_SCORE:
             stats.forgotten += 1
@@ -81,7 +83,7 @@ class MemoryMerger:
     def merge(
         self,
         existing: Sequence[MemoryEntry],
-        candidates: Sequence[Candidate],
+        candidates: Sequence[Candidate | Proposal],
         session_id: str,
         now: datetime | None = None,
     ) -> MergeResult:
@@ -94,7 +96,7 @@ class MemoryMerger:
         now = (now or utcnow()).replace(microsecond=0)
         stats = MergeStats()
         by_id = {entry.id: entry for entry in existing}
-        by_content = {normalize_content(entry.content): entry.id for entry in existing}
+        by_content = _saying(existing, [normalize_content(c.content) for c in candidates])
         reinforced: set[str] = set()
         added: dict[str, MemoryEntry] = {}  # normalized content -> the new entry
         placed: list[str] = []
@@ -161,7 +163,28 @@ class MemoryMerger:
         return MergeResult(entries=kept, stats=stats, placed=placed)
 
 
-def _group_of(candidate: Candidate, by_id: Mapping[str, MemoryEntry]) -> str | None:
+def _saying(existing: Sequence[MemoryEntry], keys: Sequence[str]) -> dict[str, str]:
+    """For each of ``keys`` (normalized contents), the id of the memory whose normalized
+    content it is, the last one when several are: what a map of every memory would give for
+    these keys, without the normal form of every memory of a large file."""
+    wanted = set(keys)
+    few = len(wanted) <= 8
+    found: dict[str, str] = {}
+    for entry in existing:
+        text = entry.content
+        # The normal form only trims and lower-cases, so a memory that says a key holds it in
+        # its lower-cased text: a substring test passes over almost every memory.
+        if few:
+            lowered = text.lower()
+            if not any(key in lowered for key in wanted):
+                continue
+        normal = normalize_content(text)
+        if normal in wanted:
+            found[normal] = entry.id
+    return found
+
+
+def _group_of(candidate: Candidate | Proposal, by_id: Mapping[str, MemoryEntry]) -> str | None:
     """The group of a new memory the extractor left without one: the group of the memory it
     replaces (a changed fact stays where it was), else what its words say."""
     for old_id in candidate.contradicts:

@@ -22,7 +22,9 @@ __all__ = ["Redactable", "Redaction", "redact", "scrub"]
 # A cheap first look. Most rules need a long token-like run (or digit groups, for card
 # numbers); the few whose secret may be short (a password) need one of their keywords. Most
 # memories hold neither, and a save runs this on every entry.
-_TOKEN_RUN = re.compile(r"[A-Za-z0-9_./+=~:-]{12}|\d{3,6}[ -]\d{4}")
+# Two searches, not one with an alternative: the engine then tries one branch per position.
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_./+=~:-]{12}")
+_DIGIT_GROUPS = re.compile(r"\d{3,6}[ -]\d{4}")
 _SHORT_RULES = tuple(rule for rule in RULES if rule.short)
 _SHORT_KEYWORDS = re.compile(
     "|".join(re.escape(k) for r in _SHORT_RULES for k in r.keywords) or "(?!)"
@@ -76,7 +78,7 @@ def _rules_for(text: str) -> tuple[Rule, ...]:
     """The rules worth running on ``text``: none for most text (the cheap first look)."""
     # Placeholders from an earlier save are no secrets, and would pass the first look.
     probe = _PLACEHOLDER_RE.sub(" ", text) if "[redacted:" in text else text
-    if _TOKEN_RUN.search(probe):
+    if _TOKEN_RUN.search(probe) or _DIGIT_GROUPS.search(probe):
         return RULES
     if _SHORT_KEYWORDS.search(probe.lower()):
         return _SHORT_RULES

@@ -38,6 +38,7 @@ __all__ = [
     "reinforce",
     "reinforced_score",
     "score_at",
+    "scores_at",
     "section_of",
     "sort_entries",
 ]
@@ -88,6 +89,20 @@ def score_at(entry: Anchored, now: datetime) -> float:
     """The entry's score at ``now``: its anchor score decayed by the days since the anchor."""
     base_score, base_at = entry.anchor
     return decayed_score(base_score, base_at, entry.last_activated, now)
+
+
+def scores_at(entries: Iterable[MemoryEntry], now: datetime) -> list[float]:
+    """:func:`score_at` of every entry, the same numbers, for a whole file at once (a merge
+    brings every memory to ``now``): each time read once, the formula called directly."""
+    stamp = now.timestamp()
+    scores = []
+    for entry in entries:
+        base_score, base_at = entry.anchor
+        activated = entry.last_activated
+        last = activated.timestamp()
+        anchored = last if base_at == activated else base_at.timestamp()
+        scores.append(decayed(base_score, anchored, last, stamp))
+    return scores
 
 
 def reinforced_score(score: float) -> float:

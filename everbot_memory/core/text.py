@@ -17,11 +17,13 @@ import Stemmer  # PyStemmer: the Snowball stemmers compiled, loaded in a millise
 __all__ = [
     "CJK_RANGES",
     "CJK_RE",
+    "casefolded",
     "estimate_tokens",
     "generic_terms",
     "normalize_content",
     "numbers",
     "one_line",
+    "probes",
     "search_tokens",
     "similarity",
     "stem",
@@ -249,6 +251,32 @@ def generic_terms() -> frozenset[str]:
 def stem(word: str) -> str:
     """The English stem of one lower-cased word (memoized)."""
     return _stem(word)
+
+
+# The irregular forms that give each stem ("go": "went", "gone").
+_FORMS_OF: dict[str, tuple[str, ...]] = {}
+for _form, _base in _IRREGULAR.items():
+    _FORMS_OF[_base] = (*_FORMS_OF.get(_base, ()), _form)
+
+
+def casefolded(text: str) -> str:
+    """``text`` as :func:`tokenize` reads it: NFKC, case-folded."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def probes(token: str) -> tuple[str, ...]:
+    """Strings one of which is in ``casefolded(text)`` for every text whose :func:`tokenize`
+    gives ``token``; () when there is no such cheap test.
+
+    A CJK token is a piece of the text itself. An English stem differs from every word it
+    comes from in at most its last two letters (Snowball's replacements: "possibility" gives
+    "possibl", "dying" gives "die", "happy" gives "happi"), so the word starts with the stem
+    less those two; the irregular forms ("went" for "go") are their own probes.
+    """
+    if CJK_RE.match(token):
+        return (token,)
+    head = token[:-2]
+    return (head, *_FORMS_OF.get(token, ())) if head else ()
 
 
 def tokenize(text: str) -> list[str]:

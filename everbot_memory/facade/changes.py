@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -20,24 +21,42 @@ from ..core.entry import Category, Importance, MemoryEntry, check_group, check_t
 from ..core.merge import MemoryMerger, MergeResult
 from ..core.rules import CATEGORIES
 from ..errors import EntryNotFoundError, EverbotMemoryError
+from ..storage.lock import DEFAULT_LOCK_TIMEOUT
 from ..storage.store import MemoryStore
-from .choice import Section
 
 if TYPE_CHECKING:
     from ..core.candidate import Candidate
+    from ..core.proposal import Proposal
+    from .choice import Section
     from .reports import History
 
 __all__ = ["Changes"]
 
 
-def _with_changed_facts(candidate: Candidate, existing: Sequence[MemoryEntry]) -> Candidate:
+def _with_changed_facts(
+    candidate: Candidate | Proposal, existing: Sequence[MemoryEntry]
+) -> Candidate | Proposal:
     """The candidate, marked as replacing the Active memories that give a single-valued fact
     (home, employer) another value, as a session saying it would."""
-    from ..extract.rules.changes import contradicted
+    from ..extract.rules.changes import contradicted, single_valued
 
+    if not single_valued(candidate.content):
+        return candidate  # nothing to compare: the file's memories are not looked through
     known = [(e.id, e.content) for e in existing if e.is_active]
     ids = contradicted(candidate, None, known)
     return candidate.replace(contradicts=ids) if ids else candidate
+
+
+def _candidate(content: str, category: str, importance: str, group: str | None) -> Candidate:
+    """The candidate pydantic validates, or the error it reports, as the user reads it."""
+    from pydantic import ValidationError
+
+    from ..core.candidate import Candidate
+
+    try:
+        return Candidate(content=content, category=category, importance=importance, group=group)
+    except ValidationError as exc:
+        raise EverbotMemoryError(f"nothing remembered: {exc.errors()[0]['msg'].lower()}") from exc
 
 
 @contextlib.contextmanager
@@ -67,6 +86,18 @@ class Changes:
     #: What the last call left for the user to see: extractor problems, redactions.
     warnings: list[str]
 
+    def __init__(
+        self,
+        memory_path: str | os.PathLike[str],
+        *,
+        merger: MemoryMerger | None = None,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
+        self.path = Path(memory_path)
+        self.store = MemoryStore(memory_path, lock_timeout=lock_timeout)
+        self.merger = merger or MemoryMerger()
+        self.warnings = []
+
     def _update(self, change: Callable[[list[MemoryEntry]], list[MemoryEntry]]) -> None:
         self.warnings = []
         with self.store.lock(), _collection_paused():
@@ -85,7 +116,7 @@ class Changes:
 
     def _merge(
         self,
-        candidates: Sequence[Candidate],
+        candidates: Sequence[Candidate | Proposal],
         session_id: str,
         now: datetime | None = None,
         *,
@@ -123,23 +154,18 @@ class Changes:
         As in a session, a new home or employer ("lives in Paris", "The user works at Acme")
         moves the memory that gave the old one to Archived (``result.stats.contradicted``).
         """
-        from pydantic import ValidationError
-
-        from ..core.candidate import Candidate
+        from ..core.proposal import proposal
         from ..core.redaction import redact
 
         try:
             group = check_group(group)
         except ValueError as exc:
             raise EverbotMemoryError(f"nothing remembered: {exc}") from exc
-        try:
-            candidate = Candidate(
-                content=content, category=category, importance=importance, group=group
-            )
-        except ValidationError as exc:
-            raise EverbotMemoryError(
-                f"nothing remembered: {exc.errors()[0]['msg'].lower()}"
-            ) from exc
+        # Plainly valid input skips pydantic (its import is most of a small remember's cost);
+        # anything else goes to the model, which says what is wrong.
+        candidate = proposal(content, category, importance, group) or _candidate(
+            content, category, importance, group
+        )
         redacted = redact(candidate.content)
         if redacted.only_secret:
             raise EverbotMemoryError(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from ..core import prompt
@@ -31,9 +30,9 @@ from ..core.rules import (
 )
 from ..storage.ledger import SessionLedger
 from ..storage.lock import DEFAULT_LOCK_TIMEOUT
-from ..storage.store import MemoryStore
 from .changes import Changes
 from .choice import EXTRACTORS, PROMPT_LANGUAGES, SECTIONS, TRANSCRIPT_FORMATS, Section
+from .remember import check_group_name
 from .session_end import (
     PendingSession,
     call_async,
@@ -95,17 +94,6 @@ def _threaded(
     return run
 
 
-def check_group_name(value: str) -> str:
-    """What is wrong with ``value`` as a group's name ("" when nothing is)."""
-    from ..core.entry import check_group
-
-    try:
-        check_group(value)
-    except ValueError as exc:
-        return str(exc)
-    return ""
-
-
 class Memory(Changes):
     """Reads, updates, searches and injects the memories kept in one MEMORY.md.
 
@@ -129,10 +117,8 @@ class Memory(Changes):
         base_url: str | None = None,
         timeout: float | None = None,
     ) -> None:
-        self.path = Path(memory_path)
+        super().__init__(memory_path, merger=merger, lock_timeout=lock_timeout)
         self.lock_timeout = lock_timeout
-        self.store = MemoryStore(memory_path, lock_timeout=lock_timeout)
-        self.merger = merger or MemoryMerger()
         self.extractor = extractor
         #: The model a built-in LLM extractor uses (None: its default).
         self.model = model
@@ -140,8 +126,6 @@ class Memory(Changes):
         self.base_url = base_url
         #: Seconds a built-in LLM extractor waits for one answer (None: the configured time).
         self.timeout = timeout
-        #: What the last call left for the user to see: extractor problems, redactions.
-        self.warnings: list[str] = []
         self.ledger = SessionLedger(memory_path)
         #: Other memories a session feeds (a project's, beside this user's memory): the
         #: extractor is shown them too, and each candidate is merged where it belongs.

@@ -2,7 +2,8 @@
 
 ``everbot-memory hook claude-code [--file F]`` runs at every session start and every prompt,
 so it goes straight to the hook (:mod:`.hooks`) without loading the command-line app; so does
-a plain ``everbot-memory recall QUERY`` (:mod:`.recall`), often the one call of a new process.
+a plain ``everbot-memory recall QUERY`` (:mod:`.recall`) and a plain ``everbot-memory remember
+TEXT`` (:mod:`.remember`), often the one call of a new process.
 Every other command, and any other form of these (``--help``), goes to the app (:mod:`.cli`).
 """
 
@@ -47,6 +48,12 @@ def main() -> None:
 
         if run(sys.argv[1:]):
             return
+    if sys.argv[1:2] == ["remember"]:
+        from .remember import run as remember
+
+        status = remember(sys.argv[1:])
+        if status is not None:
+            sys.exit(status)
     from .cli import main as cli_main
 
     cli_main()

@@ -7,12 +7,11 @@ retired; a single-valued fact (home, employer) with a new value retires the old 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...core.candidate import Candidate
 from .wording import sentence, third_person, verb_phrase, zh_third_person
 
-__all__ = ["CHANGES", "contradicted"]
+__all__ = ["CHANGES", "contradicted", "single_valued"]
 
 # When a move happened says nothing about where the user lives now ("to Paris last month").
 _WHEN_SAID = re.compile(
@@ -20,6 +19,11 @@ _WHEN_SAID = re.compile(
     r"|\s+(?:yesterday|recently|lately|ago)\b.*$",
     re.I,
 )
+
+
+if TYPE_CHECKING:
+    from ...core.candidate import Candidate
+    from ...core.proposal import Proposal
 
 
 def _without_when(value: str) -> str:
@@ -148,8 +152,15 @@ def _value(match: re.Match[str]) -> str:
     return (match.group(1) or match.group(2)).strip().rstrip(".!。！").strip().casefold()
 
 
+def single_valued(content: str) -> bool:
+    """Whether ``content`` gives a fact with one value at a time (a home, an employer): only
+    such a memory can retire a known one by :func:`contradicted` without an old value."""
+    text = content.strip()
+    return any(pattern.match(text) for pattern in _SINGLE_VALUED)
+
+
 def contradicted(
-    candidate: Candidate, old_value: str | None, known: list[tuple[str, str]]
+    candidate: Candidate | Proposal, old_value: str | None, known: list[tuple[str, str]]
 ) -> tuple[str, ...]:
     """Ids of known memories the candidate replaces."""
     ids = []

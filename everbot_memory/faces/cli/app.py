@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover
 
 from ...errors import EverbotMemoryError
 from ...facade.memory import CATEGORIES, DEFAULT_LOCK_TIMEOUT, EXTRACTORS, Memory
+from ..entries import entry_json
 
 if TYPE_CHECKING:
     from ...core.entry import MemoryEntry
@@ -191,14 +192,6 @@ def extracting_memory(
         base_url=base_url,
         timeout=timeout,
     )
-
-
-def entry_json(entry: MemoryEntry) -> dict[str, Any]:
-    """A memory's fields as JSON values, scores to 4 digits (sums such as 0.6 + 0.08 are not
-    exact in binary), and its section."""
-    data = {k: round(v, 4) if isinstance(v, float) else v for k, v in entry.to_json().items()}
-    data["section"] = "active" if entry.is_active else "archived"
-    return data
 
 
 def entry_line(entry: MemoryEntry) -> str:

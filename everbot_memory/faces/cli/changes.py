@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ...facade.memory import IMPORTANCES, TRANSCRIPT_FORMATS
+from ..entries import remembered
 from .app import (
     DEFAULT_FILE,
     BaseUrlOption,
@@ -86,10 +87,9 @@ def remember(
             group=group,
         )
     if as_json:
-        print_json({"entry": entry_json(entry), **result.stats.as_dict()})
-        return
-    verb = "remembered" if result.stats.new else "reinforced"
-    say(quiet, f"{verb} [{entry.id}] {entry.category} {entry.score:.2f}: {entry.content}")
+        typer.echo(remembered(entry, result, as_json=True))
+    else:
+        say(quiet, remembered(entry, result, as_json=False))
 
 
 @app.command("close-session")
