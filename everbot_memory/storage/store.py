@@ -482,11 +482,21 @@ def _collection_paused() -> Iterator[None]:
 def scrub_mark() -> str:
     """A short mark of the secret rules: a version the engine wrote carries the mark of the
     rules its memories were checked with, and a save trusts an unchanged memory of a version
-    only if it carries today's (a newer rule makes the next save check every memory)."""
+    only if it carries today's (a newer rule makes the next save check every memory).
+
+    The mark is taken from the source of the rules and of redaction itself, so a change to a
+    rule's check or to how rules are applied counts as a new rule too."""
+    from ..core import redaction, secrets
     from ..core.secrets import RULES
 
-    rules = repr([(r.kind, r.keywords, r.source, r.short) for r in RULES])
-    return hashlib.sha256(rules.encode("utf-8")).hexdigest()[:16]
+    digest = hashlib.sha256()
+    try:
+        sources = sorted(Path(secrets.__file__).parent.glob("*.py"))
+        for source in [*sources, Path(redaction.__file__)]:
+            digest.update(source.read_bytes())
+    except (OSError, TypeError):  # no source beside the code: the rules' own shapes
+        digest.update(repr([(r.kind, r.keywords, r.source, r.short) for r in RULES]).encode())
+    return digest.hexdigest()[:16]
 
 
 def _scrub_new(
