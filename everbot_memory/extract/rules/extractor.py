@@ -28,6 +28,7 @@ from .english import RULES as ENGLISH_RULES
 from .kinds import kinds
 from .selector import load_selector
 from .sentences import sentences
+from .slots import replaced_by
 from .updates import changed_memories, forget_request
 from .wording import (
     about_the_user,
@@ -375,7 +376,21 @@ class RuleExtractor:
                     add(candidate, old_value, said)
                 if len(found) == before and not _HYPOTHETICAL.search(said):
                     add(self._plan(said, today) or self._select(said, today), said=said)
-                changed = changed_memories(said, known)
+                values, replaced = replaced_by(said, known)
+                for value in values:
+                    # The new value kept as a memory of its own when nothing the sentence
+                    # gave names it ("got the keys to our place in Leeds" -> lives in Leeds).
+                    if not any(
+                        value.value.casefold() in c.content.casefold() for c in found[before:]
+                    ):
+                        add(
+                            Candidate(
+                                content=value.memory(bool(CJK_RE.search(said))),
+                                category=value.category,
+                                importance="high",
+                            )
+                        )
+                changed = tuple(dict.fromkeys((*changed_memories(said, known), *replaced)))
                 if changed:
                     self._retire(found, before, said, changed)
         return found
