@@ -1,13 +1,17 @@
-"""Single-valued facts read as slots: a new value said as the present retires the old one."""
+"""Single-valued facts read as slots (a new value said as the present retires the old one),
+spoken date shapes, stories of the past, and how a taste is said."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 import pytest
 from freezegun import freeze_time
 
+from everbot_memory.core.candidate import Candidate
 from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules.dates import resolve_date
+from everbot_memory.extract.rules.extractor import _kind
 from everbot_memory.extract.rules.slots import new_values, replaced_by
 
 KNOWN = [
@@ -79,3 +83,64 @@ def test_the_new_value_is_kept_as_a_memory_that_replaces_the_old() -> None:
     assert [(c.content, c.contradicts) for c in found if "Norwich" in c.content] == [
         ("The user lives in Norwich.", ("home",))
     ]
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("下下周二去拔牙", date(2026, 5, 19)),
+        ("这周末要搬家", date(2026, 5, 10)),
+        ("明晚请同事吃饭", date(2026, 5, 5)),
+        ("下礼拜四交方案", date(2026, 5, 14)),
+        ("半个月后复诊", date(2026, 5, 19)),
+        ("下个月初交房租", date(2026, 6, 1)),
+        ("6月中旬考驾照", date(2026, 6, 15)),
+        ("the vet visit is on the 21st of May", date(2026, 5, 21)),
+        ("we fly out in a couple of days", date(2026, 5, 6)),
+        ("the kitchen gets fitted tmrw", date(2026, 5, 5)),
+        ("review is two weeks from today", date(2026, 5, 18)),
+    ],
+)
+def test_spoken_date_shapes(said: str, day: date) -> None:
+    assert resolve_date(said, date(2026, 5, 4)) == day  # a Monday
+
+
+def test_a_bare_weekend_is_no_day() -> None:
+    assert resolve_date("周末一般在家烤面包", date(2026, 5, 4)) is None
+
+
+def _close(
+    lines: list[str], day: datetime = datetime(2026, 5, 4, 12, tzinfo=timezone.utc)
+) -> list[Candidate]:
+    messages = [{"role": "user", "content": line} for line in lines]
+    with freeze_time(day):
+        return RuleExtractor().extract(messages, "")
+
+
+def test_a_story_of_a_weekend_gone_by_is_no_todo() -> None:
+    for candidate in _close(["went to my first pottery class this weekend and made a wonky mug"]):
+        assert candidate.category != "todo", candidate.content
+
+
+def test_an_event_on_a_coming_day_is_a_todo() -> None:
+    found = _close(["my half marathon is on the 17th, first one ever"])
+    assert [(c.category, c.expires_at.date().isoformat()) for c in found if c.expires_at] == [
+        ("todo", "2026-05-18")
+    ]
+
+
+@pytest.mark.parametrize(
+    "fitted, said",
+    [
+        ("fact", "I'd rather take the night train than fly, airports wear me out"),
+        ("fact", "honestly I can't stand open-plan offices, too much noise"),
+        ("experience", "我实在受不了太吵的咖啡馆，一般去图书馆写东西"),
+        ("fact", "比起外卖我更愿意自己做饭，干净一些"),
+    ],
+)
+def test_a_taste_is_a_preference_whatever_the_model_says(fitted: str, said: str) -> None:
+    assert _kind(said, fitted) == "preference"  # type: ignore[arg-type]
+
+
+def test_a_plain_fact_keeps_the_models_kind() -> None:
+    assert _kind("my daughter started second grade this fall", "fact") == "fact"
