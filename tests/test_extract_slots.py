@@ -13,6 +13,7 @@ from everbot_memory.extract.rules import RuleExtractor
 from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.extractor import _kind
 from everbot_memory.extract.rules.slots import new_values, replaced_by
+from everbot_memory.extract.rules.updates import changed_memories
 
 KNOWN = [
     ("home", "The user lives in Exeter."),
@@ -20,6 +21,7 @@ KNOWN = [
     ("editor", "The user writes code in Sublime Text."),
     ("phone", "The user has a Galaxy S21."),
     ("boss", "The user's manager is Tomasz."),
+    ("role", "The user is a junior backend developer."),
     ("zhome", "用户住在南京鼓楼区"),
     ("zjob", "用户在华为做嵌入式开发"),
     ("znotes", "用户用印象笔记整理资料"),
@@ -40,6 +42,9 @@ KNOWN = [
         ("去年年底跳槽去了小红书", ["zjob"]),
         ("我们搬来厦门三个多月了", ["zhome"]),
         ("资料现在都用语雀整理了", ["znotes"]),
+        ("we bought a tiny stone cottage in Whitby!! how do I find a plumber?", ["home"]),
+        ("上个月起转 Obsidian 了，以前的印象笔记留着当归档", ["znotes"]),
+        ("入职阿里第二个月了，节奏比想象的快", ["zjob"]),
     ],
 )
 def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: list[str]) -> None:
@@ -57,6 +62,8 @@ def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: lis
         "要不要搬去厦门呢",
         "I switched from PyCharm back to Sublime Text",
         "we compared Obsidian and Notion for the team wiki, both are fine",
+        "if the visa comes through, we'd move to Dundee in spring",
+        "如果拿到 offer，就跳槽去小红书",
     ],
 )
 def test_plans_questions_others_and_the_same_value_retire_nothing(said: str) -> None:
@@ -144,3 +151,15 @@ def test_a_taste_is_a_preference_whatever_the_model_says(fitted: str, said: str)
 
 def test_a_plain_fact_keeps_the_models_kind() -> None:
     assert _kind("my daughter started second grade this fall", "fact") == "fact"
+
+
+def test_a_promotion_gives_the_role_a_new_value() -> None:
+    values, retired = replaced_by("just got promoted to senior developer, still sinking in", KNOWN)
+    assert [(v.slot, v.value) for v in values] == [("role", "senior developer")]
+    assert retired == ["role"]
+
+
+def test_graduating_said_without_a_subject_ends_the_student_stage() -> None:
+    known = [("k1", "用户在读博三，做蛋白质结构预测"), ("k2", "用户喜欢爬山")]
+    assert changed_memories("终于毕业了，论文总算过了", known) == ("k1",)
+    assert changed_memories("我表妹毕业了，在找工作", known) == ()

@@ -69,11 +69,13 @@ class NewValue:
             return {
                 "home": f"用户现在住在{v}",
                 "employer": f"用户现在在{v}工作",
+                "role": f"用户现在是{v}",
             }.get(self.slot, f"用户现在用{v}")
         return {
             "home": f"The user lives in {v}.",
             "employer": f"The user works at {v}.",
             "manager": f"The user's manager is {v}.",
+            "role": f"The user is now {'an' if v[:1].lower() in 'aeiou' else 'a'} {v}.",
         }.get(self.slot, f"The user uses {v}.")
 
 
@@ -255,7 +257,7 @@ _NOW_TOOL = re.compile(
     r"(?:all|fully|full-time) (?:in|on) |went all in|"
     r"no longer|not \w+ any ?more|anymore|instead)\b"
     r"|换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|"
-    r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到",
+    r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到|转(?:到|投|用|去)?\s*(?=[A-Za-z])",
     re.I,
 )
 # A tool said to be left: a value after one of these is the old one ("switched from Vim to
@@ -265,6 +267,12 @@ _LEFT_TOOL = re.compile(
     r"dropped|gave up(?: on)?|replaced|away from|after \w+ (?:years?|months?) (?:of|on|with)|"
     r"leaving|left|goodbye(?: to)?|bye|sold|gave away|traded in|returned)\s+(?:my |the |our |old )*$"
     r"|\bold\s+$|(?:从|不再用|不用|卸了|放弃了?|告别|弃用|替换掉?|换掉|卖了|送了)\s*$",
+    re.I,
+)
+# A tool of before: "之前折腾了三年的 vim", "my previous Android".
+_BEFORE_TOOL = re.compile(
+    r"(?:之前|以前|原来|原先|老的)[^，,。！？]{0,12}$|\b(?:previous|former|old)\s+(?:\w+\s+){0,1}$"
+    r"|\bused to (?:use|be on|run)\s+$",
     re.I,
 )
 _LEFT_TOOL_AFTER = re.compile(
@@ -289,8 +297,9 @@ _HOME_EN = re.compile(
     rf"|\b(?:(?:we|i) (?:now |currently )?(?:live|'re living|'m living|are living|am living)|"
     rf"(?:we're|we are|i'm|i am) (?:now |currently )?(?:based|settled|living))"
     rf" (?:out )?in (?P<b>{_NAME})"
-    rf"|\b(?:keys to|closed on|bought|moved into|renting|new) (?:our |my |a |the )?(?:new |first )?"
-    rf"(?:place|flat|apartment|house|home|condo|townhouse|loft|studio)"
+    rf"|\b(?:keys to|closed on|bought|moved into|renting|new) (?:our |my |a |the )?(?:[\w-]+ ){{0,2}}"
+    rf"(?:place|flat|apartment|house|home|condo|townhouse|loft|studio|terrace|bungalow|cottage|"
+    rf"semi|duplex|rowhouse|row house)"
     rf" (?:in|out in|up in|down in|over in) (?P<c>{_NAME})"
     rf"|\b(?:since|after) (?:we |i )?(?:moved|moving|relocated|relocating) to (?P<d>{_NAME})"
     rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})",
@@ -328,6 +337,30 @@ _EMPLOYER_ZH = re.compile(
     rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
     rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
 )
+# The user's role: said as a promotion or a new role ("got promoted to team lead", "升职做了
+# 主管"); a memory holds it as "is a/an ...", "works as ...".
+_ROLE_WORDS = (
+    r"developer|engineer|designer|scientist|researcher|teacher|student|doctor|nurse|lawyer|"
+    r"manager|analyst|architect|writer|consultant|founder|programmer|accountant|professor|"
+    r"lead|director|head of \w+|intern|associate|principal|vp|cto|ceo|coordinator|"
+    r"supervisor|specialist|editor|producer"
+)
+_ROLE_EN = re.compile(
+    rf"\b(?:(?:got|been|was|just got|finally got) promoted to|new role as|"
+    rf"(?:i'm|i am) (?:now )?(?:the |an? )?new)"
+    rf" (?:an? |the )?(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b",
+    re.I,
+)
+_ROLE_ZH = re.compile(
+    rf"(?:升职(?:成|为|做)了?|升(?:成|为|到)了?|被提拔(?:为|成)|当上了?|转岗(?:成|做|到)了?)"
+    rf"(?P<q>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|！|!|$)"
+)
+_ROLE_MEMORY = re.compile(
+    rf"\b(?:is|works as) (?:an? |the )(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b"
+    rf"|(?:用户)?(?:是|做)(?:一[名个位])?(?P<q>[{_CJK}A-Za-z]{{0,8}}(?:工程师|程序员|设计师|"
+    rf"老师|医生|护士|产品经理|研究员|分析师|架构师|律师|会计|主管|经理|总监|组长|实习生))",
+    re.I,
+)
 # Who the user reports to.
 _MANAGER_EN = re.compile(
     rf"\b(?:report(?:ing)? to|new (?:manager|boss|lead) is|my (?:manager|boss|lead) is now)"
@@ -354,8 +387,13 @@ _MANAGER_MEMORY = re.compile(
 
 
 _NAMED_SLOTS = {
-    False: [("home", _HOME_EN), ("employer", _EMPLOYER_EN), ("manager", _MANAGER_EN)],
-    True: [("home", _HOME_ZH), ("employer", _EMPLOYER_ZH)],
+    False: [
+        ("home", _HOME_EN),
+        ("employer", _EMPLOYER_EN),
+        ("manager", _MANAGER_EN),
+        ("role", _ROLE_EN),
+    ],
+    True: [("home", _HOME_ZH), ("employer", _EMPLOYER_ZH), ("role", _ROLE_ZH)],
 }
 
 
@@ -370,10 +408,41 @@ def _name(value: str) -> str | None:
     return value
 
 
+def _zh_name(value: str) -> str:
+    """A Chinese name cut where its words end ("字节第三周" -> "字节")."""
+    return value[:2] + re.sub(r"[第的后前里那这].*$", "", value[2:])
+
+
 def _zh_place(value: str) -> str | None:
     # The first two characters are the name's ("成都", "三亚"); a stop word after them ends it.
     value = value[:2] + _HOME_ZH_STOP.sub("", value[2:])
     return value if len(value) >= 2 else None
+
+
+# A condition anywhere in a sentence makes all of it hypothetical ("if the offer comes
+# through, we'd move to Leeds").
+_CONDITION = re.compile(r"\b(?:if|unless|whether|would|we'd|i'd)\b|如果|假如|要是|万一|的话", re.I)
+# A question tacked on after a statement ("got the keys to our place in Leeds 🔑 what do I
+# need to sort first?"): the statement before it stands.
+_TRAILING_QUESTION = re.compile(
+    r"(?:^|[\s.!;:)]|[^\w\s,])\s*(?:what|how|why|where|which|who|any|anything|can|could|should|do|"
+    r"does|is|are)\b[^.!]*\?\s*$",
+    re.I,
+)
+_QUESTION_ZH = re.compile(r"(?:有啥|有没有|怎么|咋|什么|啥|吗|呢|哪)")
+
+
+def _statement_part(clause: str) -> str:
+    """The clause without a question it ends on; empty when it is all question."""
+    clause = clause.strip()
+    if CJK_RE.search(clause):
+        return "" if clause.endswith(("?", "？")) or _QUESTION_ZH.search(clause) else clause
+    if not clause.endswith("?"):
+        return clause
+    match = _TRAILING_QUESTION.search(clause)
+    if match is None or match.start() < 10:
+        return ""
+    return clause[: match.start()]
 
 
 def _stated(said: str) -> bool:
@@ -394,9 +463,11 @@ def new_values(said: str) -> list[NewValue]:
     chinese = bool(CJK_RE.search(said))
     # A question or a plan in the same clause leaves the value open; each clause is read alone
     # ("what's good in Leeds? we just moved there" holds one statement).
-    clauses = [c for c in re.split(r"(?<=[.!?。！？；;])\s*|[，,]\s*(?=but |but$|但)", said) if c]
+    if _CONDITION.search(said):
+        return []
+    clauses = [_statement_part(c) for c in re.split(r"(?<=[.!?。！？；;])\s*|[，,]\s*", said) if c]
     for clause in clauses:
-        if clause.rstrip().endswith(("?", "？")) or not _stated(clause):
+        if not clause or not _stated(clause):
             continue
         for slot, pattern in _NAMED_SLOTS[chinese]:
             for match in pattern.finditer(clause):
@@ -405,19 +476,27 @@ def new_values(said: str) -> list[NewValue]:
                     continue
                 value = _group(match).strip()
                 if chinese:
-                    value = (_zh_place(value) if slot == "home" else value) or ""
-                    if re.match(r"^(?:家|公司|单位|这|那|上班|外地)", value):
+                    value = (_zh_place(value) if slot == "home" else _zh_name(value)) or ""
+                    if re.match(r"^(?:家|公司|单位|这|那|上班|外地)", value) or re.search(
+                        r"[年月周天职岗了]", value
+                    ):
                         continue
                     if value:
                         found.append(NewValue(slot, value, "fact"))
                 else:
-                    name = _name(value)
+                    # A role is written in lower case ("team lead"); a place or a company is a
+                    # name.
+                    name = value.strip() if slot == "role" else _name(value)
                     if name:
                         found.append(NewValue(slot, name, "fact"))
         named: dict[str, list[NewValue]] = {}
         for slot, category, name, match in _tools_in(clause):
             before, after = clause[: match.start()], clause[match.end() :]
-            if _LEFT_TOOL.search(before) or _LEFT_TOOL_AFTER.search(after):
+            if (
+                _LEFT_TOOL.search(before)
+                or _BEFORE_TOOL.search(before)
+                or _LEFT_TOOL_AFTER.search(after)
+            ):
                 continue
             # "my new Pixel": new says it is the one in use; otherwise a word of a switch.
             if _NOW_TOOL.search(clause) or re.search(r"\bnew\s+$", before, re.I):
@@ -440,6 +519,7 @@ def slot_values(content: str) -> list[tuple[str, str]]:
         ("home", _HOME_MEMORY),
         ("employer", _EMPLOYER_MEMORY),
         ("manager", _MANAGER_MEMORY),
+        ("role", _ROLE_MEMORY),
     ):
         for match in pattern.finditer(content):
             value = _group(match).strip().rstrip("。.，,")
@@ -481,7 +561,7 @@ def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewVa
             olds = [v for slot, v in held if slot == new.slot]
             if not olds or any(_same(old, new.value) for old in olds):
                 continue
-            if new.slot in ("home", "employer", "manager"):
+            if new.slot in ("home", "employer", "manager", "role"):
                 if bool(CJK_RE.search(content)) != chinese:
                     continue
                 # The old value named as still so ("we moved to Leeds, my job is still in
