@@ -163,3 +163,28 @@ def test_graduating_said_without_a_subject_ends_the_student_stage() -> None:
     known = [("k1", "用户在读博三，做蛋白质结构预测"), ("k2", "用户喜欢爬山")]
     assert changed_memories("终于毕业了，论文总算过了", known) == ("k1",)
     assert changed_memories("我表妹毕业了，在找工作", known) == ()
+
+
+def test_the_selector_falls_back_to_words_without_the_embeddings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from everbot_memory.extract.rules import selector as selector_module
+
+    shipped = selector_module.load_selector()
+    assert shipped is not None and shipped.dense is not None
+    monkeypatch.setattr(selector_module, "embedder", lambda: None)
+    said = "I've been a night-shift nurse for six years now."
+    assert shipped.in_use_threshold == shipped.threshold
+    assert shipped.judge(said) == shipped.judge_features(selector_module.features(said))
+
+
+def test_the_selector_judges_by_meaning_with_the_embeddings() -> None:
+    from everbot_memory.extract.rules import selector as selector_module
+
+    shipped = selector_module.load_selector()
+    if selector_module.embedder() is None:
+        pytest.skip("the embeddings extra is not installed")
+    assert shipped is not None and shipped.dense is not None
+    fact = shipped.judge("我在一家做光伏逆变器的公司当硬件工程师")
+    chat = shipped.judge("ok sounds good, thanks a lot")
+    assert fact.probability > shipped.in_use_threshold > chat.probability

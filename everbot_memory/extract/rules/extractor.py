@@ -536,12 +536,14 @@ class RuleExtractor:
         if selector is None or not judged(said):
             return None
         verdict = selector.judge(said)
-        if verdict.probability < selector.threshold:
+        if verdict.probability < selector.in_use_threshold:
             return None
         content = about_the_user(said)
         if not content or redact(content).only_secret:
             return None
         category = _kind(said, verdict.category)
+        if category == "todo" and _RECURRING.search(said):
+            category = "workflow"  # done again and again: a habit, whatever the model says
         day = resolve_date(said, today)
         if (
             day is not None
