@@ -167,7 +167,7 @@ def train(
     rows: list[Example],
     l2: float,
     more: list[Example] | None = None,
-    dense_threshold: float = 0.6,
+    dense_threshold: float = 0.7,
 ) -> Selector:
     """The models fitted on ``rows``; the category model on the durable sentences of
     ``more`` too (see :func:`labeled_examples`); the meaning model when the embeddings are
@@ -238,7 +238,7 @@ def main() -> None:
     parser.add_argument(
         "--dense-threshold",
         type=float,
-        default=0.6,
+        default=0.7,
         help="the keep threshold of the averaged verdict (words and meaning)",
     )
     parser.add_argument(

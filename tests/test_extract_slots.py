@@ -14,6 +14,7 @@ from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.extractor import _kind
 from everbot_memory.extract.rules.slots import new_values, replaced_by
 from everbot_memory.extract.rules.updates import changed_memories
+from everbot_memory.extract.rules.wording import corrected
 
 KNOWN = [
     ("home", "The user lives in Exeter."),
@@ -188,3 +189,32 @@ def test_the_selector_judges_by_meaning_with_the_embeddings() -> None:
     fact = shipped.judge("我在一家做光伏逆变器的公司当硬件工程师")
     chat = shipped.judge("ok sounds good, thanks a lot")
     assert fact.probability > shipped.in_use_threshold > chat.probability
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("我打算去杭州读研，哦不对，是苏州", "我打算去苏州读研"),
+        ("我下周五飞广州，不对，周六", "我下周六飞广州"),
+        ("我妈生日是腊月，啊不对，是冬月", "我妈生日是冬月"),
+    ],
+)
+def test_a_chinese_correction_replaces_the_value_whole(said: str, kept: str) -> None:
+    assert corrected(said) == kept
+
+
+def test_a_pasted_report_or_a_question_without_a_mark_is_no_memory() -> None:
+    report = (
+        "This sprint the data team shipped the new ingestion pipeline, moved the nightly jobs "
+        "to the new scheduler, cut the warehouse bill by a fifth, onboarded two analysts, "
+        "rewrote the retention dashboards, fixed the flaky exports, documented the lineage of "
+        "every table we own, and still found time to run a small hack day on the side, where "
+        "two of the newer people built a tiny tool that flags stale dashboards every morning."
+    )
+    assert _close([report]) == []
+    assert _close(["从杭州开车到黄山大概要多久"]) == []
+
+
+def test_a_chinese_correction_of_a_count_keeps_the_later_one() -> None:
+    assert corrected("我家老大读初一，不对，初二了") == "我家老大读初二了"
+    assert corrected("我爸今年六十五岁，啊不对，六十六岁") == "我爸今年六十六岁"

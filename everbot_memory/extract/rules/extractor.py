@@ -155,6 +155,12 @@ def _whole(candidate: Candidate, said: str) -> Candidate | None:
     return candidate if content == candidate.content else candidate.replace(content=content)
 
 
+def _too_long(said: str) -> bool:
+    """More than sixty words, or a hundred and twenty Chinese characters: a pasted report or a
+    long story, not one thing to remember."""
+    return len(re.findall(r"[A-Za-z0-9]+", said)) + len(CJK_RE.findall(said)) // 2 > 60
+
+
 def _too_short(said: str) -> bool:
     """Fewer than four words, or six Chinese characters: a reply, not a memory."""
     return len(re.findall(r"[A-Za-z0-9]+", said)) + len(CJK_RE.findall(said)) // 2 < 4
@@ -167,7 +173,8 @@ _ASKS = re.compile(
     r"which|who|any tips|any ideas|anything|any way|any good|simplest way|best way|is there|"
     r"are there)\b)"
     r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$"
-    r"|为啥|为什么|会不会|能不能|是不是|要不要|有没有|咋整|咋办|怎么办|怎么弄|怎么回事",
+    r"|为啥|为什么|会不会|能不能|是不是|要不要|有没有|咋整|咋办|怎么办|怎么弄|怎么回事"
+    r"|多久|多长时间|多远|几个小时|多少钱",
 )
 
 
@@ -532,6 +539,8 @@ class RuleExtractor:
     def _select(said: str, today: date) -> Candidate | None:
         """A memory from a sentence no fixed rule reads, when the selector judges it durable."""
         selector = load_selector()
+        if _too_long(said):
+            return None
         said = statement(said)
         if selector is None or not judged(said):
             return None
