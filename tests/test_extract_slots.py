@@ -218,3 +218,16 @@ def test_a_pasted_report_or_a_question_without_a_mark_is_no_memory() -> None:
 def test_a_chinese_correction_of_a_count_keeps_the_later_one() -> None:
     assert corrected("我家老大读初一，不对，初二了") == "我家老大读初二了"
     assert corrected("我爸今年六十五岁，啊不对，六十六岁") == "我爸今年六十六岁"
+
+
+@pytest.mark.parametrize(
+    "said, today, day",
+    [
+        ("端午前把粽子寄给外婆", date(2026, 5, 1), date(2026, 6, 18)),
+        ("中秋回老家看爸妈", date(2027, 8, 20), date(2027, 9, 15)),
+        ("五一之前要把驾照考下来", date(2026, 3, 2), date(2026, 4, 30)),
+        ("过年前得把年终总结交了", date(2027, 1, 4), date(2027, 2, 5)),
+    ],
+)
+def test_holidays_and_the_day_before_them(said: str, today: date, day: date) -> None:
+    assert resolve_date(said, today) == day

@@ -118,6 +118,14 @@ def resolve_date(text: str, today: date) -> date | None:
         ),
         (r"月底", lambda m: _next_month(today) - timedelta(days=1)),
         (r"年底", lambda m: date(today.year, 12, 31)),
+        # A holiday: its day, or the day before it when something is due before it (国庆前,
+        # 元旦之前: the holiday itself is off).
+        (
+            rf"(?:元旦|五一|劳动节|国庆|十一(?=假|长假|黄金周|前|之前|以前)|{_LUNAR_NAMES})"
+            r"(?:节|假期|长假|黄金周)?(?:前|之前|以前)",
+            lambda m: _day_before(_holiday(today, m.group(0))),
+        ),
+        (rf"{_LUNAR_NAMES}", lambda m: _holiday(today, m.group(0))),
         (r"元旦", lambda m: date(today.year + 1, 1, 1)),
         # Holidays on a fixed day of the solar calendar (the lunar ones move every year).
         (r"五一|劳动节", lambda m: _month_day(today, 5, 1)),
@@ -188,6 +196,59 @@ def _month_end(today: date, name: str) -> date:
     first = date(today.year, month, 1)
     end = _next_month(first) - timedelta(days=1)
     return end if end >= today else _next_month(date(today.year + 1, month, 1)) - timedelta(days=1)
+
+
+# The lunar holidays' days in the solar calendar (the Spring Festival, Dragon Boat and
+# Mid-Autumn days of the Chinese calendar, 2025-2030).
+_LUNAR: dict[str, dict[int, tuple[int, int]]] = {
+    "春节": {
+        2025: (1, 29),
+        2026: (2, 17),
+        2027: (2, 6),
+        2028: (1, 26),
+        2029: (2, 13),
+        2030: (2, 3),
+    },
+    "端午": {
+        2025: (5, 31),
+        2026: (6, 19),
+        2027: (6, 9),
+        2028: (5, 28),
+        2029: (6, 16),
+        2030: (6, 5),
+    },
+    "中秋": {
+        2025: (10, 6),
+        2026: (9, 25),
+        2027: (9, 15),
+        2028: (10, 3),
+        2029: (9, 22),
+        2030: (9, 12),
+    },
+}
+_LUNAR_NAMES = "春节|过年|端午|中秋"
+
+
+def _day_before(day: date | None) -> date | None:
+    return day - timedelta(days=1) if day else None
+
+
+def _holiday(today: date, said: str) -> date | None:
+    """The next day of the holiday ``said`` names, on or after ``today``; None for a lunar
+    holiday more than half a year off (this year's is over: "春节去三亚考了个证" is a story)."""
+    if "元旦" in said:
+        return date(today.year + 1, 1, 1)
+    if "五一" in said or "劳动节" in said:
+        return _month_day(today, 5, 1) or today
+    if "国庆" in said or "十一" in said:
+        return _month_day(today, 10, 1) or today
+    name = "春节" if "过年" in said else next(n for n in _LUNAR if n in said)
+    for year in (today.year, today.year + 1):
+        month, day = _LUNAR[name].get(year, (0, 0))
+        if month and date(year, month, day) >= today:
+            found = date(year, month, day)
+            return found if (found - today).days <= 183 else None
+    return None
 
 
 def _en_number(text: str) -> int:

@@ -319,7 +319,9 @@ _ADD_TO_LIST = re.compile(
     re.I,
 )
 # A question asked without a question mark ("今晚谁去吃火锅", "几点出发").
-_QUESTION_ZH = re.compile(r"谁|哪天|几点|什么时候|啥时候|多少钱|怎么办|咋办|要不要|是不是|吗$")
+_QUESTION_ZH = re.compile(
+    r"谁|哪天|几点|什么时候|啥时候|多少钱|怎么办|咋办|要不要|是不是|吗$|有什么|有啥|有没有"
+)
 # Something done again and again is a habit, not a todo ("every Tuesday", "每个月25号之前").
 _RECURRING = re.compile(
     r"\b(?:every|each|weekly|daily|monthly|nightly|twice a|once a|\w+ times a|from now on|"
