@@ -28,13 +28,19 @@ from pathlib import Path
 from typing import Any
 
 from everbot_memory.extract.rules import judged, statement
-from everbot_memory.extract.rules.selector import WEIGHTS_FILE, Selector, features
+from everbot_memory.extract.rules.selector import (
+    WEIGHTS_FILE,
+    Dense,
+    Selector,
+    embedder,
+    features,
+)
 from everbot_memory.extract.rules.sentences import sentences
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # eval_corpus, beside this script
 VERBOSE = bool(__import__("os").environ.get("VERBOSE"))
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extraction"
-Example = tuple[list[str], bool, str, str]  # features, durable, category, case id
+Example = tuple[list[str], bool, str, str, str]  # features, durable, category, case id, sentence
 LABELED = "labeled/"  # the case id prefix of the examples from labeled.json
 
 
@@ -66,7 +72,7 @@ def case_examples(case: dict[str, Any], case_id: str) -> list[Example]:
                 continue  # neither right nor wrong to keep
             # Every category the label allows is right (one model per category).
             category = "|".join(expected["category"]) if expected else ""
-            found.append((features(sentence), expected is not None, category, case_id))
+            found.append((features(sentence), expected is not None, category, case_id, sentence))
     return found
 
 
@@ -109,19 +115,79 @@ def fit(
     return dict(weights)
 
 
-def train(rows: list[Example], l2: float, more: list[Example] | None = None) -> Selector:
-    """The two models fitted on ``rows``; the category model on the durable sentences of
-    ``more`` too (see :func:`labeled_examples`)."""
-    keep = fit([(names, durable) for names, durable, _, _ in rows], l2)
+_VECTORS: dict[str, Any] = {}
+
+
+def vectors(texts: list[str]) -> Any:
+    """The sentences' embeddings (each computed once), as rows of a numpy array."""
+    import numpy as np
+
+    model = embedder()
+    assert model is not None
+    missing = [t for t in dict.fromkeys(texts) if t not in _VECTORS]
+    if missing:
+        for text, vector in zip(missing, model.encode(missing), strict=True):
+            _VECTORS[text] = np.asarray(vector, dtype=float)
+    return np.array([_VECTORS[t] for t in texts])
+
+
+def _fit_vectors(x: Any, y: Any, l2: float) -> tuple[list[float], float]:
+    """Logistic regression by full-batch gradient descent; the vectors are scaled by four
+    (unit-length vectors' dot products are small), and the weights by four again after."""
+    import numpy as np
+
+    x = x * 4.0
+    w = np.zeros(x.shape[1])
+    b = 0.0
+    for _ in range(500):
+        p = 1 / (1 + np.exp(-(x @ w + b)))
+        w -= 2.0 * (x.T @ (p - y) / len(y) + l2 * w / len(y))
+        b -= 2.0 * float((p - y).mean())
+    return [float(v) * 4.0 for v in w], b
+
+
+def fit_dense(rows: list[Example], more: list[Example], threshold: float, l2: float = 5.0) -> Dense:
+    """The meaning models: durable or not over ``rows``, and the category (one against the
+    rest) over the durable sentences of ``rows`` and ``more``."""
+    import numpy as np
+
+    weights, bias = _fit_vectors(
+        vectors([r[4] for r in rows]), np.array([1.0 if r[1] else 0.0 for r in rows]), l2
+    )
+    positives = [r for r in rows + more if r[1]]
+    x = vectors([r[4] for r in positives])
     categories = {}
-    positives = [(names, c) for names, durable, c, _ in rows + (more or []) if durable]
+    for category in sorted({one for r in positives for one in r[2].split("|")}):
+        y = np.array([1.0 if category in r[2].split("|") else 0.0 for r in positives])
+        categories[category] = _fit_vectors(x, y, l2)
+    return Dense(weights, bias, threshold, categories)
+
+
+def train(
+    rows: list[Example],
+    l2: float,
+    more: list[Example] | None = None,
+    dense_threshold: float = 0.7,
+) -> Selector:
+    """The models fitted on ``rows``; the category model on the durable sentences of
+    ``more`` too (see :func:`labeled_examples`); the meaning model when the embeddings are
+    installed."""
+    keep = fit([(r[0], r[1]) for r in rows], l2)
+    categories = {}
+    positives = [(r[0], r[2]) for r in rows + (more or []) if r[1]]
     for category in sorted({one for _, c in positives for one in c.split("|")}):
         categories[category] = fit([(n, category in c.split("|")) for n, c in positives], l2)
-    return Selector(keep, categories, 0.5)
+    dense = fit_dense(rows, more or [], dense_threshold) if embedder() is not None else None
+    return Selector(keep, categories, 0.5, dense)
 
 
 def end_to_end(
-    rows: list[Example], more: list[Example], folds: int, l2: float, threshold: float
+    rows: list[Example],
+    more: list[Example],
+    folds: int,
+    l2: float,
+    threshold: float,
+    dense_threshold: float,
 ) -> None:
     """Cross-validated extraction end to end: each fold's conversations closed with a model
     fitted on the other folds (as ``eval_corpus.py`` closes them)."""
@@ -143,7 +209,7 @@ def end_to_end(
     totals = {lang: eval_corpus.Tally() for lang in ("en", "zh", "all")}
     with tempfile.TemporaryDirectory() as tmp:
         for fold in range(folds):
-            model = train([r for r in rows if fold_of[r[3]] != fold], l2, more)
+            model = train([r for r in rows if fold_of[r[3]] != fold], l2, more, dense_threshold)
             model.threshold = threshold
             selector_module.load_selector.cache_clear()
             selector_module.WEIGHTS_FILE = Path(tmp) / f"fold{fold}.json"
@@ -169,6 +235,15 @@ def main() -> None:
     parser.add_argument(
         "--threshold", type=float, help="the keep threshold (default: from --target-precision)"
     )
+    parser.add_argument(
+        "--dense-threshold",
+        type=float,
+        default=0.7,
+        help="the keep threshold of the averaged verdict (words and meaning)",
+    )
+    parser.add_argument(
+        "--words-only", action="store_true", help="no meaning model, even with the embeddings"
+    )
     parser.add_argument("--write", action="store_true")
     parser.add_argument(
         "--end-to-end", type=float, metavar="THRESHOLD", help="cross-validate whole extraction"
@@ -179,7 +254,7 @@ def main() -> None:
     print(f"{len(rows)} dev sentences, {sum(r[1] for r in rows)} durable")
     print(f"{sum(r[1] for r in more)} more durable sentences for the category model")
     if args.end_to_end is not None:
-        end_to_end(rows, more, args.folds, args.l2, args.end_to_end)
+        end_to_end(rows, more, args.folds, args.l2, args.end_to_end, args.dense_threshold)
         return
     cases = sorted({r[3] for r in rows})
     random.Random(11).shuffle(cases)
@@ -187,9 +262,9 @@ def main() -> None:
     scored: list[tuple[float, bool, bool]] = []  # probability, durable, category right
     for fold in range(args.folds):
         model = train([r for r in rows if fold_of[r[3]] != fold], args.l2, more)
-        for names, durable, category, case in rows:
+        for names, durable, category, case, text in rows:
             if fold_of[case] == fold:
-                verdict = model.judge_features(names)
+                verdict = model.judge_features(names) if args.words_only else model.judge(text)
                 scored.append(
                     (verdict.probability, durable, verdict.category in category.split("|"))
                 )
@@ -208,10 +283,20 @@ def main() -> None:
         )
         if chosen is None and precision >= args.target_precision:
             chosen = threshold
-    chosen = args.threshold or chosen or 0.95
-    print(f"threshold {chosen:.2f}")
-    model = train(rows, args.l2, more)
-    model.threshold = chosen
+    chosen = chosen or 0.95
+    print(f"threshold reaching the target: {chosen:.2f}")
+    model = train(rows, args.l2, more, args.dense_threshold)
+    if model.dense is None or args.words_only:
+        model.dense = None
+        model.threshold = args.threshold or chosen
+    else:
+        # The table above is of the averaged verdict: the words' own threshold (used when the
+        # embeddings are not installed) is given, or the one measured end to end before.
+        model.threshold = args.threshold or 0.7
+    print(
+        f"words' threshold {model.threshold:.2f}"
+        + (f", averaged verdict's {model.dense.threshold:.2f}" if model.dense else "")
+    )
     if args.write:
         WEIGHTS_FILE.write_text(model.to_json() + "\n", encoding="utf-8")
         size = WEIGHTS_FILE.stat().st_size

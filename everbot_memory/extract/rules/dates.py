@@ -23,7 +23,7 @@ WHEN_EN = (
     rf"friday)|on (?:{WEEKDAYS})|by (?:{WEEKDAYS}|tomorrow|the end of \w+|next \w+)|"
     rf"in \d+ (?:days|weeks)|before (?:{WEEKDAYS}|the \w+))"
 )
-WHEN_ZH = r"(?:明天|后天|大后天|过两天|[一二两三四五六七八九十\d]+(?:天|个?星期|个?周|个月)后|下个?月\d+[号日]|月底|年底|元旦|\d+[号日]|下周[一二三四五六日天]?|下个?月|下星期[一二三四五六日天]?|这周[一二三四五六日天]|周[一二三四五六日天]|星期[一二三四五六日天]|月底|年底|\d+月\d+[日号])"
+WHEN_ZH = r"(?:明天|明早|明晚|这周末|礼拜[一二三四五六日天]|月初|后天|大后天|过两天|[一二两三四五六七八九十\d]+(?:天|个?星期|个?周|个月)后|下个?月\d+[号日]|月底|年底|元旦|\d+[号日]|下周[一二三四五六日天]?|下个?月|下星期[一二三四五六日天]?|这周[一二三四五六日天]|周[一二三四五六日天]|星期[一二三四五六日天]|月底|年底|\d+月\d+[日号])"
 _WEEKDAY_EN = {d: i for i, d in enumerate(WEEKDAYS.split("|"))}
 _WEEKDAY_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 
@@ -72,6 +72,40 @@ def resolve_date(text: str, today: date) -> date | None:
         ),
     ]
     checks[:0] = [
+        # Spoken and shortened forms first: "下下周三" is two weeks on, "明早" is tomorrow.
+        (
+            r"下下(?:周|星期|个星期|礼拜)([一二三四五六日天])",
+            lambda m: upcoming(_WEEKDAY_ZH[m.group(1)], True) + timedelta(days=7),
+        ),
+        (
+            r"\b(?:tmrw|tmr|tmw|2moro|2mrw)\b|明早|明晚|明儿|明天|明日",
+            lambda m: today + timedelta(days=1),
+        ),
+        (r"\bin a couple (?:of )?days\b", lambda m: today + timedelta(days=2)),
+        (r"\bin a fortnight\b", lambda m: today + timedelta(days=14)),
+        (
+            r"\b(a|one|two|three|\d) weeks? from (?:today|now)\b",
+            lambda m: today + timedelta(weeks=_en_number(m.group(1))),
+        ),
+        (
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)? of ({_MONTHS})[a-z]*\b",
+            lambda m: _month_day(today, _MONTHS.split("|").index(m.group(2)) + 1, int(m.group(1))),
+        ),
+        (r"\bnext weekend\b|下(?:个)?周末", lambda m: upcoming(6, True)),
+        # A bare "周末" is as often every weekend ("周末在家做饭") as this one.
+        (r"\bthis weekend\b|(?:这|本)周末", lambda m: upcoming(6, False)),
+        (
+            r"下(?:个)?礼拜([一二三四五六日天])",
+            lambda m: upcoming(_WEEKDAY_ZH[m.group(1)], True),
+        ),
+        (r"礼拜([一二三四五六日天])", lambda m: upcoming(_WEEKDAY_ZH[m.group(1)], False)),
+        (r"半个月后", lambda m: today + timedelta(days=15)),
+        (r"下个?月初", lambda m: _next_month(today)),
+        (r"下个?月中(?:旬)?", lambda m: _next_month(today).replace(day=15)),
+        (r"(\d{1,2})月初", lambda m: _month_day(today, int(m.group(1)), 1)),
+        (r"(\d{1,2})月中(?:旬)?", lambda m: _month_day(today, int(m.group(1)), 15)),
+        (r"(?<!\d)月初", lambda m: _next_month(today)),
+        (r"清明", lambda m: _month_day(today, 4, 5)),
         (r"大后天", lambda m: today + timedelta(days=3)),
         (r"过两天", lambda m: today + timedelta(days=2)),
         (
@@ -84,6 +118,14 @@ def resolve_date(text: str, today: date) -> date | None:
         ),
         (r"月底", lambda m: _next_month(today) - timedelta(days=1)),
         (r"年底", lambda m: date(today.year, 12, 31)),
+        # A holiday: its day, or the day before it when something is due before it (国庆前,
+        # 元旦之前: the holiday itself is off).
+        (
+            rf"(?:元旦|五一|劳动节|国庆|十一(?=假|长假|黄金周|前|之前|以前)|{_LUNAR_NAMES})"
+            r"(?:节|假期|长假|黄金周)?(?:前|之前|以前)",
+            lambda m: _day_before(_holiday(today, m.group(0))),
+        ),
+        (rf"{_LUNAR_NAMES}", lambda m: _holiday(today, m.group(0))),
         (r"元旦", lambda m: date(today.year + 1, 1, 1)),
         # Holidays on a fixed day of the solar calendar (the lunar ones move every year).
         (r"五一|劳动节", lambda m: _month_day(today, 5, 1)),
@@ -154,6 +196,65 @@ def _month_end(today: date, name: str) -> date:
     first = date(today.year, month, 1)
     end = _next_month(first) - timedelta(days=1)
     return end if end >= today else _next_month(date(today.year + 1, month, 1)) - timedelta(days=1)
+
+
+# The lunar holidays' days in the solar calendar (the Spring Festival, Dragon Boat and
+# Mid-Autumn days of the Chinese calendar, 2025-2030).
+_LUNAR: dict[str, dict[int, tuple[int, int]]] = {
+    "春节": {
+        2025: (1, 29),
+        2026: (2, 17),
+        2027: (2, 6),
+        2028: (1, 26),
+        2029: (2, 13),
+        2030: (2, 3),
+    },
+    "端午": {
+        2025: (5, 31),
+        2026: (6, 19),
+        2027: (6, 9),
+        2028: (5, 28),
+        2029: (6, 16),
+        2030: (6, 5),
+    },
+    "中秋": {
+        2025: (10, 6),
+        2026: (9, 25),
+        2027: (9, 15),
+        2028: (10, 3),
+        2029: (9, 22),
+        2030: (9, 12),
+    },
+}
+_LUNAR_NAMES = "春节|过年|端午|中秋"
+
+
+def _day_before(day: date | None) -> date | None:
+    return day - timedelta(days=1) if day else None
+
+
+def _holiday(today: date, said: str) -> date | None:
+    """The next day of the holiday ``said`` names, on or after ``today``; None for a lunar
+    holiday more than half a year off (this year's is over: "春节去三亚考了个证" is a story)."""
+    if "元旦" in said:
+        return date(today.year + 1, 1, 1)
+    if "五一" in said or "劳动节" in said:
+        return _month_day(today, 5, 1) or today
+    if "国庆" in said or "十一" in said:
+        return _month_day(today, 10, 1) or today
+    name = "春节" if "过年" in said else next(n for n in _LUNAR if n in said)
+    for year in (today.year, today.year + 1):
+        month, day = _LUNAR[name].get(year, (0, 0))
+        if month and date(year, month, day) >= today:
+            found = date(year, month, day)
+            return found if (found - today).days <= 183 else None
+    return None
+
+
+def _en_number(text: str) -> int:
+    """A small number written in digits or words ("a", "two")."""
+    words = {"a": 1, "one": 1, "two": 2, "three": 3}
+    return int(text) if text.isdigit() else words.get(text.lower(), 1)
 
 
 def _zh_number(text: str) -> int:

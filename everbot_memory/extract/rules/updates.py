@@ -208,7 +208,8 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(
             r"\b(?:i|we)(?:'ve| have)? (?:graduated|defended|finished (?:my|the) (?:phd|degree|"
             r"master'?s|thesis))\b|\b(?:my|the) postdoc\b|\bsince (?:i )?(?:graduated|defended)\b"
-            r"|我(?:已经)?(?:毕业|答辩完|博士后)",
+            r"|我(?:已经)?(?:毕业|答辩完|博士后)|(?:^|[，,。！!\s])(?:终于|总算|已经)?毕业了"
+            r"|(?:学生|研究生|读书)生涯(?:终于|总算)?结束",
             re.I,
         ),
     ),

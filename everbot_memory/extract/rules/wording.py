@@ -334,9 +334,12 @@ _CORRECTION = re.compile(
     r"\s*(?:[,，;；—–-]+\s*)(?:no wait|no,|no|wait,?|sorry,?|i mean|i meant|actually|or rather|"
     r"make that|"
     r"well,? (?:no|technically|actually),?|technically|"
-    r"不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
+    r"哦不对|啊不对|不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
 )
 _VALUE = re.compile(r"\d+(?:[.:]\d+)?")
+# Words after which a Chinese value stands, and words that may follow one.
+_INTRODUCES_VALUE = frozenset("是在去到住叫回从飞往于姓")
+_ENDS_VALUE = re.compile(r"(?:了|的|啦|读|上|工作|上班|住|玩|出差|开会|见|看|买|吃|$)")
 
 
 _DASHED = re.compile(r"(\d+(?:[.:]\d+)?)\s*[—–-]+\s*(\d+(?:[.:]\d+)?)\s*,?\s*actually\b,?")
@@ -372,11 +375,35 @@ def corrected(said: str) -> str:
     if CJK_RE.search(right[:1] or " "):
         word = re.match(f"[{CJK_RE.pattern[1:-1]}]{{1,6}}", right)
         head = re.search(f"[{CJK_RE.pattern[1:-1]}]+$", left)
+        if word:
+            # A value of the same shape said before ("周四" corrected to "周三") is the one
+            # replaced, wherever it stands in the sentence.
+            value = re.sub(r"(?<=..)[了的啦呀]$", "", word.group(0))
+            # The same shape: the same first character ("周四", "周三") or the same ending
+            # ("二年级", "三年级"; "六岁", "七岁").
+            cjk = CJK_RE.pattern[1:-1]
+            shaped = list(
+                re.finditer(f"{re.escape(value[0])}[{cjk}]{{{len(value) - 1}}}", left)
+            ) or list(re.finditer(f"[{cjk}]{re.escape(value[1:])}", left))
+            if shaped and value not in left and len(value) >= 2:
+                last = shaped[-1]
+                return left[: last.start()] + value + left[last.end() :] + right[len(value) :]
         if word and head:
             value = word.group(0)[: len(head.group(0))]
             size = len(value)
-            if size <= len(head.group(0)):
-                return left[: len(left) - size] + value + right[len(value) :]
+            # The value replaced stands after a word that introduces one (是, 在, 去, 住...):
+            # "搬去成都" -> "搬去重庆", "去杭州读研" -> "去苏州读研". Nowhere such: the words are
+            # left as said rather than cut in the wrong place.
+            spots = [
+                i
+                for i in range(1, len(left) - size + 1)
+                if left[i - 1] in _INTRODUCES_VALUE
+                and all(CJK_RE.match(c) for c in left[i : i + size])
+                and (i + size == len(left) or _ENDS_VALUE.match(left[i + size :]))
+            ]
+            if spots:
+                at = spots[-1]
+                return left[:at] + value + left[at + size :] + right[len(value) :]
         return said
     right = re.sub(r"^(?:actually |it's |it is |I mean )*(?:(?:at|in|to|on|for|with) )?", "", right)
     name = re.match(r"([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)", right)

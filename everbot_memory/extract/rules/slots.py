@@ -1,0 +1,580 @@
+"""Single-valued facts (where the user lives, who employs them, which editor they use...) read
+as slots: a known memory holds a slot's value, a sentence may give the slot a new one.
+
+People rarely announce a change with "I moved from X to Y". They say the new value as the
+present: "got the keys to our place in Leeds", "my new job at Acme", "been on Helix since
+March", "我跳槽到网易了", "搬到苏州快两个月了", "现在改用 Zed". So a change is read as
+structure, not as a phrase: the slot the sentence speaks of, its new value in the user's words,
+and a present-tense cue (the verb of a move, "now", "new", "since", 现在, 改用...). A known
+memory on the same slot with another value is what the sentence replaces.
+
+A slot's value in a sentence is only taken when the sentence states it: a question about the
+slot ("should I move to Berlin?"), a plan ("thinking of switching to Rust") or a value said to
+be left ("I quit Vim") gives no new value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ...core.entry import Category
+from ...core.text import CJK_RE
+
+__all__ = ["NewValue", "new_values", "replaced_by", "slot_values"]
+
+_CJK = CJK_RE.pattern[1:-1]
+# A name as people write it: capitalized words ("Round Rock", "St Albans", "Kestrel Pay").
+_NAME = r"(?-i:[A-Z][\w&'.-]*(?: (?:of |de |la |le |am |upon )?(?-i:[A-Z][\w&'.-]*)){0,3})"
+# Words that may be capitalized at a sentence's start but name nothing.
+_NOT_NAMES = frozenset(
+    [
+        "i",
+        "the",
+        "a",
+        "an",
+        "my",
+        "our",
+        "we",
+        "it",
+        "this",
+        "that",
+        "there",
+        "here",
+        "now",
+        "then",
+        "home",
+        "work",
+        "last",
+        "next",
+        "new",
+        "old",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class NewValue:
+    """A slot given a value the user states as theirs now."""
+
+    slot: str
+    value: str
+    category: Category
+
+    def memory(self, chinese: bool) -> str:
+        """The memory the new value makes, in the language it was said in."""
+        v = self.value
+        if chinese:
+            return {
+                "home": f"用户现在住在{v}",
+                "employer": f"用户现在在{v}工作",
+                "role": f"用户现在是{v}",
+            }.get(self.slot, f"用户现在用{v}")
+        return {
+            "home": f"The user lives in {v}.",
+            "employer": f"The user works at {v}.",
+            "manager": f"The user's manager is {v}.",
+            "role": f"The user is now {'an' if v[:1].lower() in 'aeiou' else 'a'} {v}.",
+        }.get(self.slot, f"The user uses {v}.")
+
+
+# Tools that are used one at a time: the slot, the words that name each value (a memory and a
+# sentence that write a value differently still agree: "VS Code", "vscode"), and the category
+# of the memory a new value makes.
+_TOOLS: list[tuple[str, Category, dict[str, str]]] = [
+    (
+        "editor",
+        "skill_usage",
+        {
+            "VS Code": r"vs ?code|visual studio code",
+            "Neovim": r"neovim|nvim",
+            "Vim": r"(?<!neo)vim(?!\w)",
+            "Emacs": r"emacs|doom emacs|spacemacs",
+            "Cursor": r"cursor",
+            "PyCharm": r"pycharm",
+            "IntelliJ": r"intellij",
+            "Sublime Text": r"sublime",
+            "WebStorm": r"webstorm",
+            "Zed": r"zed",
+            "Helix": r"helix",
+            "Xcode": r"xcode",
+            "Eclipse": r"eclipse",
+        },
+    ),
+    (
+        "phone",
+        "fact",
+        {
+            "iPhone": r"iphone|苹果手机",
+            "Pixel": r"pixel",
+            "Galaxy": r"galaxy|samsung|三星",
+            "OnePlus": r"oneplus|一加",
+            "Xiaomi": r"xiaomi|小米",
+            "Huawei": r"huawei|华为",
+            "Android": r"android|安卓",
+        },
+    ),
+    (
+        "notes",
+        "skill_usage",
+        {
+            "Notion": r"notion",
+            "Obsidian": r"obsidian",
+            "Evernote": r"evernote|印象笔记",
+            "OneNote": r"onenote",
+            "Logseq": r"logseq",
+            "Bear": r"bear(?= app| notes)",
+            "Apple Notes": r"apple notes",
+            "语雀": r"语雀",
+            "飞书文档": r"飞书文档",
+        },
+    ),
+    (
+        "tracker",
+        "fact",
+        {
+            "Jira": r"jira",
+            "Linear": r"linear(?= app|\b(?! algebra| regression| model| time))",
+            "Trello": r"trello",
+            "Asana": r"asana",
+            "ClickUp": r"clickup",
+            "Monday": r"monday\.com",
+            "Shortcut": r"shortcut(?=\.com| app)",
+            "YouTrack": r"youtrack",
+            "Tapd": r"tapd",
+        },
+    ),
+    (
+        "database",
+        "fact",
+        {
+            "MySQL": r"mysql",
+            "PostgreSQL": r"postgres(?:ql)?|pg(?= \d)",
+            "MongoDB": r"mongo(?:db)?",
+            "TiDB": r"tidb",
+            "SQLite": r"sqlite",
+            "Oracle": r"oracle(?= db| database|数据库)",
+            "SQL Server": r"sql server|mssql",
+            "DynamoDB": r"dynamo(?:db)?",
+            "ClickHouse": r"clickhouse",
+            "OceanBase": r"oceanbase",
+        },
+    ),
+    (
+        "os",
+        "fact",
+        {
+            "macOS": r"macos|mac os|macbook|mac(?= now| mini| studio)",
+            "Windows": r"windows(?! key)",
+            "Linux": r"linux|ubuntu|fedora|arch linux|debian|nixos",
+        },
+    ),
+    (
+        "browser",
+        "preference",
+        {
+            "Chrome": r"chrome(?!book)",
+            "Firefox": r"firefox",
+            "Safari": r"safari",
+            "Arc": r"arc browser|(?<=to )arc\b|(?<=on )arc\b",
+            "Edge": r"(?<=microsoft )edge|edge browser",
+            "Brave": r"brave browser|(?<=to )brave\b|(?<=on )brave\b",
+        },
+    ),
+    (
+        "frontend",
+        "skill_usage",
+        {
+            "React": r"react(?! native)",
+            "Vue": r"vue",
+            "Angular": r"angular",
+            "Svelte": r"svelte",
+        },
+    ),
+    (
+        "password manager",
+        "fact",
+        {
+            "1Password": r"1password",
+            "Bitwarden": r"bitwarden",
+            "LastPass": r"lastpass",
+            "KeePass": r"keepass\w*",
+        },
+    ),
+    (
+        "shell",
+        "skill_usage",
+        {
+            "zsh": r"zsh|oh-my-zsh",
+            "fish": r"fish shell|(?<=to )fish\b",
+            "bash": r"(?<=to )bash\b|bash as my shell",
+        },
+    ),
+    (
+        "music",
+        "fact",
+        {
+            "Spotify": r"spotify",
+            "Apple Music": r"apple music",
+            "YouTube Music": r"youtube music",
+            "Tidal": r"tidal",
+            "网易云音乐": r"网易云",
+            "QQ音乐": r"qq ?音乐",
+        },
+    ),
+    (
+        "bank",
+        "fact",
+        {
+            "Chase": r"chase(?= bank|\b(?! after| down| the))",
+            "Wells Fargo": r"wells fargo",
+            "Bank of America": r"bank of america|bofa",
+            "Monzo": r"monzo",
+            "Revolut": r"revolut",
+            "a credit union": r"credit union",
+        },
+    ),
+]
+_TOOL_RES = [
+    (
+        slot,
+        category,
+        {
+            name: re.compile(rf"(?<![A-Za-z0-9_.]){p}(?![A-Za-z0-9_])", re.I)
+            for name, p in names.items()
+        },
+    )
+    for slot, category, names in _TOOLS
+]
+
+# The words that say a tool in use now: a switch, "now", "new", "since", "these days".
+_NOW_TOOL = re.compile(
+    r"\b(?:switched|switching over|made the (?:switch|jump|move)|moved (?:over )?(?:to|onto)|"
+    r"migrated|jumped (?:ship )?to|went (?:over )?to|converted to|replaced|ditched|dropped|"
+    r"gave up|never going back|now|nowadays|these days|been (?:on|using|living in) \w+ "
+    r"since|(?:on|using) \w+(?: \w+)? (?:since|for (?:a|the past|about|over) \w+)|"
+    r"(?:all|fully|full-time) (?:in|on) |went all in|"
+    r"no longer|not \w+ any ?more|anymore|instead)\b"
+    r"|换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|"
+    r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到|转(?:到|投|用|去)?\s*(?=[A-Za-z])",
+    re.I,
+)
+# A tool said to be left: a value after one of these is the old one ("switched from Vim to
+# Neovim", "我 VS Code 已经卸了").
+_LEFT_TOOL = re.compile(
+    r"\b(?:from|off|off of|instead of|rather than|over|no longer (?:use|using|on)|quit|ditched|"
+    r"dropped|gave up(?: on)?|replaced|away from|after \w+ (?:years?|months?) (?:of|on|with)|"
+    r"leaving|left|goodbye(?: to)?|bye|sold|gave away|traded in|returned)\s+(?:my |the |our |old )*$"
+    r"|\bold\s+$|(?:从|不再用|不用|卸了|放弃了?|告别|弃用|替换掉?|换掉|卖了|送了)\s*$",
+    re.I,
+)
+# A tool of before: "之前折腾了三年的 vim", "my previous Android".
+_BEFORE_TOOL = re.compile(
+    r"(?:之前|以前|原来|原先|老的)[^，,。！？]{0,12}$|\b(?:previous|former|old)\s+(?:\w+\s+){0,1}$"
+    r"|\bused to (?:use|be on|run)\s+$",
+    re.I,
+)
+_LEFT_TOOL_AFTER = re.compile(
+    r"^\s*(?:我们?)?(?:已经|早就|都)?(?:卸了|不用了|弃了|删了|退订了|送|卖|给|退了)|^\s*(?:is|was) (?:gone|dead|history)"
+    r"|^\s*(?:\w+ ){0,2}(?:any ?more|no more)",
+    re.I,
+)
+
+# Plans, wishes, questions and conditions state no value as the user's now.
+_NOT_NOW = re.compile(
+    r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
+    r"maybe|perhaps|worth|whether|if|plan(?:ning)? to|want(?:ed)? to|wanna|hoping to|"
+    r"going to|gonna|will|'ll|would|could|tempted|torn between|versus|or)\b"
+    r"|想|打算|考虑|准备|要不要|是否|如果|计划|可能|纠结|还是|或者|哪个",
+    re.I,
+)
+
+# Where the user lives: said as the place moved to, lived in now, or a home got there.
+_HOME_EN = re.compile(
+    rf"\b(?:moved|relocated|emigrated|moving)(?: back| over| up| down| out| across| all the way)*"
+    rf"(?: here)? (?:to|into) (?:the |a )?(?P<a>{_NAME})"
+    rf"|\b(?:(?:we|i) (?:now |currently )?(?:live|'re living|'m living|are living|am living)|"
+    rf"(?:we're|we are|i'm|i am) (?:now |currently )?(?:based|settled|living))"
+    rf" (?:out )?in (?P<b>{_NAME})"
+    rf"|\b(?:keys to|closed on|bought|moved into|renting|new) (?:our |my |a |the )?(?:[\w-]+ ){{0,2}}"
+    rf"(?:place|flat|apartment|house|home|condo|townhouse|loft|studio|terrace|bungalow|cottage|"
+    rf"semi|duplex|rowhouse|row house)"
+    rf" (?:in|out in|up in|down in|over in) (?P<c>{_NAME})"
+    rf"|\b(?:since|after) (?:we |i )?(?:moved|moving|relocated|relocating) to (?P<d>{_NAME})"
+    rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})",
+    re.I,
+)
+_HOME_ZH = re.compile(
+    rf"(?:搬到了?|搬去了?|搬来了?|迁到|落户|定居(?:在|到)?|安家(?:在|到)?|现在住(?:在|到)?|"
+    rf"目前住(?:在)?|住到了?|回到了?|新家在|房子买在了?)(?P<z>[{_CJK}]{{2,6}})"
+)
+_HOME_ZH_STOP = re.compile(
+    r"(?:了|快|已经|都|有|的|这|那|半|一|两|三|几|个|后|以后|之后|这边|那边|来|去|住|市|区).*$"
+)
+# Words that say the subject is someone else: "my sister moved to Paris", "他搬到成都了".
+_SOMEONE_ELSE = re.compile(
+    r"\b(?:he|she|they|his|her|their|(?:my|our) (?:\w+ )?(?:friend|friends|coworker|colleague|"
+    r"boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|son|daughter|"
+    r"neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws))\b"
+    r"|他|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学",
+    re.I,
+)
+# Where the user works: the new job, the first day, joining, starting.
+_EMPLOYER_EN = re.compile(
+    rf"\b(?:new (?:job|role|position|gig|team) (?:at|with)|first (?:day|week|month) at|"
+    rf"(?:i|i've|i have|just) (?:joined|started at|started working (?:at|for))|"
+    rf"(?:i'm|i am) (?:working )?(?:at|with|for)(?= (?-i:[A-Z])\S+ now)|"
+    rf"(?:i'm|i am) now (?:working )?(?:at|with|for)|(?:i )?work (?:at|for)(?= (?-i:[A-Z])\S+ now)|"
+    rf"(?:^|i |i've |just |finally )started (?:at|with|working (?:at|for))|"
+    rf"(?:accepted|took|signed) (?:the|an|their) offer (?:from|at)|got hired (?:at|by)|"
+    rf"onboarding at|hired (?:at|by))"
+    rf" (?P<a>{_NAME})",
+    re.I,
+)
+_EMPLOYER_ZH = re.compile(
+    rf"(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
+    rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
+    rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
+)
+# The user's role: said as a promotion or a new role ("got promoted to team lead", "升职做了
+# 主管"); a memory holds it as "is a/an ...", "works as ...".
+_ROLE_WORDS = (
+    r"developer|engineer|designer|scientist|researcher|teacher|student|doctor|nurse|lawyer|"
+    r"manager|analyst|architect|writer|consultant|founder|programmer|accountant|professor|"
+    r"lead|director|head of \w+|intern|associate|principal|vp|cto|ceo|coordinator|"
+    r"supervisor|specialist|editor|producer"
+)
+_ROLE_EN = re.compile(
+    rf"\b(?:(?:got|been|was|just got|finally got) promoted to|new role as|"
+    rf"(?:i'm|i am) (?:now )?(?:the |an? )?new)"
+    rf" (?:an? |the )?(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b",
+    re.I,
+)
+_ROLE_ZH = re.compile(
+    rf"(?:升职(?:成|为|做)了?|升(?:成|为|到)了?|被提拔(?:为|成)|当上了?|转岗(?:成|做|到)了?)"
+    rf"(?P<q>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|！|!|$)"
+)
+_ROLE_MEMORY = re.compile(
+    rf"\b(?:is|works as) (?:an? |the )(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b"
+    rf"|(?:用户)?(?:是|做)(?:一[名个位])?(?P<q>[{_CJK}A-Za-z]{{0,8}}(?:工程师|程序员|设计师|"
+    rf"老师|医生|护士|产品经理|研究员|分析师|架构师|律师|会计|主管|经理|总监|组长|实习生))",
+    re.I,
+)
+# Who the user reports to.
+_MANAGER_EN = re.compile(
+    rf"\b(?:report(?:ing)? to|new (?:manager|boss|lead) is|my (?:manager|boss|lead) is now)"
+    rf" (?P<a>{_NAME})(?= now|,|\.|!|$| instead| since| after)",
+    re.I,
+)
+
+# A memory's value of each slot.
+_HOME_MEMORY = re.compile(
+    rf"\b(?:lives?|living|is based|based|resides|rents? (?:an? |the )?\w+|owns? (?:an? |the )?\w+|"
+    rf"home is) in (?P<a>{_NAME})"
+    rf"|(?:住在|家在|定居在?|常驻)(?P<z>[{_CJK}]{{2,6}})",
+    re.I,
+)
+_EMPLOYER_MEMORY = re.compile(
+    rf"\b(?:works?|working|is employed|employed) (?:at|for|by) (?P<a>{_NAME})"
+    rf"|\bis (?:an? )?(?:[\w-]+ ){{0,3}}at (?P<b>{_NAME})$"
+    rf"|在(?P<z>[{_CJK}A-Za-z ]{{2,10}}?)(?:工作|上班|任职|做)",
+    re.I,
+)
+_MANAGER_MEMORY = re.compile(
+    rf"\b(?:manager|boss|lead) is (?P<a>{_NAME})|\breports to (?P<b>{_NAME})", re.I
+)
+
+
+_NAMED_SLOTS = {
+    False: [
+        ("home", _HOME_EN),
+        ("employer", _EMPLOYER_EN),
+        ("manager", _MANAGER_EN),
+        ("role", _ROLE_EN),
+    ],
+    True: [("home", _HOME_ZH), ("employer", _EMPLOYER_ZH), ("role", _ROLE_ZH)],
+}
+
+
+def _group(match: re.Match[str]) -> str:
+    return next(v for v in match.groups() if v)
+
+
+def _name(value: str) -> str | None:
+    value = value.strip().rstrip(".,;:!?'")
+    if not value or value.split()[0].casefold() in _NOT_NAMES:
+        return None
+    return value
+
+
+def _zh_name(value: str) -> str:
+    """A Chinese name cut where its words end ("字节第三周" -> "字节")."""
+    return value[:2] + re.sub(r"[第的后前里那这].*$", "", value[2:])
+
+
+def _zh_place(value: str) -> str | None:
+    # The first two characters are the name's ("成都", "三亚"); a stop word after them ends it.
+    value = value[:2] + _HOME_ZH_STOP.sub("", value[2:])
+    return value if len(value) >= 2 else None
+
+
+# A condition anywhere in a sentence makes all of it hypothetical ("if the offer comes
+# through, we'd move to Leeds").
+_CONDITION = re.compile(r"\b(?:if|unless|whether|would|we'd|i'd)\b|如果|假如|要是|万一|的话", re.I)
+# A question tacked on after a statement ("got the keys to our place in Leeds 🔑 what do I
+# need to sort first?"): the statement before it stands.
+_TRAILING_QUESTION = re.compile(
+    r"(?:^|[\s.!;:)]|[^\w\s,])\s*(?:what|how|why|where|which|who|any|anything|can|could|should|do|"
+    r"does|is|are)\b[^.!]*\?\s*$",
+    re.I,
+)
+_QUESTION_ZH = re.compile(r"(?:有啥|有没有|怎么|咋|什么|啥|吗|呢|哪)")
+
+
+def _statement_part(clause: str) -> str:
+    """The clause without a question it ends on; empty when it is all question."""
+    clause = clause.strip()
+    if CJK_RE.search(clause):
+        return "" if clause.endswith(("?", "？")) or _QUESTION_ZH.search(clause) else clause
+    if not clause.endswith("?"):
+        return clause
+    match = _TRAILING_QUESTION.search(clause)
+    if match is None or match.start() < 10:
+        return ""
+    return clause[: match.start()]
+
+
+def _stated(said: str) -> bool:
+    """True when ``said`` states rather than plans, wishes or asks."""
+    return not _NOT_NOW.search(said)
+
+
+def _tools_in(text: str) -> Iterable[tuple[str, Category, str, re.Match[str]]]:
+    for slot, category, names in _TOOL_RES:
+        for name, pattern in names.items():
+            for match in pattern.finditer(text):
+                yield slot, category, name, match
+
+
+def new_values(said: str) -> list[NewValue]:
+    """The single-valued facts ``said`` gives a new value, as the user's now."""
+    found: list[NewValue] = []
+    chinese = bool(CJK_RE.search(said))
+    # A question or a plan in the same clause leaves the value open; each clause is read alone
+    # ("what's good in Leeds? we just moved there" holds one statement).
+    if _CONDITION.search(said):
+        return []
+    clauses = [_statement_part(c) for c in re.split(r"(?<=[.!?。！？；;])\s*|[，,]\s*", said) if c]
+    for clause in clauses:
+        if not clause or not _stated(clause):
+            continue
+        for slot, pattern in _NAMED_SLOTS[chinese]:
+            for match in pattern.finditer(clause):
+                # "my sister moved to Paris": the move is someone else's.
+                if _SOMEONE_ELSE.search(clause[: match.start()]):
+                    continue
+                value = _group(match).strip()
+                if chinese:
+                    value = (_zh_place(value) if slot == "home" else _zh_name(value)) or ""
+                    if re.match(r"^(?:家|公司|单位|这|那|上班|外地)", value) or re.search(
+                        r"[年月周天职岗了]", value
+                    ):
+                        continue
+                    if value:
+                        found.append(NewValue(slot, value, "fact"))
+                else:
+                    # A role is written in lower case ("team lead"); a place or a company is a
+                    # name.
+                    name = value.strip() if slot == "role" else _name(value)
+                    if name:
+                        found.append(NewValue(slot, name, "fact"))
+        named: dict[str, list[NewValue]] = {}
+        for slot, category, name, match in _tools_in(clause):
+            before, after = clause[: match.start()], clause[match.end() :]
+            if (
+                _LEFT_TOOL.search(before)
+                or _BEFORE_TOOL.search(before)
+                or _LEFT_TOOL_AFTER.search(after)
+            ):
+                continue
+            # "my new Pixel": new says it is the one in use; otherwise a word of a switch.
+            if _NOW_TOOL.search(clause) or re.search(r"\bnew\s+$", before, re.I):
+                named.setdefault(slot, [])
+                if all(v.value != name for v in named[slot]):
+                    named[slot].append(NewValue(slot, name, category))
+        # Two values of one slot left standing ("Postgres for the new service, Mongo lost"):
+        # which one is the user's now is not said.
+        found += [values[0] for values in named.values() if len(values) == 1]
+    unique: dict[tuple[str, str], NewValue] = {}
+    for new in found:
+        unique.setdefault((new.slot, new.value.casefold()), new)
+    return list(unique.values())
+
+
+def slot_values(content: str) -> list[tuple[str, str]]:
+    """The single-valued facts a memory holds, as (slot, value)."""
+    found: list[tuple[str, str]] = []
+    for slot, pattern in (
+        ("home", _HOME_MEMORY),
+        ("employer", _EMPLOYER_MEMORY),
+        ("manager", _MANAGER_MEMORY),
+        ("role", _ROLE_MEMORY),
+    ):
+        for match in pattern.finditer(content):
+            value = _group(match).strip().rstrip("。.，,")
+            if match.groupdict().get("z"):
+                value = _zh_place(value) or value if slot == "home" else value
+            if value:
+                found.append((slot, value))
+    for slot, _, name, _ in _tools_in(content):
+        found.append((slot, name))
+    return found
+
+
+def _same(old: str, new: str) -> bool:
+    """True when two values of a slot name the same thing ("上海浦东" and "上海", "Stripe" and
+    "Stripe Inc")."""
+    a, b = old.casefold().strip(), new.casefold().strip()
+    if not a or not b:
+        return False
+    if a in b or b in a:
+        return True
+    if CJK_RE.search(a) and CJK_RE.search(b):
+        return a[:2] == b[:2]
+    return a.split()[0] == b.split()[0]
+
+
+def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewValue], list[str]]:
+    """The new values ``said`` gives, and the ids of known memories holding another value of
+    the same slot (only memories in the sentence's language for a place or an employer: a
+    Chinese name is not compared with an English one)."""
+    values = new_values(said)
+    ids: list[str] = []
+    if not values:
+        return values, ids
+    chinese = bool(CJK_RE.search(said))
+    lowered = said.casefold()
+    for entry_id, content in known:
+        held = slot_values(content)
+        for new in values:
+            olds = [v for slot, v in held if slot == new.slot]
+            if not olds or any(_same(old, new.value) for old in olds):
+                continue
+            if new.slot in ("home", "employer", "manager", "role"):
+                if bool(CJK_RE.search(content)) != chinese:
+                    continue
+                # The old value named as still so ("we moved to Leeds, my job is still in
+                # York") is left alone unless the sentence says it was left.
+                if any(
+                    old.casefold() in lowered
+                    and not re.search(
+                        rf"(?:from|left|quit|off|instead of|从|离开|离职)\s*{re.escape(old.casefold())}",
+                        lowered,
+                    )
+                    for old in olds
+                ):
+                    continue
+            ids.append(entry_id)
+            break
+    return values, list(dict.fromkeys(ids))

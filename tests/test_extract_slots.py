@@ -1,0 +1,233 @@
+"""Single-valued facts read as slots (a new value said as the present retires the old one),
+spoken date shapes, stories of the past, and how a taste is said."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import pytest
+from freezegun import freeze_time
+
+from everbot_memory.core.candidate import Candidate
+from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules.dates import resolve_date
+from everbot_memory.extract.rules.extractor import _kind
+from everbot_memory.extract.rules.slots import new_values, replaced_by
+from everbot_memory.extract.rules.updates import changed_memories
+from everbot_memory.extract.rules.wording import corrected
+
+KNOWN = [
+    ("home", "The user lives in Exeter."),
+    ("job", "The user works at Brightline Media."),
+    ("editor", "The user writes code in Sublime Text."),
+    ("phone", "The user has a Galaxy S21."),
+    ("boss", "The user's manager is Tomasz."),
+    ("role", "The user is a junior backend developer."),
+    ("zhome", "用户住在南京鼓楼区"),
+    ("zjob", "用户在华为做嵌入式开发"),
+    ("znotes", "用户用印象笔记整理资料"),
+]
+
+
+@pytest.mark.parametrize(
+    "said, retired",
+    [
+        ("finally got the keys to our flat in Norwich", ["home"]),
+        ("we're living in Cardiff now and the rent is half", ["home"]),
+        ("after we relocated to Dundee the commute got easy", ["home"]),
+        ("my first week at Halcyon Labs was a blur", ["job"]),
+        ("started at Orbital Freight on Tuesday", ["job"]),
+        ("been on Helix since February and I don't miss anything", ["editor"]),
+        ("made the switch to PyCharm over the holidays", ["editor"]),
+        ("I'm reporting to Ingrid now, she's great", ["boss"]),
+        ("去年年底跳槽去了小红书", ["zjob"]),
+        ("我们搬来厦门三个多月了", ["zhome"]),
+        ("资料现在都用语雀整理了", ["znotes"]),
+        ("we bought a tiny stone cottage in Whitby!! how do I find a plumber?", ["home"]),
+        ("上个月起转 Obsidian 了，以前的印象笔记留着当归档", ["znotes"]),
+        ("入职阿里第二个月了，节奏比想象的快", ["zjob"]),
+    ],
+)
+def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: list[str]) -> None:
+    assert replaced_by(said, KNOWN)[1] == retired
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "should we move to Norwich at some point?",
+        "thinking about switching to PyCharm",
+        "my brother just moved to Cardiff",
+        "I still use Sublime Text for quick notes",
+        "我朋友跳槽去了小红书",
+        "要不要搬去厦门呢",
+        "I switched from PyCharm back to Sublime Text",
+        "we compared Obsidian and Notion for the team wiki, both are fine",
+        "if the visa comes through, we'd move to Dundee in spring",
+        "如果拿到 offer，就跳槽去小红书",
+    ],
+)
+def test_plans_questions_others_and_the_same_value_retire_nothing(said: str) -> None:
+    assert replaced_by(said, KNOWN)[1] == []
+
+
+def test_a_value_said_to_be_left_is_not_the_new_one() -> None:
+    assert [v.value for v in new_values("sold my old Pixel, the iPhone is my daily now")] == [
+        "iPhone"
+    ]
+    assert [v.value for v in new_values("Evernote 已经卸了，全换 Obsidian 了")] == ["Obsidian"]
+
+
+def test_the_new_value_is_kept_as_a_memory_that_replaces_the_old() -> None:
+    messages = [
+        {
+            "role": "user",
+            "content": "any tips for a first garden? got the keys to our place in Norwich!",
+        }
+    ]
+    known = "[home] The user lives in Exeter."
+    with freeze_time(datetime(2026, 5, 4, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, known)
+    assert [(c.content, c.contradicts) for c in found if "Norwich" in c.content] == [
+        ("The user lives in Norwich.", ("home",))
+    ]
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("下下周二去拔牙", date(2026, 5, 19)),
+        ("这周末要搬家", date(2026, 5, 10)),
+        ("明晚请同事吃饭", date(2026, 5, 5)),
+        ("下礼拜四交方案", date(2026, 5, 14)),
+        ("半个月后复诊", date(2026, 5, 19)),
+        ("下个月初交房租", date(2026, 6, 1)),
+        ("6月中旬考驾照", date(2026, 6, 15)),
+        ("the vet visit is on the 21st of May", date(2026, 5, 21)),
+        ("we fly out in a couple of days", date(2026, 5, 6)),
+        ("the kitchen gets fitted tmrw", date(2026, 5, 5)),
+        ("review is two weeks from today", date(2026, 5, 18)),
+    ],
+)
+def test_spoken_date_shapes(said: str, day: date) -> None:
+    assert resolve_date(said, date(2026, 5, 4)) == day  # a Monday
+
+
+def test_a_bare_weekend_is_no_day() -> None:
+    assert resolve_date("周末一般在家烤面包", date(2026, 5, 4)) is None
+
+
+def _close(
+    lines: list[str], day: datetime = datetime(2026, 5, 4, 12, tzinfo=timezone.utc)
+) -> list[Candidate]:
+    messages = [{"role": "user", "content": line} for line in lines]
+    with freeze_time(day):
+        return RuleExtractor().extract(messages, "")
+
+
+def test_a_story_of_a_weekend_gone_by_is_no_todo() -> None:
+    for candidate in _close(["went to my first pottery class this weekend and made a wonky mug"]):
+        assert candidate.category != "todo", candidate.content
+
+
+def test_an_event_on_a_coming_day_is_a_todo() -> None:
+    found = _close(["my half marathon is on the 17th, first one ever"])
+    assert [(c.category, c.expires_at.date().isoformat()) for c in found if c.expires_at] == [
+        ("todo", "2026-05-18")
+    ]
+
+
+@pytest.mark.parametrize(
+    "fitted, said",
+    [
+        ("fact", "I'd rather take the night train than fly, airports wear me out"),
+        ("fact", "honestly I can't stand open-plan offices, too much noise"),
+        ("experience", "我实在受不了太吵的咖啡馆，一般去图书馆写东西"),
+        ("fact", "比起外卖我更愿意自己做饭，干净一些"),
+    ],
+)
+def test_a_taste_is_a_preference_whatever_the_model_says(fitted: str, said: str) -> None:
+    assert _kind(said, fitted) == "preference"  # type: ignore[arg-type]
+
+
+def test_a_plain_fact_keeps_the_models_kind() -> None:
+    assert _kind("my daughter started second grade this fall", "fact") == "fact"
+
+
+def test_a_promotion_gives_the_role_a_new_value() -> None:
+    values, retired = replaced_by("just got promoted to senior developer, still sinking in", KNOWN)
+    assert [(v.slot, v.value) for v in values] == [("role", "senior developer")]
+    assert retired == ["role"]
+
+
+def test_graduating_said_without_a_subject_ends_the_student_stage() -> None:
+    known = [("k1", "用户在读博三，做蛋白质结构预测"), ("k2", "用户喜欢爬山")]
+    assert changed_memories("终于毕业了，论文总算过了", known) == ("k1",)
+    assert changed_memories("我表妹毕业了，在找工作", known) == ()
+
+
+def test_the_selector_falls_back_to_words_without_the_embeddings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from everbot_memory.extract.rules import selector as selector_module
+
+    shipped = selector_module.load_selector()
+    assert shipped is not None and shipped.dense is not None
+    monkeypatch.setattr(selector_module, "embedder", lambda: None)
+    said = "I've been a night-shift nurse for six years now."
+    assert shipped.in_use_threshold == shipped.threshold
+    assert shipped.judge(said) == shipped.judge_features(selector_module.features(said))
+
+
+def test_the_selector_judges_by_meaning_with_the_embeddings() -> None:
+    from everbot_memory.extract.rules import selector as selector_module
+
+    shipped = selector_module.load_selector()
+    if selector_module.embedder() is None:
+        pytest.skip("the embeddings extra is not installed")
+    assert shipped is not None and shipped.dense is not None
+    fact = shipped.judge("我在一家做光伏逆变器的公司当硬件工程师")
+    chat = shipped.judge("ok sounds good, thanks a lot")
+    assert fact.probability > shipped.in_use_threshold > chat.probability
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("我打算去杭州读研，哦不对，是苏州", "我打算去苏州读研"),
+        ("我下周五飞广州，不对，周六", "我下周六飞广州"),
+        ("我妈生日是腊月，啊不对，是冬月", "我妈生日是冬月"),
+    ],
+)
+def test_a_chinese_correction_replaces_the_value_whole(said: str, kept: str) -> None:
+    assert corrected(said) == kept
+
+
+def test_a_pasted_report_or_a_question_without_a_mark_is_no_memory() -> None:
+    report = (
+        "This sprint the data team shipped the new ingestion pipeline, moved the nightly jobs "
+        "to the new scheduler, cut the warehouse bill by a fifth, onboarded two analysts, "
+        "rewrote the retention dashboards, fixed the flaky exports, documented the lineage of "
+        "every table we own, and still found time to run a small hack day on the side, where "
+        "two of the newer people built a tiny tool that flags stale dashboards every morning."
+    )
+    assert _close([report]) == []
+    assert _close(["从杭州开车到黄山大概要多久"]) == []
+
+
+def test_a_chinese_correction_of_a_count_keeps_the_later_one() -> None:
+    assert corrected("我家老大读初一，不对，初二了") == "我家老大读初二了"
+    assert corrected("我爸今年六十五岁，啊不对，六十六岁") == "我爸今年六十六岁"
+
+
+@pytest.mark.parametrize(
+    "said, today, day",
+    [
+        ("端午前把粽子寄给外婆", date(2026, 5, 1), date(2026, 6, 18)),
+        ("中秋回老家看爸妈", date(2027, 8, 20), date(2027, 9, 15)),
+        ("五一之前要把驾照考下来", date(2026, 3, 2), date(2026, 4, 30)),
+        ("过年前得把年终总结交了", date(2027, 1, 4), date(2027, 2, 5)),
+    ],
+)
+def test_holidays_and_the_day_before_them(said: str, today: date, day: date) -> None:
+    assert resolve_date(said, today) == day
