@@ -555,3 +555,19 @@ def test_a_later_stage_of_life_ends_the_earlier(said: str, retired: tuple[str, .
 )
 def test_the_users_voice_reads_as_one_clean_sentence(said: str, memory: str) -> None:
     assert about_the_user(said) == memory
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        # A filler taken off leaves the verb in lower case: still the user's.
+        ("sprained my wrist climbing", "The user sprained their wrist climbing."),
+        ("broke my phone screen again", "The user broke their phone screen again."),
+        # A state, not an act, takes "is".
+        ("Exhausted after my night shifts", "The user is exhausted after their night shifts."),
+        ("based in Porto with my partner", "The user is based in Porto with their partner."),
+        ("Used to swim at my old club", "The user used to swim at their old club."),
+    ],
+)
+def test_a_dropped_subject_in_lower_case_or_before_a_state(said: str, memory: str) -> None:
+    assert about_the_user(said) == memory

@@ -284,14 +284,23 @@ _QUESTION_EN = re.compile(
 
 
 _DROPPED_SUBJECT = re.compile(
-    r"(?:[A-Z][a-z]+ed(?<!eed)|"
-    + "|".join(w.title() for w in sorted(_PAST))
+    # A past tense, typed with a capital or not ("honestly, tore my ACL" loses its filler).
+    r"(?:(?!(?i:based|located|supposed|related)\b)[A-Za-z][a-z]+ed(?<!eed)|"
+    + "|".join(f"[{w[0]}{w[0].upper()}]{w[1:]}" for w in sorted(_PAST))
     + r"|Need|Want|Love|Hate|Like|Have|Miss|Enjoy|Prefer|Work|Live"
     r"|Didn't|Haven't|Can't|Couldn't)\s"
     # Not a name standing as the subject ("Fred is my manager", "Jared and I").
     r"(?!(?:I|you|is|was|are|were|has|had|and|or|will|would|can|could|says|thinks|[a-z]+ed|"
     + "|".join(sorted(_PAST))
     + r")\b)"
+)
+
+
+# Participles that describe the speaker rather than tell what they did.
+_STATE = re.compile(
+    r"(?i:tired|excited|stressed|bored|worried|interested|scared|annoyed|obsessed|exhausted|"
+    r"pleased|surprised|confused|disappointed|frustrated|relieved|thrilled|based|located|"
+    r"stuck|done|addicted|allergic|supposed)\s"
 )
 
 
@@ -314,7 +323,10 @@ def about_the_user(said: str) -> str:
         return f'The user asked: "{text}"'
     # Chat drops the subject ("Lost my job yesterday", "Started pottery in May"): a sentence
     # that opens with a verb in the past tense and speaks of the user is the user's.
-    if _DROPPED_SUBJECT.match(text) and re.search(r"\b(?:my|me|myself|i)\b", text, re.I):
+    if _STATE.match(text) and re.search(r"\b(?:my|me|myself|i)\b", text, re.I):
+        # A state, not an act: "Tired of my commute" -> "I'm tired of my commute".
+        text = "I'm " + text[0].lower() + text[1:]
+    elif _DROPPED_SUBJECT.match(text) and re.search(r"\b(?:my|me|myself|i)\b", text, re.I):
         text = "I " + text[0].lower() + text[1:]
     rewritten = (
         third_person(text)
