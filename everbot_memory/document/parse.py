@@ -7,11 +7,11 @@ as notes. So nothing a person wrote is dropped by a save.
 
 from __future__ import annotations
 
-import gc
 import re
 from datetime import datetime
 
 from ..core.clock import utcnow
+from ..core.collector import collection_paused
 from ..core.entry import MemoryEntry
 from .blocks import Block, read_blocks
 from .content import decode_content
@@ -41,15 +41,8 @@ def parse(text: str, now: datetime | None = None) -> Document:
 
     ``now`` is when a hand-edited score starts to decay (default: the clock).
     """
-    # Reading a large file makes a few objects per line, none of them garbage: a collection
-    # pass in the middle only walks them (a fifth of the time at 10,000 entries).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collection_paused():
         return _parse(text, now)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _parse(text: str, now: datetime | None) -> Document:

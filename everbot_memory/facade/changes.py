@@ -8,15 +8,14 @@ locked load and one atomic save.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.clock import utcnow
+from ..core.collector import collection_paused
 from ..core.entry import Category, Importance, MemoryEntry, check_group, check_text
 from ..core.merge import MemoryMerger, MergeResult
 from ..core.rules import CATEGORIES
@@ -59,24 +58,6 @@ def _candidate(content: str, category: str, importance: str, group: str | None) 
         raise EverbotMemoryError(f"nothing remembered: {exc.errors()[0]['msg'].lower()}") from exc
 
 
-@contextlib.contextmanager
-def _collection_paused() -> Iterator[None]:
-    """The garbage collector paused while a change runs (as :func:`parse` pauses it).
-
-    A change makes a few objects for each memory (decayed copies, rendered text, the hooks'
-    rows) and almost none are cyclic garbage, but every few thousand allocations a collection
-    walks them all: about 6% of a ``remember`` into 10,000 memories. What a change leaves is
-    collected as usual afterwards.
-    """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
-
 class Changes:
     """Changes to the file (each under the lock) and reads of it; the base of ``Memory``."""
 
@@ -100,7 +81,7 @@ class Changes:
 
     def _update(self, change: Callable[[list[MemoryEntry]], list[MemoryEntry]]) -> None:
         self.warnings = []
-        with self.store.lock(), _collection_paused():
+        with self.store.lock(), collection_paused():
             self.store.save(change(self.store.load()))
         self.warnings += self.store.warnings
 

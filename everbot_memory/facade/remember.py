@@ -13,7 +13,7 @@ import os
 from ..core.entry import MemoryEntry, check_group
 from ..core.merge import MergeResult
 from ..core.rules import CATEGORIES, IMPORTANCES
-from ..storage.lock import DEFAULT_LOCK_TIMEOUT
+from ..storage.lock import DEFAULT_LOCK_TIMEOUT, lock_timeout_setting
 from .changes import Changes
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
     "IMPORTANCES",
     "check_group_name",
+    "lock_timeout_setting",
     "remember_file",
 ]
 

@@ -73,21 +73,6 @@ def plain_remember(args: list[str]) -> Remember | None:
     return Remember(text, **given)  # type: ignore[arg-type]
 
 
-def _lock_timeout() -> float | None:
-    """$EVERBOT_MEMORY_LOCK_TIMEOUT as the app reads it; None when the app must say it is
-    wrong."""
-    from ..facade.remember import DEFAULT_LOCK_TIMEOUT
-
-    raw = os.environ.get("EVERBOT_MEMORY_LOCK_TIMEOUT", "")
-    if not raw:
-        return DEFAULT_LOCK_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        return None
-    return value if value >= 0 else None
-
-
 def _echo(text: str, err: bool = False) -> None:
     """Print a line as the app's ``typer.echo`` does."""
     stream = sys.stderr if err else sys.stdout
@@ -120,7 +105,9 @@ def run(args: list[str]) -> int | None:
         return None
     if call.group is not None and check_group_name(call.group):
         return None
-    timeout = _lock_timeout()
+    from ..facade.remember import lock_timeout_setting
+
+    timeout = lock_timeout_setting()
     if timeout is None:
         return None
     # The app's --file default: $EVERBOT_MEMORY_FILE when set (and not empty), else ./MEMORY.md.

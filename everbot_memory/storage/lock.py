@@ -11,10 +11,23 @@ import filelock
 
 from ..errors import LockTimeoutError, StoreError
 
-__all__ = ["DEFAULT_LOCK_TIMEOUT", "LOCK_MODE", "WriterLock", "try_lock"]
+__all__ = ["DEFAULT_LOCK_TIMEOUT", "LOCK_MODE", "WriterLock", "lock_timeout_setting", "try_lock"]
 
 #: Seconds a writer waits for another writer's lock (``$EVERBOT_MEMORY_LOCK_TIMEOUT``).
 DEFAULT_LOCK_TIMEOUT = 10.0
+
+
+def lock_timeout_setting() -> float | None:
+    """How long writers wait for the lock: $EVERBOT_MEMORY_LOCK_TIMEOUT in seconds, else the
+    default; None when the setting is not a number of seconds (the caller says so)."""
+    raw = os.environ.get("EVERBOT_MEMORY_LOCK_TIMEOUT", "")
+    if not raw:
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if value >= 0 else None
 
 
 #: The lock file's mode when the engine creates it.

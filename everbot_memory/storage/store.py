@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import hashlib
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
 from ..core.clock import iso, utcnow
+from ..core.collector import collection_paused
 from ..core.entry import MemoryEntry
 from ..core.merge import fingerprint, rebase, unite
 from ..core.profile import ordered
@@ -208,7 +208,7 @@ class MemoryStore:
         (an editor saved it), the change from the loaded entries to ``entries`` is replayed on
         the new content instead of overwriting it. On any failure the file is left as it was.
         """
-        with _collection_paused():
+        with collection_paused():
             known = {} if self._loaded is None else self._loaded[1].sources
             entries, self.warnings = _scrub_new(entries, known)
             with self.lock():
@@ -459,23 +459,6 @@ def _complete(snapshot: Snapshot) -> bool:
         return False
     total = _TOTAL_RE.search(data[:400])
     return total is None or data.count(_HEADING) >= int(total.group(1))
-
-
-@contextlib.contextmanager
-def _collection_paused() -> Iterator[None]:
-    """The garbage collector paused during a save (as :func:`parse` pauses it while reading).
-
-    A save makes a few objects for each memory (its text, the hooks' rows), almost none of
-    them cyclic garbage, and every few thousand allocations a collection would walk every
-    memory of the file. What a save leaves is collected as usual afterwards.
-    """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 @functools.cache

@@ -26,7 +26,8 @@ except ImportError:  # pragma: no cover
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from ...errors import EverbotMemoryError
-from ...facade.memory import CATEGORIES, DEFAULT_LOCK_TIMEOUT, EXTRACTORS, Memory
+from ...facade.memory import CATEGORIES, EXTRACTORS, Memory
+from ...facade.remember import lock_timeout_setting
 from ..entries import entry_json
 
 if TYPE_CHECKING:
@@ -156,14 +157,9 @@ def reporting() -> Iterator[None]:
 
 def lock_timeout() -> float:
     """How long writers wait for the lock: $EVERBOT_MEMORY_LOCK_TIMEOUT, checked."""
-    raw = os.environ.get("EVERBOT_MEMORY_LOCK_TIMEOUT", "")
-    if not raw:
-        return DEFAULT_LOCK_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:
+    value = lock_timeout_setting()
+    if value is None:
+        raw = os.environ.get("EVERBOT_MEMORY_LOCK_TIMEOUT", "")
         raise fail(f"EVERBOT_MEMORY_LOCK_TIMEOUT={raw!r} is not a number of seconds")
     return value
 
