@@ -126,7 +126,7 @@ def test_a_record_that_does_not_check_out_is_ignored(
     elif damage == "garbage":
         data = b"\x00\xff not json"
     else:
-        data = data.replace(b'"format":1', b'"format":0', 1)
+        data = data.replace(b'"format":%d' % parsed_module.FORMAT, b'"format":0', 1)
     record.write_bytes(data)
     parses.clear()
     doc = MemoryStore(memory_path).load_document()
@@ -221,3 +221,27 @@ def test_the_record_is_what_a_parse_of_the_written_file_gives(
         return
     if recorded is not None:
         _same(recorded, text)
+
+
+def test_the_profile_made_from_recorded_entries_follows_their_changes(memory_path: Path) -> None:
+    lives = make_entry("p1", "The user lives in Porto.", 0.9, category="fact")
+    works = make_entry("p2", "The user works at Nordwind Logistics.", 0.8, category="fact")
+    MemoryStore(memory_path).save([lives, works, *_entries()])
+    assert "Porto" in memory_path.read_text(encoding="utf-8").split("## Active")[0]
+    parsed_module._ROWS.clear()
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    assert store.load_document().derived is not None  # the record's profile, reused
+    moved = [e.replace(content="The user lives in Lisbon.") if e.id == "p1" else e for e in loaded]
+    store.save(moved)
+    text = memory_path.read_text(encoding="utf-8")
+    profile = text.split("## Active")[0]
+    assert "Lisbon" in profile and "Porto" not in profile
+    assert "Nordwind" in profile
+    # What a save from a parse (no record) writes for the same memories.
+    other = memory_path.with_name("OTHER.md")
+    MemoryStore(other).save(moved)
+    assert (
+        other.read_text(encoding="utf-8").split("## Active")[0].split("\n", 4)[4]
+        == (profile.split("\n", 4)[4])
+    )

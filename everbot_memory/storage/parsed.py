@@ -33,7 +33,7 @@ __all__ = ["FILE", "Record", "document", "of_save", "record"]
 #: The record's name in the side folder.
 FILE = "parsed"
 #: Bumped whenever the rows or the header change meaning: an older record is not read.
-FORMAT = 1
+FORMAT = 2
 
 # The rows of the last record read or written in this process, by memory file: each entry
 # with its row, so the next record encodes only the entries that changed.
@@ -101,6 +101,9 @@ def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
     result.entries = [entry for entry, _ in rendered.sources.values()]
     result.lines = {key: skip + starts[key][0] for key in rendered.sources}
     result.sources = dict(rendered.sources)
+    # Not a parse's, but true of this text: the profile it shows, made from these entries
+    # (a save from the record derives it again only when a memory it comes from changed).
+    result.derived = rendered.derived
     return Record(result, [starts[e.id][1] for e in result.entries])
 
 
@@ -141,6 +144,7 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
         "profile": doc.profile,
         "lines": [doc.lines[e.id] for e in doc.entries],
         "heights": kept.heights,
+        "derived": None if doc.derived is None else [list(doc.derived[0]), list(doc.derived[1])],
     }
     _remember(name, rows)
     data = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -179,6 +183,10 @@ def document(files: SideFiles, version: str, text: str) -> Document | None:
             head["last_updated"],
         )
         doc.profile = list(head["profile"])
+        derived = head["derived"]
+        if derived is not None:
+            person, shown = derived
+            doc.derived = (tuple(map(str, person)), tuple(map(str, shown)))
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None  # not a record this version wrote: parse the file
     file_lines = text.split("\n")
