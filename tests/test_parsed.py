@@ -255,3 +255,32 @@ def test_the_profile_made_from_recorded_entries_follows_their_changes(memory_pat
         other.read_text(encoding="utf-8").split("## Active")[0].split("\n", 4)[4]
         == (profile.split("\n", 4)[4])
     )
+
+
+def test_the_hooks_rebuild_their_files_from_the_record(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from everbot_memory.facade.hooks import refresh
+
+    parse_module = sys.modules["everbot_memory.document.parse"]
+
+    MemoryStore(memory_path).save(_entries())
+    calls: list[int] = []
+    real = parse_module.parse
+
+    def counting(text: str, *args: object) -> Document:
+        calls.append(len(text))
+        return real(text, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parse_module, "parse", counting)
+    later = (T0 + days(2)).timestamp()  # a day passed: the hooks' files are stale
+    _, rows = refresh(memory_path, later)
+    assert calls == []
+    assert len(rows.rows) == len(_entries())
+    # An editor's version is parsed.
+    text = memory_path.read_text(encoding="utf-8")
+    memory_path.write_text(text.replace("over unittest", "over nose"), encoding="utf-8")
+    _, rows = refresh(memory_path, later)
+    assert calls and any("over nose" in row for row in rows.rows)

@@ -29,7 +29,7 @@ from ..document.model import Document, Problem
 from ..document.parse import parse
 from ..document.render import Body, render_header, render_parts
 from ..errors import NotTextError, StoreError
-from . import hot, parsed
+from . import hot_build, parsed
 from .atomic import digest
 from .backend import (
     QUIET_SECONDS,
@@ -322,7 +322,7 @@ class MemoryStore:
             base = None
             if doc.version is not None and doc.version == snapshot.version:
                 base = (doc.version, doc.entries)
-            cached = hot.prepare(
+            cached = hot_build.prepare(
                 self.path,
                 written,
                 wanted,
