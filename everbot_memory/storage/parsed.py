@@ -33,7 +33,7 @@ __all__ = ["FILE", "Record", "document", "of_save", "record"]
 #: The record's name in the side folder.
 FILE = "parsed"
 #: Bumped whenever the rows or the header change meaning: an older record is not read.
-FORMAT = 2
+FORMAT = 3
 
 # The rows of the last record read or written in this process, by memory file: each entry
 # with its row, so the next record encodes only the entries that changed.
@@ -136,7 +136,6 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
     head = {
         "format": FORMAT,
         "sha256": version,
-        "check": _check(body),
         "count": len(lines),
         "last_updated": doc.last_updated,
         "preamble": doc.preamble,
@@ -148,8 +147,10 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
     }
     _remember(name, rows)
     data = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    data += b"\n" + body
+    # The first line: a checksum of the rest, so that a record damaged anywhere is not read.
     with contextlib.suppress(OSError):
-        write_atomically(files.hook_file(FILE), data + b"\n" + body, durable=False)
+        write_atomically(files.hook_file(FILE), _check(data).encode() + b"\n" + data, durable=False)
 
 
 def _remember(name: str, rows: dict[str, tuple[MemoryEntry, bytes]]) -> None:
@@ -166,11 +167,14 @@ def document(files: SideFiles, version: str, text: str) -> Document | None:
             data = handle.read()
     except OSError:
         return None
-    first, _, body = data.partition(b"\n")
+    check, _, rest = data.partition(b"\n")
+    first, _, body = rest.partition(b"\n")
     try:
         head = json.loads(first)
-        if head["format"] != FORMAT or head["sha256"] != version or _check(body) != head["check"]:
+        if head["format"] != FORMAT or head["sha256"] != version:
             return None
+        if _check(rest).encode() != check:
+            return None  # damaged
         count, starts, heights = head["count"], head["lines"], head["heights"]
         lines = body.split(b"\n") if count else []
         if not len(lines) == len(starts) == len(heights) == count:
