@@ -17,8 +17,8 @@ reuses the rows of the others, as read or written by this process.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
+import zlib
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -41,8 +41,9 @@ _ROWS: dict[str, dict[str, tuple[MemoryEntry, bytes]]] = {}
 _ROWS_FILES = 4
 
 
-def _check(body: bytes) -> str:
-    return hashlib.blake2b(body, digest_size=16).hexdigest()
+def _check(data: bytes) -> bytes:
+    # Against damage, not tampering: the file it describes is the one to trust.
+    return b"%08x" % zlib.crc32(data)
 
 
 def _time(value: datetime | None) -> str | None:
@@ -97,21 +98,21 @@ def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
         if alone.problems or alone.entries:
             return None
         result.preamble, result.notes, result.profile = alone.preamble, alone.notes, alone.profile
-    starts = rendered.starts
     result.entries = [entry for entry, _ in rendered.sources.values()]
-    result.lines = {key: skip + starts[key][0] for key in rendered.sources}
-    result.sources = dict(rendered.sources)
     # Not a parse's, but true of this text: the profile it shows, made from these entries
     # (a save from the record derives it again only when a memory it comes from changed).
     result.derived = rendered.derived
-    return Record(result, [starts[e.id][1] for e in result.entries])
+    places = list(rendered.starts.values())  # in file order, as the entries
+    return Record(result, [skip + at for at, _ in places], [height for _, height in places])
 
 
 class Record(NamedTuple):
-    """A parse to keep: the document, and how many lines each entry's text takes (0: an
-    entry a save would render anew), in file order."""
+    """A parse to keep: the document (its entries, and a person's text around them), the
+    line each entry's heading is on (from 1) and how many lines its text takes, in file
+    order. Every entry's text is its canonical one."""
 
     doc: Document
+    lines: list[int]
     heights: list[int]
 
 
@@ -121,18 +122,18 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
     from .atomic import write_atomically
 
     doc = kept.doc
-
     name = str(files.target)
-    known = _ROWS.pop(name, {})
-    rows: dict[str, tuple[MemoryEntry, bytes]] = {}
+    rows = _ROWS.pop(name, {})
     lines: list[bytes] = []
-    for entry in doc.entries:
-        found = known.get(entry.id)
+    keep = lines.append
+    for entry in doc.entries:  # every memory of every save: only a changed one is encoded
+        found = rows.get(entry.id)
         if found is None or not (found[0] is entry or found[0] == entry):
-            found = (entry, _row(entry))
-        rows[entry.id] = found
-        lines.append(found[1])
-    body = b"\n".join(lines)
+            found = rows[entry.id] = (entry, _row(entry))
+        keep(found[1])
+    if len(rows) != len(lines):  # some memories are gone
+        rows = {e.id: rows[e.id] for e in doc.entries}
+    _remember(name, rows)
     head = {
         "format": FORMAT,
         "sha256": version,
@@ -141,16 +142,15 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
         "preamble": doc.preamble,
         "notes": doc.notes,
         "profile": doc.profile,
-        "lines": [doc.lines[e.id] for e in doc.entries],
+        "lines": kept.lines,
         "heights": kept.heights,
         "derived": None if doc.derived is None else [list(doc.derived[0]), list(doc.derived[1])],
     }
-    _remember(name, rows)
     data = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    data += b"\n" + body
+    data += b"\n" + b"\n".join(lines)
     # The first line: a checksum of the rest, so that a record damaged anywhere is not read.
     with contextlib.suppress(OSError):
-        write_atomically(files.hook_file(FILE), _check(data).encode() + b"\n" + data, durable=False)
+        write_atomically(files.hook_file(FILE), _check(data) + b"\n" + data, durable=False)
 
 
 def _remember(name: str, rows: dict[str, tuple[MemoryEntry, bytes]]) -> None:
@@ -173,7 +173,7 @@ def document(files: SideFiles, version: str, text: str) -> Document | None:
         head = json.loads(first)
         if head["format"] != FORMAT or head["sha256"] != version:
             return None
-        if _check(rest).encode() != check:
+        if _check(rest) != check:
             return None  # damaged
         count, starts, heights = head["count"], head["lines"], head["heights"]
         lines = body.split(b"\n") if count else []
