@@ -480,3 +480,68 @@ def test_passwords_said_to_a_command_or_in_passing_are_redacted(text: str, secre
 )
 def test_a_port_a_prompt_or_a_described_passphrase_is_no_secret(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # A password set to a new value, joined by "'s", a dash, a question mark, or after
+        # "is the same as before:", or between quotes with spaces.
+        ("Updated the office printer password to Kx7-Hollow-12 today", "Kx7-Hollow-12"),
+        ("the staging db password's Rw4-Quill-88", "Rw4-Quill-88"),
+        ("password for the NAS -- Mv2-Pine-67", "Mv2-Pine-67"),
+        ("the VPN password? Tq9-Ember-31", "Tq9-Ember-31"),
+        ("the root password is unchanged: Dp5Harbor77", "Dp5Harbor77"),
+        ('we set the passphrase to "copper kettle 19 dune"', "copper kettle 19 dune"),
+        # A login with its password, however they are joined.
+        ("the printer login is service / HvTqnPwzLKmd", "HvTqnPwzLKmd"),
+        ("login: ops-bot, Zk3-Lumen-55", "Zk3-Lumen-55"),
+        ("the NAS login is admin and Fq8-Cedar-20", "Fq8-Cedar-20"),
+        ("username kira pass Wb6-Sable-43", "Wb6-Sable-43"),
+        ("账户 lihua，密码 Lh@2026go", "Lh@2026go"),
+        # What opens a door, a safe, a vault or an account besides a password.
+        ("the front door passcode is 640213", "640213"),
+        ("code for the back gate: 3391#", "3391#"),
+        ("the lockbox combination is 22-08-41", "22-08-41"),
+        ("wi-fi: Orchard-Glen-9", "Orchard-Glen-9"),
+        ("our Vault root key is Hy6-Marble-70", "Hy6-Marble-70"),
+        ("security answer: Biscuit2011", "Biscuit2011"),
+        ("门禁码是 580371", "580371"),
+        ("密保答案：xiaohei2010", "xiaohei2010"),
+        ("门禁密码 470326#", "470326#"),
+        # A wallet's recovery words, a national identity number.
+        (
+            "mnemonic: zebra lunar pistol ocean ginger velvet maple timber cactus harbor "
+            "onion quartz",
+            "ocean ginger velvet",
+        ),
+        ("my SSN: 219-09-9999", "219-09-9999"),
+        ("身份证号 11010519491231002X", "11010519491231002X"),
+    ],
+)
+def test_secrets_said_in_prose_are_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I changed my password to something stronger",
+        "I set the editor theme to Solarized-Dark",
+        "reset the counter to 1000",
+        "The user builds Docker images with BuildKit.",
+        "The user's timezone is Europe/Lisbon.",
+        "the login page password field is broken",
+        "account 12345, password reset sent",
+        "the gate code changed, ask the landlord",
+        "the combination of rust and python works well",
+        "the recovery key is stored in the safe",
+        "my security answer is the name of my first dog",
+        "密码 2024年更新过",
+        "the seed phrase has twelve words",
+        "my GPG key 0x3AA5C34371567BD2",
+        "The wifi is slow today",
+    ],
+)
+def test_prose_about_passwords_and_codes_is_left_alone(text: str) -> None:
+    assert redact(text).text == text

@@ -132,6 +132,8 @@ def token_value(value: str) -> bool:
         return False
     if value.lower().startswith(("ssh-", "ecdsa-", "sha256:", "sha1:", "md5:")):
         return False  # a public key or a fingerprint, which may be shared
+    if re.fullmatch(r"0x(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16})", value):
+        return False  # an OpenPGP key id ("key 0x3AA5C34371567BD2"), public
     for part in re.split(r"[-_.:/+=~]", value):
         letters = any(c.isalpha() for c in part)
         digits = any(c.isdigit() for c in part)

@@ -36,7 +36,11 @@ PRIVATE_KEYS: tuple[Rule, ...] = (
 _STOP = "\\s\"'`”’，。,;；、！？）】\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 _END = rf"(?=[.!?:)\]}}>]*(?:[{_STOP}]|&[A-Za-z_]\w*=|$))"
 # The value itself: not a placeholder opening ($X, <x>, {{x}}, [redacted...], ****).
-_VALUE = rf"(?P<secret>(?![$<{{\[(%*•])(?:[^{_STOP}&]|&(?![A-Za-z_]\w*=))+?){_END}"
+# Between quotes, a value may hold spaces ("Lark 83 Tundra"); the quotes stay.
+_VALUE = (
+    rf"(?P<secret>(?<=[\"“'‘])(?![$<{{\[(%*•])[^\"”'’\n]{{4,64}}?(?=[\"”'’])"
+    rf"|(?![$<{{\[(%*•])(?:[^{_STOP}&]|&(?![A-Za-z_]\w*=))+?{_END})"
+)
 # A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword).
 # A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword), or
 # ends an upper-case name (PGPASSWORD, VAULTTOKEN); a Chinese label stands anywhere
@@ -47,32 +51,57 @@ _START = (
     r"|(?=[\u3400-\u9fff]))"
 )
 _STRONG = r"pass(?:word|wd|phrase)|pwd|pw|密码|口令"
+# What else opens a door or an account: a code, a combination, a key that unlocks a vault or a
+# disk, the answer to a security question. Their values are checked as a password's, and only
+# after "is", ":" or the like (never a bare value: "the gate code changed").
+_OPENS = (
+    r"wi-?fi|wlan|pass\s?code|combination|"
+    r"(?:door|gate|alarm|entry|lock|safe|garage|building|lockbox|keypad|access|unlock|"
+    r"security|entrance)\s+code|"
+    r"code\s+(?:to|for)\s+(?:the\s+|my\s+|our\s+)?(?:front\s+|back\s+|main\s+)?"
+    r"(?:door|gate|alarm|building|safe|lock|garage|lockbox|keypad|apartment|house|office)|"
+    r"(?:unseal|recovery|master|root|vault|encryption|decryption|backup|licen[cs]e|product|"
+    r"activation|bitlocker)\s+key|"
+    r"security\s+(?:question\s+)?answer|answer\s+to\s+(?:my|the)\s+security\s+question|"
+    r"secret\s+answer|memorable\s+(?:word|answer)|"
+    r"门禁(?:密码|码)?|密保(?:答案)?|安全问题(?:的)?答案|激活码|序列号|开锁码"
+)
 _WEAK = r"apikey|api[_ -]key|secret|token|key|pat|credentials?|密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
 _QUOTE = r"[\"'`“‘]?"
 # "password: x", "DB_PASSWORD=x", "password is x", "密码是x", "password for the account is x".
 _CONNECTOR = (
     r"(?:\s+(?:for|of|on|from|to)\s+[^.,;:!?\n\"'“]{1,40}?)?(?:\s*[（(][^（()）\n]{1,30}[)）])?"
-    r"(?:[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?"
+    r"(?:\s+(?:is|was)\s+(?:still\s+|now\s+)?(?:the\s+same(?:\s+as\s+(?:before|ever|last\s+time))?"
+    r"|unchanged|as\s+follows|the\s+following|this|below)\s*[:：]"
+    r"|[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?|['’]s(?:\s+now)?"
+    r"|\s+(?:[—–]|-{1,2})|\?"
     r"|\s*(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|变成了?))"
 )
 
 
-def _labelled(labels: str) -> str:
-    """A label, how the value is joined to it (or only a space: ``bare``), then the value."""
-    return (
-        rf"(?i){_START}(?:{labels})"
-        rf"(?:{_CONNECTOR}|(?P<bare>[ \t]+))[ \t]*{_QUOTE}{_VALUE}"
-    )
+def _labelled(labels: str, bare: bool = True) -> str:
+    """A label, how the value is joined to it (or, with ``bare``, only a space), then the
+    value: a word, or what stands between quotes (spaces and all)."""
+    join = rf"(?:{_CONNECTOR}|(?P<bare>[ \t]+))" if bare else rf"(?:{_CONNECTOR})(?P<bare>(?!))?"
+    return rf"(?i){_START}(?:{labels}){join}[ \t]*{_QUOTE}{_VALUE}"
 
 
 # What a clause ends with once the value is read ("the wifi password is sunshine.").
 _CLAUSE_END = re.compile(r"[.!?:)\]}>\"'`”’]*\s*(?:$|[,.;:!?，。；：！？\n])")
 
 
+_CHINESE_LABEL = re.compile(r"密码|口令")
+
+
 def _after_password(match: re.Match[str]) -> bool:
     value = match["secret"]
     if match["bare"] is not None:
-        # "password hunter2" without "is" or ":": only a value with letters and digits.
+        # "password hunter2" without "is" or ":": only a value with letters and digits, or,
+        # after a Chinese label, any value ("门禁密码 369258#": no sentence goes on that way).
+        if _CHINESE_LABEL.search(match.string, match.start(), match.start("bare")):
+            after = match.string[match.end() : match.end() + 1]
+            cjk = bool(after) and "\u3400" <= after <= "\u9fff"  # "密码 2024年改过": a year
+            return not cjk and len(value) >= 4 and password_value(value, False)
         return len(value) >= 6 and any(c.isalpha() for c in value) and password_value(value, False)
     return password_value(value, _CLAUSE_END.match(match.string, match.end()) is not None)
 
@@ -88,6 +117,27 @@ _DESCRIBES_PASSPHRASE = re.compile(
     r"hard|different|unique|generated|characters|letters|digits|numbers|in|on|at|the|a|an|my|"
     r"your|his|her|our|their|from|with|set|changed|reset|expired|wrong)\b"
 )
+
+
+# The password named after a login's name: "pass X", "the password is X", "密码 X".
+_NAMED_PASSWORD = (
+    r"(?:(?:the\s+|my\s+)?(?:pass(?:word)?|pwd|pw|密码)(?:\s+is|\s*[:：=是为])?\s*)"
+)
+
+
+def _after_login(match: re.Match[str]) -> bool:
+    value = match["secret"]
+    return password_value(value, False) or _random_word(value)
+
+
+def _random_word(value: str) -> bool:
+    """True for a single word that reads as typed at random: upper and lower case mixed past
+    its first letter ("PRYnnyEUPzmp", not "Paris" or "iPhone")."""
+    if not value.isalpha() or len(value) < 8:
+        return False
+    rest = value[1:]
+    changes = sum(1 for a, b in zip(rest, rest[1:]) if a.isupper() != b.isupper())
+    return changes >= 3
 
 
 def _password(match: re.Match[str]) -> bool:
@@ -154,12 +204,47 @@ FIELDS: tuple[Rule, ...] = (
         _password,
         short=True,
     ),
+    # A login and its password together: "the admin login is admin / X", "login: bob, X",
+    # "the router login is admin and X", and with the password named, "login lena, pass X",
+    # "user bob / pwd X", "账号 zhangsan，密码 X". After a name and such a separator, what
+    # follows is the password even as a word typed at random ("PRYnnyEUPzmp").
     field(
         "password",
-        "login credential creds 账号 用户名 登录",
-        rf"(?i)(?:login|credentials?|creds|账号|用户名|登录)[^.\n。;；]{{0,40}}?"
-        rf"(?:\s(?:is|are)|[:：=是为])\s*[^\s/]{{1,64}}\s*/\s*{_VALUE}",
-        lambda m: password_value(m["secret"], False),
+        "login credential creds 账号 账户 用户名 登录",
+        rf"(?i)(?<![A-Za-z0-9])(?:log-?in|credentials?|creds|账号|账户|用户名|登录)"
+        rf"(?![A-Za-z])[^.\n。;；]{{0,40}}?(?:\s(?:is|are)\s|[:：是为])\s*[^\s/,，;；]{{1,64}}?"
+        rf"\s*(?:/|[,，;；]|\sand\s)\s*{_NAMED_PASSWORD}?{_QUOTE}{_VALUE}",
+        _after_login,
+        short=True,
+    ),
+    field(
+        "password",
+        "login user account acct 账号 账户 用户名 登录",
+        rf"(?i)(?<![A-Za-z0-9])(?:log-?in|user(?:\s?name)?|account|acct|账号|账户|用户名|登录)"
+        rf"(?![A-Za-z])(?:\s+(?:name|id))?\s*[:：=]?\s*[^\s/,，;；]{{1,64}}?"
+        rf"\s*(?:/|[,，;；]|\sand\s)?\s*{_NAMED_PASSWORD}{_QUOTE}{_VALUE}",
+        _after_login,
+        short=True,
+    ),
+    # A wallet's recovery words: twelve to twenty-four words after the label.
+    field(
+        "seed-phrase",
+        "seed recovery mnemonic phrase 助记词",
+        r"(?i)(?:(?:seed|recovery|mnemonic|backup|secret\s+recovery)\s+(?:phrase|words)|"
+        r"mnemonic|助记词)(?:\s+(?:is|are|was)|\s*[:：=是为])\s*[\"'“]?"
+        r"(?P<secret>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})(?![a-z])",
+        lambda m: len(m["secret"].replace(",", " ").split()) in (12, 15, 18, 21, 24),
+        short=True,
+    ),
+    # A national identity number given as one: a US social security number, a Chinese
+    # resident identity card number.
+    field(
+        "national-id",
+        "social security ssn 身份证",
+        r"(?i)(?:social\s+security\s+(?:number|no\.?|#)|(?<![A-Za-z])ssn(?![A-Za-z])|"
+        r"身份证(?:号码|号)?)[^\d\n]{0,12}?"
+        r"(?P<secret>\d{3}-\d{2}-\d{4}|\d{9}|\d{17}[\dXx])(?![\dA-Za-z])",
+        lambda m: len(set(m["secret"])) > 3,
         short=True,
     ),
     field(
@@ -180,6 +265,22 @@ FIELDS: tuple[Rule, ...] = (
     ),
     field("password", "pass pwd pw 密码 口令", _labelled(_STRONG), _after_password, short=True),
     field(
+        "password",
+        "wifi wi-fi wlan code combination key answer memorable 门禁 密保 答案 激活码 序列号 开锁码",
+        _labelled(_OPENS, bare=False),
+        _after_password,
+        short=True,
+    ),
+    # A password set to a new value: "changed my gmail password to X", "reset the PIN to X".
+    field(
+        "password",
+        "chang set reset updat switch rotat",
+        rf"(?i)\b(?:chang|set|reset|updat|switch|rotat)\w*\s+(?:[\w'’-]+\s+){{0,4}}?"
+        rf"(?:{_STRONG}|{_OPENS}|pin)\s+to\s+{_QUOTE}{_VALUE}",
+        lambda m: password_value(m["secret"]),
+        short=True,
+    ),
+    field(
         "secret",
         "key secret token pat credential 密钥 秘钥 私钥 令牌 凭证 凭据 授权码",
         _labelled(_WEAK),
@@ -188,7 +289,7 @@ FIELDS: tuple[Rule, ...] = (
     field(
         "password",
         "pw pass",
-        rf"(?i)(?<![A-Za-z0-9])(?:pw|pass)\s*[:=：]\s*{_QUOTE}{_VALUE}",
+        rf"(?i)(?<![A-Za-z0-9])(?:pw|pass)(?:\s*[:=：]|\s+(?:[—–]|-{{1,2}}))\s*{_QUOTE}{_VALUE}",
         _password,
         short=True,
     ),
