@@ -9,6 +9,7 @@ generated (see :mod:`.checks`), so that "the secret is patience" stays as it is.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from .checks import basic_credentials, card_number, names_data, password_value, token_value
 from .rule import Rule, field
@@ -120,9 +121,7 @@ _DESCRIBES_PASSPHRASE = re.compile(
 
 
 # The password named after a login's name: "pass X", "the password is X", "密码 X".
-_NAMED_PASSWORD = (
-    r"(?:(?:the\s+|my\s+)?(?:pass(?:word)?|pwd|pw|密码)(?:\s+is|\s*[:：=是为])?\s*)"
-)
+_NAMED_PASSWORD = r"(?:(?:the\s+|my\s+)?(?:pass(?:word)?|pwd|pw|密码)(?:\s+is|\s*[:：=是为])?\s*)"
 
 
 def _after_login(match: re.Match[str]) -> bool:
@@ -136,7 +135,7 @@ def _random_word(value: str) -> bool:
     if not value.isalpha() or len(value) < 8:
         return False
     rest = value[1:]
-    changes = sum(1 for a, b in zip(rest, rest[1:]) if a.isupper() != b.isupper())
+    changes = sum(1 for a, b in pairwise(rest) if a.isupper() != b.isupper())
     return changes >= 3
 
 
