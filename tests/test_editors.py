@@ -253,3 +253,68 @@ def test_editors_of_every_style_against_three_writers_lose_nothing(
     assert out.editor_lost == []
     assert out.engine_lost == []
     assert out.seeded_lost == []
+
+
+@pytest.mark.parametrize("stall", [0.6, 1.6])
+def test_an_editor_stalling_mid_save_loses_nothing(memory_path: Path, stall: float) -> None:
+    # A slow disk or a network folder: the editor writes half its save, stalls, and writes
+    # the rest while the engine saves (its rest lands in the file the engine swapped out).
+    seeded = _seed(memory_path, 30)
+    text = memory_path.read_text(encoding="utf-8")
+    edited = text.replace(
+        "\n## Archived Memories",
+        "\n### fact | 0.9 | 2026-11-26\nA hand-written note.\n\n## Archived Memories",
+    ).encode()
+    half = len(edited) // 2
+    handle = open(memory_path, "r+b")  # noqa: SIM115 - kept open across the stall, as an editor
+    handle.truncate(0)
+    handle.write(edited[:half])
+    handle.flush()
+    memory = MemoryManager(memory_path)
+    done = threading.Event()
+
+    def finish() -> None:
+        time.sleep(stall)
+        handle.write(edited[half:])
+        handle.close()
+        done.set()
+
+    threading.Thread(target=finish).start()
+    memory.remember("The engine adds this while the editor stalls.")
+    done.wait()
+    memory.remember("One more memory after the editor's save.")
+    final = memory_path.read_text(encoding="utf-8")
+    for content in seeded:
+        assert content in final
+    assert "A hand-written note." in final
+    assert "The engine adds this while the editor stalls." in final
+    assert "One more memory after the editor's save." in final
+
+
+def test_a_file_cut_short_keeps_every_memory_and_says_so(memory_path: Path) -> None:
+    # Left so (the editor crashed): the memories it lacks are kept, with a warning.
+    seeded = _seed(memory_path, 12)
+    data = memory_path.read_bytes()
+    memory_path.write_bytes(data[: len(data) // 2])  # ends mid-line
+    store = MemoryStore(memory_path)
+    entries = store.load()
+    assert {e.content for e in entries} == set(seeded)
+    assert any("half-written" in w for w in store.warnings)
+    store.save([*entries, make_entry("z9", "A memory saved after the cut.", 0.5)])
+    final = memory_path.read_text(encoding="utf-8")
+    assert all(content in final for content in seeded)
+
+
+def test_a_person_deleting_memories_without_fixing_the_header_count_is_a_deletion(
+    memory_path: Path,
+) -> None:
+    _seed(memory_path, 12)
+    lines = memory_path.read_text(encoding="utf-8").split("\n\n")
+    kept = [chunk for chunk in lines if "Seeded memory number 3." not in chunk]
+    kept = [chunk for chunk in kept if "Seeded memory number 4." not in chunk]
+    memory_path.write_text("\n\n".join(kept), encoding="utf-8")  # "Total entries: 12" stays
+    store = MemoryStore(memory_path)
+    store.save([*store.load(), make_entry("z9", "A memory saved after the edit.", 0.5)])
+    final = memory_path.read_text(encoding="utf-8")
+    assert "Seeded memory number 3." not in final and "Seeded memory number 4." not in final
+    assert "A memory saved after the edit." in final

@@ -21,6 +21,7 @@ from everbot_memory.document import Document, parse, render
 from everbot_memory.errors import LockTimeoutError, NotTextError, StoreError
 from everbot_memory.storage.atomic import digest
 from everbot_memory.storage.journal import KEEP, Journal
+from everbot_memory.storage.paths import SideFiles
 from everbot_memory.storage.store import MemoryStore
 
 CANONICAL = FIXTURES / "memory" / "canonical.md"
@@ -428,6 +429,10 @@ def test_unreadable_file_gives_a_clear_error(memory_path: Path, setup, error, me
     setup(memory_path)
     with pytest.raises(error, match=message):
         MemoryStore(memory_path).load()
+    with pytest.raises(error, match=message):
+        MemoryStore(memory_path).save([make_entry()])
+    if message == "is a directory":
+        assert not SideFiles.of(memory_path).folder.exists()  # nothing made beside it
 
 
 @pytest.mark.parametrize("failing", ["MEMORY.md", "MEMORY.md.bak"])

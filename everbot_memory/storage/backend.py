@@ -168,6 +168,10 @@ class LocalFile:
                 "fix the link or point --file at the memory file",
                 self.path,
             )
+        if self.files.target.is_dir():  # refused before a side folder is made beside it
+            raise StoreError(
+                f"{self.path} is a directory, not a file; pass --file with a file path", self.path
+            )
         self.files.ensure()  # the lock is in the side folder, made here for a first save
         return self._lock.held()
 

@@ -70,7 +70,7 @@ class SideFiles:
         # Made when the memory file exists; before that only by a writer (:meth:`ensure`), so
         # reading a memory that is not there leaves nothing behind.
         folder = self.folder
-        if not folder.is_dir() and os.path.lexists(self.target):
+        if not folder.is_dir() and os.path.isfile(self.target):  # not beside a folder's name
             self._make_folder(folder)
         return folder / name
 

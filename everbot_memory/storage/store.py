@@ -134,7 +134,36 @@ class MemoryStore:
             doc.sources.clear()
         if self.journal.knows(snapshot.version):
             return doc, (snapshot.version,)
-        return self._replayed(snapshot.data, doc, now)
+        doc, parents = self._replayed(snapshot.data, doc, now)
+        return self._kept_whole(snapshot.data, doc, now)[0], parents
+
+    def _kept_whole(
+        self, data: bytes, doc: Document, now: datetime | None = None
+    ) -> tuple[Document, bool]:
+        """``doc``, the reading of ``data``, with nothing lost if ``data`` is a save caught
+        halfway (see :func:`_cut_short`): every memory of the engine's newest version it lacks
+        is kept (unless the engine itself removed it), and its last memory, which may be cut
+        mid-text, is the engine's while the engine has it. What the person meant comes with
+        the rest of their save (a late write, merged by the next save). Also returns whether
+        ``data`` looked cut short."""
+        head = self.journal.head()
+        if head is None or not _cut_short(data, head[1]):
+            return doc, False
+        ours = parse(decode(head[1], self.path), now)
+        mine = {e.id: e for e in ours.entries}
+        have = {e.id for e in doc.entries}
+        forgot = self.journal.forgotten()
+        last = max(doc.lines, key=doc.lines.__getitem__, default=None)
+        entries = [mine[e.id] if e.id == last and e.id in mine else e for e in doc.entries]
+        entries += [e for e in ours.entries if e.id not in have and e.id not in forgot]
+        kept = len(entries) - len(doc.entries)
+        self.warnings.append(
+            f"{self.path} looked half-written (an editor still saving it?): "
+            f"{kept} memories missing from it were kept"
+        )
+        result = Document(entries, ours.preamble, ours.notes, doc.last_updated, doc.problems)
+        result.profile = ours.profile
+        return result, True
 
     def _replayed(
         self,
@@ -261,6 +290,11 @@ class MemoryStore:
                         unmerged.add(token)
                         continue
                     doc, more = self._replayed(data, theirs, ours=doc)
+                    doc, cut = self._kept_whole(data, doc)
+                    if cut:
+                        # Still being written: merged as it stands, and kept to be merged
+                        # again, whole, by a later save.
+                        unmerged.add(token)
                     parents += more
                 wanted = (
                     list(entries)
@@ -387,7 +421,11 @@ class MemoryStore:
         while True:
             snapshot = self.backend.read()
             if force or not _complete(snapshot):
-                quiet = self._quiet(snapshot, deadline, force)
+                # Bytes that stop mid-line are most likely an editor's save in progress: give
+                # it longer to go on (a slow disk, a network folder) before taking them as is.
+                data = snapshot.data or b""
+                mid_line = not data.endswith(b"\n")
+                quiet = self._quiet(snapshot, deadline, force, 1.0 if mid_line else QUIET_SECONDS)
                 if quiet is not None:
                     return quiet
                 continue  # it became whole: read it again as whole
@@ -400,11 +438,13 @@ class MemoryStore:
             self._check_deadline(deadline)
             time.sleep(WRITE_GAP_SECONDS - snapshot.age)
 
-    def _quiet(self, snapshot: Snapshot, deadline: float, force: bool) -> Snapshot | None:
-        """``snapshot``, or what follows it, once the bytes stop changing for a moment; None
-        as soon as (unless ``force``) they change into a file that looks whole."""
+    def _quiet(
+        self, snapshot: Snapshot, deadline: float, force: bool, seconds: float = QUIET_SECONDS
+    ) -> Snapshot | None:
+        """``snapshot``, or what follows it, once the bytes stop changing for ``seconds``;
+        None as soon as (unless ``force``) they change into a file that looks whole."""
         stable_since = monotonic()
-        while monotonic() - stable_since < QUIET_SECONDS:
+        while monotonic() - stable_since < seconds:
             self._check_deadline(deadline)
             time.sleep(0.02)
             again = self.backend.read()
@@ -465,6 +505,20 @@ WRITE_GAP_SECONDS = 0.05
 
 _TOTAL_RE = re.compile(rb"<!--\s*Total entries\s*:\s*(\d+)\s*-->")
 _HEADING = b"\n### ["
+
+
+def _cut_short(data: bytes, whole: bytes) -> bool:
+    """True when ``data`` reads as a save caught halfway rather than a person's edit of the
+    engine's version ``whole``: it ends mid-line, or it lacks a section heading that
+    ``whole`` has and every save writes (an edit does not delete "## Archived Memories")."""
+    if not data.strip():
+        return bool(whole.strip())  # emptied: a truncate before the write, not a wish
+    if not data.endswith(b"\n"):
+        return True
+    return any(
+        heading in whole and heading not in data
+        for heading in (b"\n## Archived Memories\n", b"\n## Active Memories\n")
+    )
 
 
 def _complete(snapshot: Snapshot) -> bool:
