@@ -30,7 +30,7 @@ _WEEKDAY_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 
 def resolve_date(text: str, today: date) -> date | None:
     """The day a todo names ("tomorrow", "next Wednesday", "下周三", "3月5日"), from ``today``."""
-    lowered = text.lower()
+    lowered = _full_weekdays(text.lower())
 
     def upcoming(weekday: int, next_week: bool) -> date:
         if next_week:
@@ -41,6 +41,11 @@ def resolve_date(text: str, today: date) -> date | None:
         (r"\bday after tomorrow\b|后天", lambda m: today + timedelta(days=2)),
         (r"\btomorrow\b|明天", lambda m: today + timedelta(days=1)),
         (r"\btonight\b|\btoday\b|今天|今晚", lambda m: today),
+        # A day of the month is the more exact ("on Thursday the 19th").
+        (
+            r"\b(?:the |on the |by the |before the )(\d{1,2})(?:st|nd|rd|th)\b(?! of)",
+            lambda m: _day_of_month(today, int(m.group(1))),
+        ),
         (rf"\bnext ({WEEKDAYS})\b", lambda m: upcoming(_WEEKDAY_EN[m.group(1)], True)),
         (
             rf"\b(?:this|on|by|before) ({WEEKDAYS})\b",
@@ -51,7 +56,8 @@ def resolve_date(text: str, today: date) -> date | None:
             lambda m: upcoming(_WEEKDAY_ZH[m.group(1)], True),
         ),
         (
-            r"(?:这|本)?(?:周|星期)([一二三四五六日天])",
+            # "周天" is Sunday, but "第一周天天" is "every day of the first week".
+            r"(?:这|本)?(?:周|星期)([一二三四五六日]|天(?!天))",
             lambda m: upcoming(_WEEKDAY_ZH[m.group(1)], False),
         ),
         (
@@ -159,8 +165,14 @@ def resolve_date(text: str, today: date) -> date | None:
             result: date | None = build(match)
             return result
     if not CJK_RE.search(text):
-        return _parsed(text, today)
+        return _parsed(text, today) or _mid_month(lowered, today)
     return None
+
+
+def _mid_month(lowered: str, today: date) -> date | None:
+    """The middle of a month named so ("mid-April"), when no other day is named."""
+    match = re.search(rf"\bmid[- ]?({_MONTHS})[a-z]*\b", lowered)
+    return _month_day(today, _MONTHS.split("|").index(match.group(1)) + 1, 15) if match else None
 
 
 _ZH_DIGITS = "一二两三四五六七八九十"
@@ -188,6 +200,44 @@ _MONTH_ONLY = re.compile(
 
 
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+
+# How long something lasts or lasted, not when it happens: "for about six weeks (now)", "six
+# weeks ago", "after months of".
+_LASTING = re.compile(
+    r"\b(?:for|past|last|over|within|spent|took|takes|been)\s+(?:(?:about|around|almost|nearly|"
+    r"over|like|roughly|the|a|another|just)\s+)*$",
+    re.I,
+)
+_LASTED = re.compile(r"^\s*(?:now|ago|already|of|straight|in a row|so far|earlier|before)\b", re.I)
+_SPAN = re.compile(r"^\s*(?:after|for)\s+(?:days|weeks|months|years)\b", re.I)
+# Weekdays as people shorten them: the unambiguous ones always, "mon", "wed", "sat" and "sun"
+# (words of their own too) only where a day is said ("on sat", "sat morning", "sun at 3").
+_SHORT_DAYS = {
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+    "sat": "saturday",
+    "sun": "sunday",
+}
+_SHORT_DAY = re.compile(
+    r"\b(tues?|weds|thu(?:rs?)?|fri)\b\.?"
+    r"|(?:(?<=\bon )|(?<=\bby )|(?<=\bthis )|(?<=\bnext )|(?<=\buntil )|(?<=\bbefore ))"
+    r"(mon|wed|sat|sun)\b\.?"
+    r"|\b(mon|wed|sat|sun)\b\.?(?= (?:morning|night|evening|afternoon|at \d|\d{1,2}(?::\d\d)?\s?(?:am|pm)?\b))",
+    re.I,
+)
+
+
+def _full_weekdays(text: str) -> str:
+    """``text`` with shortened weekdays written out ("dentist thurs 3:30" -> "dentist thursday
+    3:30")."""
+    return _SHORT_DAY.sub(lambda m: _SHORT_DAYS[next(g for g in m.groups() if g).lower()], text)
 
 
 def _month_end(today: date, name: str) -> date:
@@ -297,9 +347,14 @@ def _parsed(text: str, today: date) -> date | None:
 
     calendar = parsedatetime.Calendar(version=parsedatetime.VERSION_CONTEXT_STYLE)
     source = datetime.combine(today, time(12, 0))
-    for when, _, start, _, said in calendar.nlp(text, sourceTime=source) or ():
+    text = _full_weekdays(text)
+    for when, _, start, end, said in calendar.nlp(text, sourceTime=source) or ():
         if _SINCE.search(text[:start]):
             continue  # "broken since Monday", "35 as of Tuesday": a day gone by
+        if _LASTING.search(text[:start]) or _LASTED.match(text[end:]) or _SPAN.match(said):
+            continue  # "for about six weeks now", "after months of": how long, not when
+        if said.strip(" .").lower() in ("mon", "wed", "sat", "sun"):
+            continue  # "I sat down", "the sun": a word, not a weekday
         # A month alone ("in December", "starts in September") names no day to keep.
         if (
             _DATE_WORDS.search(said)

@@ -326,6 +326,12 @@ _QUESTION_ZH = re.compile(
 _RECURRING = re.compile(
     r"\b(?:every|each|weekly|daily|monthly|nightly|twice a|once a|\w+ times a|from now on|"
     r"going forward|starting (?:next|this|from))\b|从[^，。]{1,6}起(?!床)"
+    # Weekdays in the plural, or a weekday's part of the day ("Sunday nights I batch cook",
+    # "mondays are reheating", "mon to wed mornings", "weeknights").
+    r"|\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weeknights|"
+    r"weekends|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) (?:nights|mornings|"
+    r"evenings|afternoons)|on weekends|(?:mon|tue|wed|thu|fri|sat|sun)\w* (?:to|through|-) "
+    r"(?:mon|tue|wed|thu|fri|sat|sun)\w*)\b"
     r"|每(?:天|周|个?月|年|晚|早|次|个?星期)|一周[一二两三四五六七\d]次|[一二三四五六日](?:[一二三四五六日]){1,2}(?:上午|下午|晚上)",
     re.I,
 )
@@ -355,6 +361,44 @@ _PAST = re.compile(
 def _past(said: str) -> bool:
     """True when the sentence opens as a story of what happened (its first clause)."""
     return bool(_PAST.search(re.split(r"[,，;；:：]", said, maxsplit=1)[0].strip()))
+
+
+# Words that say something is to be done, whatever the day: on the day itself ("today",
+# "tonight"), a todo needs one of these; an event of today is being lived, not planned
+# ("PASSED my motorcycle test today", "Today I'm just sleeping").
+_MUST = re.compile(
+    r"\b(?:need to|needs to|have to|has to|got to|gotta|must|remind|don't forget|deadline|due|"
+    r"appointment|appt)\b|提醒|记得|别忘|必须|得去|要去|要交|截止|到期|之前",
+    re.I,
+)
+
+
+# A time of day: an event of today at a set time is still to come ("今晚九点半开会").
+_CLOCK = re.compile(
+    r"\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b|\b\d{1,2}:\d\d\b|\bat (?:noon|\d{1,2})\b"
+    r"|[\d一二两三四五六七八九十]{1,3}点",
+    re.I,
+)
+
+
+def _to_do_on(day: date | None, today: date, said: str) -> bool:
+    """True when ``day`` is one a todo can be for: a day to come, or today with something
+    still to be done or a time set."""
+    if day is None:
+        return False
+    return day > today or (day == today and bool(_MUST.search(said) or _CLOCK.search(said)))
+
+
+def _own_taste(said: str) -> bool:
+    """True when ``said`` gives a taste of the user's own ("I can't stand crowds", "我最讨厌人
+    挤人"), not someone else's ("面试官很喜欢问系统设计")."""
+    for match in _TASTE.finditer(said):
+        if not CJK_RE.match(match.group(0)[:1]):
+            return True  # the English wordings hold their subject ("I", "we", "my")
+        clause = re.split(r"[，,。！？!?；;]", said[: match.start()])[-1]
+        if clause == "" or re.search(r"我(?!们)[^，。]{0,4}$", clause):
+            return True
+    return False
 
 
 def _without_request(said: str) -> str:
@@ -523,7 +567,12 @@ class RuleExtractor:
         if len(re.findall(r"[A-Za-z]{2,}", left)) + (len(CJK_RE.findall(left)) + 1) // 2 < 2:
             return None  # "周五中午提醒一下吧", "remind me tomorrow": when, but nothing to do
         day = resolve_date(said, today)
+        if not _to_do_on(day, today, said) and not reminder:
+            return None
         if day is None or day < today:
+            return None
+        # A taste said with a day ("国庆想出去玩，我最讨厌人挤人") is the taste.
+        if _own_taste(said) and not _MUST.search(said):
             return None
         content = about_the_user(_clean(said))
         if not content or redact(content).only_secret:
@@ -556,9 +605,10 @@ class RuleExtractor:
         if category == "todo" and _RECURRING.search(said):
             category = "workflow"  # done again and again: a habit, whatever the model says
         day = resolve_date(said, today)
+        if category == "todo" and day is not None and not _to_do_on(day, today, said):
+            category = "experience" if _past(said) else "fact"  # today's, being lived
         if (
-            day is not None
-            and day >= today
+            _to_do_on(day, today, said)
             and category in ("fact", "todo", "experience")
             and not _TASTE.search(said)
             and not _RECURRING.search(said)
