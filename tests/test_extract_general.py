@@ -11,6 +11,7 @@ from freezegun import freeze_time
 
 from everbot_memory.extract.rules import RuleExtractor
 from everbot_memory.extract.rules.dates import resolve_date
+from everbot_memory.extract.rules.wording import about_the_user
 
 TODAY = date(2026, 4, 8)  # a Wednesday
 
@@ -80,3 +81,77 @@ def test_a_todo_of_today_needs_something_to_do_or_a_time_and_someone_elses_taste
     said: str,
 ) -> None:
     assert any(category == "todo" for category, *_ in _close([said]))
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("these days I'm in Denver, the move was brutal", "The user lives in Austin."),
+        ("home is Oakland now, the Bay Area rent is insane", "The user lives in Chicago."),
+        (
+            "just signed a lease in Portland, finally out of my parents' place",
+            "The user lives in Seattle.",
+        ),
+        ("we're in Brooklyn now, the old Queens place was too small", "The user lives in Queens."),
+        ("I'm with Datadog these days, left the bank in spring", "The user works at Barclays."),
+        ("I now work remotely for Acme from Lisbon", "The user works at Globex."),
+        ("I'm a staff engineer now, got promoted in January", "The user is a senior engineer."),
+        ("我已经离开腾讯了，在一家创业公司", "用户在腾讯工作"),
+    ],
+)
+def test_a_new_value_said_as_the_present_state_retires_the_old(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("My sister just moved to Boston.", "The user lives in Chicago."),
+        ("thinking about switching to Emacs", "The user uses Vim."),
+        ("Should I move to Berlin?", "The user lives in Munich."),
+        ("I might move to Denver next year", "The user lives in Austin."),
+        ("I'm in Denver for a conference this week", "The user lives in Austin."),
+        ("my brother works at Apple now", "The user works at Google."),
+        ("do you think I should switch to Arch Linux?", "The user uses Ubuntu."),
+        ("我朋友搬到成都了", "用户住在北京"),
+        ("我在考虑要不要搬去深圳", "用户住在北京"),
+    ],
+)
+def test_someone_elses_change_a_plan_or_a_question_retires_nothing(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)
+    assert not any("sister" in content or "朋友" in content for _, content, _ in found)
+
+
+def test_a_new_tool_said_in_chinese_keeps_the_users_word() -> None:
+    found = _close(["前两天换了小米手机，苹果的太贵了"], "[k1] 用户用苹果手机")
+    assert any("k1" in contradicts for *_, contradicts in found)
+    assert not any("Xiaomi" in content for _, content, _ in found)
+
+
+@pytest.mark.parametrize(
+    "said, memory",
+    [
+        ("my boss and I get along really well", "The user and their boss get along really well."),
+        ("me and my brother run a small bakery", "The user and their brother run a small bakery."),
+        (
+            "Yesterday my dad and I fixed the fence",
+            "Yesterday the user and their dad fixed the fence.",
+        ),
+        ("Jared and I are building a shed", "The user and Jared are building a shed."),
+        (
+            "I went with my wife and I loved it",
+            "The user went with their wife and the user loved it.",
+        ),
+    ],
+)
+def test_a_subject_the_user_shares_keeps_its_verb(said: str, memory: str) -> None:
+    assert about_the_user(said) == memory
+
+
+def test_a_shared_subject_is_not_cut_into_a_clause_about_the_user_alone() -> None:
+    assert not any(
+        content == "The user loves hiking in the Alps."
+        for _, content, _ in _close(["My wife and I love hiking in the Alps"])
+    )

@@ -47,6 +47,32 @@ _CLAUSE_END = re.compile(
     r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:I|my|we)\b)|[:：]\s*(?=(?:I|my|we)\b)|,\s*(?:so|because|since|but)\s+|，(?=我)",
 )
 
+# What may stand before "and I" as one subject with the user ("my wife and I love hiking",
+# "Jared and I"): a few words naming someone, no verb.
+_WITH_SOMEONE = re.compile(
+    r"^(?:(?:so|and|also|btw|well|ok|okay|yesterday|today|recently)\W+)*"
+    r"(?:(?:my|our) (?:[\w-]+ ){0,2}[\w-]+|(?-i:[A-Z])[a-z]+)$",
+    re.I,
+)
+
+
+def _clauses(said: str) -> list[str]:
+    """``said`` cut where a new clause about the user begins ("..., and I ...", "...: my name
+    is ..."), but not inside a subject the user shares ("my boss and I get along")."""
+    parts: list[str] = []
+    start = 0
+    for match in _CLAUSE_END.finditer(said):
+        head = said[start : match.start()].strip()
+        if re.match(r"(?:,\s*|\s+)and\s+I\b", match.group(0) + said[match.end() :][:2]) and (
+            _WITH_SOMEONE.match(head)
+        ):
+            continue
+        parts.append(said[start : match.start()])
+        start = match.end()
+    parts.append(said[start:])
+    return parts
+
+
 # "Forget that ...": the user asks that a memory be deleted.
 _FORGET_EN = re.compile(
     r"^(?:please )?(?:forget|stop remembering|don't remember|do not remember)"
@@ -415,6 +441,26 @@ def _clean(text: str) -> str:
     return _TRAILING_REQUEST.sub("", text).strip() or text
 
 
+def selected_category(said: str, fitted: Category, today: date) -> tuple[Category, date | None]:
+    """The category of a sentence the selector keeps, from the fitted model's and the
+    sentence's own words, and the day it names."""
+    category = _kind(said, fitted)
+    if category == "todo" and _RECURRING.search(said):
+        category = "workflow"  # done again and again: a habit, whatever the model says
+    day = resolve_date(said, today)
+    if category == "todo" and day is not None and not _to_do_on(day, today, said):
+        category = "experience" if _past(said) else "fact"  # today's, being lived
+    if (
+        _to_do_on(day, today, said)
+        and category in ("fact", "todo", "experience")
+        and not _TASTE.search(said)
+        and not _RECURRING.search(said)
+        and not _past(said)
+    ):
+        category = "todo"
+    return category, day
+
+
 class RuleExtractor:
     """The offline extractor: explicit statements by the user, in English and Chinese."""
 
@@ -471,7 +517,7 @@ class RuleExtractor:
                         add(todo, said=previous)
                     continue
                 before = len(found)
-                for clause in _CLAUSE_END.split(said):
+                for clause in _clauses(said):
                     candidate, old_value = self._change(clause.strip())
                     if candidate is None:
                         candidate = self._match(clause.strip(), today)
@@ -484,6 +530,7 @@ class RuleExtractor:
                         i
                         for i in range(before, len(found))
                         if value.value.casefold() in found[i].content.casefold()
+                        or (value.words and value.words.casefold() in found[i].content.casefold())
                     ]
                     for i in naming:
                         # What the selector kept of a tool in use is of the tool's kind (a
@@ -601,20 +648,7 @@ class RuleExtractor:
         content = about_the_user(said)
         if not content or redact(content).only_secret:
             return None
-        category = _kind(said, verdict.category)
-        if category == "todo" and _RECURRING.search(said):
-            category = "workflow"  # done again and again: a habit, whatever the model says
-        day = resolve_date(said, today)
-        if category == "todo" and day is not None and not _to_do_on(day, today, said):
-            category = "experience" if _past(said) else "fact"  # today's, being lived
-        if (
-            _to_do_on(day, today, said)
-            and category in ("fact", "todo", "experience")
-            and not _TASTE.search(said)
-            and not _RECURRING.search(said)
-            and not _past(said)
-        ):
-            category = "todo"
+        category, day = selected_category(said, verdict.category, today)
         expires = None
         if category == "todo":
             expires = expiry_after(day or today + timedelta(days=TODO_DEFAULT_DAYS))

@@ -61,10 +61,12 @@ class NewValue:
     slot: str
     value: str
     category: Category
+    #: The value in the user's own words, when they differ from its name ("小米", "Xiaomi").
+    words: str = ""
 
     def memory(self, chinese: bool) -> str:
         """The memory the new value makes, in the language it was said in."""
-        v = self.value
+        v = self.words if chinese and self.words else self.value
         if chinese:
             return {
                 "home": f"用户现在住在{v}",
@@ -302,6 +304,8 @@ _HOME_EN = re.compile(
     rf"semi|duplex|rowhouse|row house)"
     rf" (?:in|out in|up in|down in|over in) (?P<c>{_NAME})"
     rf"|\b(?:since|after) (?:we |i )?(?:moved|moving|relocated|relocating) to (?P<d>{_NAME})"
+    rf"|\b(?:signed|got|found) (?:a |the |our |my )?(?:new )?(?:lease|place|flat|apartment|house)"
+    rf"(?: on (?:a |an |the )?[\w-]+)? in (?P<f>{_NAME})"
     rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})",
     re.I,
 )
@@ -384,6 +388,52 @@ _EMPLOYER_MEMORY = re.compile(
 _MANAGER_MEMORY = re.compile(
     rf"\b(?:manager|boss|lead) is (?P<a>{_NAME})|\breports to (?P<b>{_NAME})", re.I
 )
+
+
+# A value said as the user's state, which is a new one only with a word of the present
+# ("these days I'm in Denver", "home is Oakland now", "I now work remotely for Acme", "I'm
+# a staff engineer now"): said plainly, it may be a visit ("I'm in Denver for a conference").
+_NOW = re.compile(
+    r"\b(?:now|these days|nowadays|currently|since|finally|officially|full[- ]time|for good|"
+    r"anymore|any more|no longer)\b|现在|目前|如今",
+    re.I,
+)
+_VISIT = re.compile(
+    r"\b(?:for (?:a|the|two|three|\d+) (?:week|weekend|conference|trip|few|couple|days?|night|"
+    r"month)s?|visiting|trip|holiday|vacation|this week|this weekend|until|till|layover|"
+    r"conference|offsite|on business|for work)\b|出差|旅游|旅行|玩",
+    re.I,
+)
+_STATE_EN = [
+    (
+        "home",
+        re.compile(
+            rf"\b(?:(?:i'm|i am|we're|we are) (?:now |currently |finally |officially |back )?"
+            rf"(?:living |based |settled |out |over |down |up )?in|home is(?: now)?(?: in)?|"
+            rf"(?:signed|got|found) (?:a |the |our |my )?(?:new )?(?:lease|place|flat|apartment|"
+            rf"house)(?: on (?:a |an )?\w+)? in|(?:i|we) (?:now )?(?:live|rent|own) (?:\w+ )?in)"
+            rf" (?P<a>{_NAME})",
+            re.I,
+        ),
+    ),
+    (
+        "employer",
+        re.compile(
+            rf"\b(?:(?:i'm|i am) (?:now |currently )?(?:at|with|working (?:at|for))|"
+            rf"(?:i )?(?:now |currently )?work(?:ing)? (?:\w+ )?(?:at|for))"
+            rf" (?P<a>{_NAME})",
+            re.I,
+        ),
+    ),
+    (
+        "role",
+        re.compile(
+            rf"\b(?:i'm|i am) (?:now |officially |finally )*(?:an? |the )"
+            rf"(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b",
+            re.I,
+        ),
+    ),
+]
 
 
 _NAMED_SLOTS = {
@@ -489,6 +539,15 @@ def new_values(said: str) -> list[NewValue]:
                     name = value.strip() if slot == "role" else _name(value)
                     if name:
                         found.append(NewValue(slot, name, "fact"))
+        if not chinese and _NOW.search(clause) and not _VISIT.search(clause):
+            for slot, pattern in _STATE_EN:
+                for match in pattern.finditer(clause):
+                    if _SOMEONE_ELSE.search(clause[: match.start()]):
+                        continue
+                    value = _group(match).strip()
+                    name = value if slot == "role" else _name(value)
+                    if name:
+                        found.append(NewValue(slot, name, "fact"))
         named: dict[str, list[NewValue]] = {}
         for slot, category, name, match in _tools_in(clause):
             before, after = clause[: match.start()], clause[match.end() :]
@@ -502,7 +561,8 @@ def new_values(said: str) -> list[NewValue]:
             if _NOW_TOOL.search(clause) or re.search(r"\bnew\s+$", before, re.I):
                 named.setdefault(slot, [])
                 if all(v.value != name for v in named[slot]):
-                    named[slot].append(NewValue(slot, name, category))
+                    words = match.group(0) if CJK_RE.search(match.group(0)) else ""
+                    named[slot].append(NewValue(slot, name, category, words))
         # Two values of one slot left standing ("Postgres for the new service, Mongo lost"):
         # which one is the user's now is not said.
         found += [values[0] for values in named.values() if len(values) == 1]

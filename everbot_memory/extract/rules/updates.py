@@ -43,7 +43,8 @@ _CHANGE = re.compile(
     r"\b(?:moved|move[ds]? (?:to|from|off)|quit|sold|cancel(?:l)?ed|switched|switching|"
     r"no longer|not anymore|never going back|instead of|replaced|gave up|retired|graduated|"
     r"defended|divorced|broke up|off \w+ (?:to|onto))\b"
-    r"|搬|离职|辞职|换了|换成|改用|再也不|迁到|迁移|卸了|不再|不用了|已经不|调到|调去|转到|放弃|退了|不吃素",
+    r"|搬|离职|辞职|离开了?|从\w{1,8}出来了|换了|换成|改用|再也不|迁到|迁移|卸了|不再|不用了|已经不|调到|"
+    r"调去|转到|放弃|退了|不吃素",
     re.I,
 )
 _WEAK_CHANGE = re.compile(
@@ -262,9 +263,67 @@ def _slot_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     return ids
 
 
+# A change only wished, planned, weighed or asked about ("thinking about switching to Emacs",
+# "I might move to Denver", "要不要搬去深圳") changes nothing yet.
+_UNSURE = re.compile(
+    r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
+    r"maybe|perhaps|whether|if|plan(?:ning)? to|want(?:s|ed)? to|wanna|hoping to|hope to|"
+    r"going to|gonna|would|could|may|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
+    r"worth)\b"
+    r"|想|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
+    re.I,
+)
+# Someone else as the subject of the clause ("my sister just moved to Boston", "我朋友搬到成都
+# 了"), unless the user is in it too ("my wife and I moved", "我和老婆搬到了杭州").
+_OTHER_SUBJECT = re.compile(
+    r"^(?:\W*\w+\W+){0,2}?(?:he|she|they|(?:my|our) (?:\w+ )?(?:friend|friends|coworker|"
+    r"co-worker|colleague|boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|"
+    r"son|daughter|neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws|kid|kids|"
+    r"team ?mate|classmate)s?)\b"
+    r"|^[^，,。]{0,4}?(?:他|她|他们|她们|(?:我|我的)?(?:朋友|同事|领导|老板|妹妹?|姐姐?|哥哥?|弟弟?|"
+    r"爸爸?|妈妈?|父母|室友|邻居|同学|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿))",
+    re.I,
+)
+_CLAUSES = re.compile(
+    r"(?<=[.!?。！？;；])\s*|[，,]\s*|\s+(?:but|and then)\s+"
+    r"|(?<=\S)\s+(?=(?:what|how|why|where|which|who|any)\s+(?:\w+\s+)?(?:i|we|you|it|the|my|"
+    r"our|tips|ideas)\b)",
+    re.I,
+)
+_YES_NO = re.compile(
+    r"^(?:(?:so|and|ok|okay|hmm|also)[, ]+)?(?:should|shall|would|could|can|do|does|did|is|are|"
+    r"will|am|was|were|have|has)\b[^.!]*\?\s*$|[吗么]\W*$",
+    re.I,
+)
+_WITH_USER = re.compile(r"\b(?:and I|and me|me and|I and)\b|[和跟]我(?!的)|我[和跟]", re.I)
+
+
+def own_statements(said: str) -> str:
+    """The clauses of ``said`` that state something of the user's as so: without the ones
+    that ask, plan, wish or weigh, and the ones about someone else."""
+    kept = []
+    for clause in _CLAUSES.split(said):
+        text = (clause or "").strip()
+        # A question that asks whether ("should I move to Berlin?", "搬去深圳好吗") states
+        # nothing; one that asks how or what ("how do I move my codes to the new Pixel?")
+        # takes the change as so.
+        if not text or _YES_NO.search(text):
+            continue
+        if _UNSURE.search(text):
+            continue
+        if _OTHER_SUBJECT.search(text) and not _WITH_USER.search(text):
+            continue
+        kept.append(text)
+    joiner = "，" if CJK_RE.search(said) else ", "
+    return joiner.join(kept)
+
+
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
+        return ()
+    said = own_statements(said)
+    if not said:
         return ()
     ids = _slot_changes(said, known) + _stage_changes(said, known)
     if _CHANGE.search(said):

@@ -183,11 +183,31 @@ def verb_phrase(text: str) -> str:
     return re.sub(r"^()([A-Za-z]+)", _verb_s, third_person(text))
 
 
+# The user and someone else as one subject ("my boss and I get along", "me and my brother run
+# a bakery", "Jared and I"): the verb is theirs together, and stays as it is.
+_COMPOUND = re.compile(
+    r"(?P<at>^|[,;:] |\b(?i:yesterday|today|recently|lately|so|but|then|now|finally|also|and|"
+    r"since|because|when) )"
+    r"(?:(?P<x>(?i:my|our) (?:[\w-]+ ){0,2}?[\w-]+|(?-i:[A-Z])[a-z]+) and I\b(?!')"
+    r"|(?i:me|I) and (?P<y>(?i:my|our) (?:[\w-]+ ){0,2}?[\w-]+|(?-i:[A-Z])[a-z]+)"
+    r"(?= (?!and\b)[a-z]+))",
+)
+
+
+def _compound(clause: str) -> str:
+    def joined(match: re.Match[str]) -> str:
+        other = re.sub(r"^(?i:my) ", "their ", match.group("x") or match.group("y"))
+        return f"{match.group('at')}the user and {other}"
+
+    return _COMPOUND.sub(joined, clause)
+
+
 def third_person(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user."""
     clause = clause.strip().rstrip(".!")
     # Typed in lower case ("i need podcast recs"), "i" is still the speaker.
     clause = re.sub(r"\bi\b(?=\s|'[a-z])", "I", clause)
+    clause = _compound(clause)
     # An auxiliary after adverbs agrees too ("I still haven't" -> "the user still hasn't").
     clause = re.sub(
         rf"\bI ((?:(?:{_ADVERBS}) )+)(haven't|don't|have not|do not|am|have)\b",
