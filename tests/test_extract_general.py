@@ -155,3 +155,68 @@ def test_a_shared_subject_is_not_cut_into_a_clause_about_the_user_alone() -> Non
         content == "The user loves hiking in the Alps."
         for _, content, _ in _close(["My wife and I love hiking in the Alps"])
     )
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("our standup moved to 10am", "The user's daily standup is at 9:30."),
+        ("standup is at 10 now", "The user's daily standup is at 9:30."),
+        ("I'm 35 now", "The user is 34 years old."),
+        ("the team is 12 people now", "The user's team has 8 people."),
+        ("we're on Python 3.12 now", "The user's project uses Python 3.10."),
+        ("my rent went up to 2400", "The user pays 2100 a month in rent."),
+        ("I started eating fish again, so not vegetarian anymore", "The user is vegetarian."),
+        ("I stopped drinking coffee last month", "The user drinks coffee every morning."),
+        ("我现在不喝咖啡了", "用户每天早上喝咖啡"),
+        ("我们站会改到十点了", "用户每天九点半开站会"),
+        ("现在团队有12个人了", "用户的团队有8个人"),
+    ],
+)
+def test_the_same_thing_given_another_value_now_or_said_to_be_over_retires_it(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("I'm at the gym now", "The user goes to the gym three times a week."),
+        ("my kids are 5 and 7 now", "The user has two kids."),
+        ("I sold my old bike", "The user rides a bike to work."),
+        ("I have a 3pm meeting now", "The user's daily standup is at 9:30."),
+        ("my brother is 35 now", "The user is 34 years old."),
+        ("my sister stopped drinking coffee", "The user drinks coffee every morning."),
+        ("can I still drink coffee if I'm pregnant?", "The user drinks coffee every morning."),
+        ("我现在在喝咖啡", "用户每天早上喝咖啡"),
+    ],
+)
+def test_the_same_thing_named_without_a_change_of_the_users_retires_nothing(
+    said: str, known: str
+) -> None:
+    assert not any(contradicts for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+def test_a_forget_request_may_point_back_at_a_person_and_a_name_in_lower_case_is_a_name() -> None:
+    known = "[k1] The user's partner is Tom, who works as a chef.\n[k2] The user likes the sea."
+    found = _close(
+        [
+            "tom and I split up last month. please don't bring him up anymore and you can "
+            "delete whatever you had about him"
+        ],
+        known,
+    )
+    assert ("fact", "The user and Tom split up last month.", ("k1",)) in found
+    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
+        asked = RuleExtractor().extract(
+            [
+                {
+                    "role": "user",
+                    "content": "tom and I split up. you can delete whatever you had about him",
+                }
+            ],
+            known,
+        )
+    assert [c.confirms for c in asked if c.forget] == ["k1"]

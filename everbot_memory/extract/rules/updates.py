@@ -34,7 +34,9 @@ _SELF_FORGETTING = re.compile(
 _ABOUT_MEMORY = re.compile(
     r"\b(?:thing|stuff|note|notes|memory|memories|that|what i said|about me|you(?:'ve)? got|"
     r"stop reminding me|"
-    r"the whole thing|earlier|info|detail|details|entry)\b|那个|那条|那些|的事|这事|那事|记录|说的|说过",
+    r"the whole thing|earlier|info|detail|details|entry|whatever you|everything about|anything about|"
+    r"all (?:of )?(?:that|it)|about (?:him|her|them|it))\b|那个|那条|那些|的事|这事|那事|记录|说的|说过|"
+    r"关于(?:他|她|它)",
     re.I,
 )
 # Words that say a value changed. Some say it of anything ("I left my umbrella", "I used to
@@ -121,7 +123,9 @@ def forget_request(said: str, known: Sequence[tuple[str, str]], before: str = ""
 
 
 # Words that point back at what was just said.
-_POINTS_BACK = re.compile(r"\b(?:that|it|this|those|these)\b|那个|那条|这个|这条|这事|那事", re.I)
+_POINTS_BACK = re.compile(
+    r"\b(?:that|it|this|those|these|him|her|them)\b|那个|那条|这个|这条|这事|那事|他|她", re.I
+)
 
 
 def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
@@ -285,7 +289,7 @@ _OTHER_SUBJECT = re.compile(
     re.I,
 )
 _CLAUSES = re.compile(
-    r"(?<=[.!?。！？;；])\s*|[，,]\s*|\s+(?:but|and then)\s+"
+    r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|[，,]\s*|\s+(?:but|and then)\s+"
     r"|(?<=\S)\s+(?=(?:what|how|why|where|which|who|any)\s+(?:\w+\s+)?(?:i|we|you|it|the|my|"
     r"our|tips|ideas)\b)",
     re.I,
@@ -318,6 +322,149 @@ def own_statements(said: str) -> str:
     return joiner.join(kept)
 
 
+# A value said to be the one now, or changed to ("standup moved to 10am", "we're on Python
+# 3.12 now", "站会改到十点了"), and a thing said to be over ("not vegetarian anymore", "I
+# stopped drinking coffee", "我现在不喝咖啡了", "戒烟了").
+_NOW_CHANGED = re.compile(
+    r"\b(?:now|these days|moved to|changed to|went (?:up|down) to|bumped (?:up )?to|raised to|"
+    r"dropped to|turned|switched|is \w+ now)\b|现在|如今|改到|改成|改为|变成|涨到|降到|换到|换成|"
+    r"迁到|调到|升到|成了|今年",
+    re.I,
+)
+_NO_MORE = re.compile(
+    r"\bno longer\b|\bnot\b[^.,;!?]{0,30}\bany ?more\b|\b(?:don't|do not|never)\b[^.,;!?]{0,30}"
+    r"\bany ?more\b|\bstopped (?!by\b)\w+ing\b|\bquit\b|\bgave up\b|\bgot rid of\b|\bsold\b|"
+    r"\bbroke up\b|\bsplit up\b|不再|戒了|戒掉|没再|卖了|分手|不[\u4e00-\u9fff]{1,3}了",
+    re.I,
+)
+# Words too common to say two sentences speak of the same thing.
+_GENERIC = frozenset(
+    [
+        "user",
+        "now",
+        "day",
+        "week",
+        "month",
+        "year",
+        "time",
+        "thing",
+        "stuff",
+        "lot",
+        "way",
+        "peopl",
+        "everi",
+        "today",
+        "also",
+        "just",
+        "realli",
+        "still",
+        "start",
+        "get",
+        "got",
+        "go",
+        "went",
+        "make",
+        "use",
+        "one",
+        "two",
+        "like",
+        "new",
+        "old",
+        "good",
+        "well",
+        "back",
+        "work",
+        "用户",
+        "现在",
+        "我们",
+        "每天",
+        "时候",
+        "一个",
+        "没有",
+        "已经",
+        "了",
+        "今年",
+    ]
+)
+_TIME = re.compile(
+    r"\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b|\b\d{1,2}:\d\d\b|[\d一二两三四五六七八九十]{1,3}点(?:半|\d+分?)?"
+    r"|(?<=\bat )\d{1,2}\b(?![\d.,%])",
+    re.I,
+)
+_MONEY = re.compile(
+    r"[$€£¥]\s?\d[\d,.]*k?|\b\d[\d,.]*k?\s?(?:dollars|euros|pounds|bucks)\b|\d+(?:块|元|万)"
+)
+_VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)?\b")
+_COUNT = re.compile(
+    r"(?<![\d.:])(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"[一二两三四五六七八九十]+)\s?(?!\d)([a-z]+|[\u4e00-\u9fff])?",
+    re.I,
+)
+_AGE = re.compile(
+    r"\b(?:i'm|i am|i just turned|i turned|turned|is) (\d{1,2})(?: years old| now| today| this year|$)"
+    r"|(\d{1,2}) years old|今年(\d{1,2})(?:岁)?了?|(\d{1,2})岁",
+    re.I,
+)
+
+
+def _values(text: str) -> dict[str, set[str]]:
+    """The values ``text`` holds, by kind: times, sums, versions, ages, and counts of a thing
+    ("12 people", "three kids", "8个人"), each count keyed by what it counts."""
+    found: dict[str, set[str]] = {}
+    rest = text
+    for kind, pattern in (("time", _TIME), ("money", _MONEY), ("version", _VERSION)):
+        for match in pattern.finditer(rest):
+            found.setdefault(kind, set()).add(re.sub(r"\s", "", match.group(0).casefold()))
+        rest = pattern.sub(" ", rest)
+    for match in _AGE.finditer(rest):
+        found.setdefault("age", set()).add(next(g for g in match.groups() if g))
+    rest = _AGE.sub(" ", rest)
+    for match in _COUNT.finditer(rest):
+        unit = match.group(2) or ""
+        if unit.casefold() in ("", "and", "or", "of", "a", "the", "in", "to", "now", "a"):
+            if match.group(1).isdigit() and len(match.group(1)) >= 3:
+                found.setdefault("amount", set()).add(match.group(1))  # "rent went up to 2400"
+            continue
+        unit = search_tokens(unit)[0] if search_tokens(unit) else unit
+        found.setdefault(f"count:{unit}", set()).add(match.group(1).casefold())
+    return found
+
+
+def _frame(text: str) -> set[str]:
+    return {t for t in _telling(text) if t not in _GENERIC and not re.search(r"\d", t)}
+
+
+def _value_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories about the same thing as a clause of ``said`` that gives it another
+    value now ("standup moved to 10am" and "standup is at 9:30"), or says it is over ("not
+    vegetarian anymore" and "is vegetarian")."""
+    ids = []
+    for clause in re.split(r"[，,;；]|\s+(?:but|so)\s+", said):
+        over, now = _NO_MORE.search(clause), _NOW_CHANGED.search(clause)
+        if not (over or now):
+            continue
+        frame, values = _frame(clause), _values(clause)
+        for entry_id, content in known:
+            held = _values(content)
+            if "age" in values and "age" in held and not values["age"] & held["age"]:
+                ids.append(entry_id)  # "I'm 35 now" and "is 34 years old": said of no thing
+                continue
+            shared = frame & _frame(content)
+            # "sold my old bike" says nothing of the bike the user rides now.
+            if not shared or re.search(
+                r"\b(?:old|previous|former|spare|extra|second)\s+\w+", clause, re.I
+            ):
+                continue
+            if over:
+                # The thing over is named after the word that says so ("stopped drinking
+                # coffee", "sold my Corolla"), or before it ("vegetarian anymore").
+                ids.append(entry_id)
+                continue
+            if any(kind in held and not (new & held[kind]) for kind, new in values.items()):
+                ids.append(entry_id)
+    return ids
+
+
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
@@ -325,7 +472,7 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
     said = own_statements(said)
     if not said:
         return ()
-    ids = _slot_changes(said, known) + _stage_changes(said, known)
+    ids = _slot_changes(said, known) + _stage_changes(said, known) + _value_changes(said, known)
     if _CHANGE.search(said):
         # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
         # that surely says a change (离职, 搬, 改用, 不再), one shared pair is enough, in the

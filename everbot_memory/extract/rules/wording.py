@@ -188,7 +188,11 @@ def verb_phrase(text: str) -> str:
 _COMPOUND = re.compile(
     r"(?P<at>^|[,;:] |\b(?i:yesterday|today|recently|lately|so|but|then|now|finally|also|and|"
     r"since|because|when) )"
-    r"(?:(?P<x>(?i:my|our) (?:[\w-]+ ){0,2}?[\w-]+|(?-i:[A-Z])[a-z]+) and I\b(?!')"
+    r"(?:(?P<x>(?i:my|our) (?:[\w-]+ ){0,2}?[\w-]+|(?-i:[A-Z])[a-z]+"
+    # A name typed in lower case, opening the sentence ("tom and I split up").
+    r"|(?<=^)(?!(?:so|and|but|yeah|yes|ok|okay|well|then|also|oh|um|now|me|you|he|she|it|we|they|"
+    r"this|that|here|there|today|work|home)\b)[a-z]{3,})"
+    r" and I\b(?!')"
     r"|(?i:me|I) and (?P<y>(?i:my|our) (?:[\w-]+ ){0,2}?[\w-]+|(?-i:[A-Z])[a-z]+)"
     r"(?= (?!and\b)[a-z]+))",
 )
@@ -197,6 +201,8 @@ _COMPOUND = re.compile(
 def _compound(clause: str) -> str:
     def joined(match: re.Match[str]) -> str:
         other = re.sub(r"^(?i:my) ", "their ", match.group("x") or match.group("y"))
+        if re.fullmatch(r"[a-z]+", other):
+            other = other.capitalize()
         return f"{match.group('at')}the user and {other}"
 
     return _COMPOUND.sub(joined, clause)
