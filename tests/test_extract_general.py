@@ -220,3 +220,36 @@ def test_a_forget_request_may_point_back_at_a_person_and_a_name_in_lower_case_is
             known,
         )
     assert [c.confirms for c in asked if c.forget] == ["k1"]
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("got jury duty on Monday", "2026-04-13"),
+        ("Lunch with Sarah next Tuesday at noon", "2026-04-14"),
+        ("passport renewal by end of month", "2026-04-30"),
+        ("the boiler service is monday week", "2026-04-20"),
+        ("周五晚上和老同学吃饭", "2026-04-10"),
+        ("下个月3号搬家", "2026-05-03"),
+        ("这周六带孩子打疫苗", "2026-04-11"),
+    ],
+)
+def test_appointments_named_as_events_are_todos_for_their_day(said: str, day: str) -> None:
+    todos = [content for category, content, _ in _close([said]) if category == "todo"]
+    assert todos and day in todos[0]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Deal, 1 month floor.",
+        "I make about 4k a month after tax",
+        "I work 8pm to 8am three days a week",
+    ],
+)
+def test_how_often_or_how_long_names_no_day(said: str) -> None:
+    assert resolve_date(said, TODAY) is None
+
+
+def test_a_day_and_a_verb_with_nothing_to_do_is_no_todo() -> None:
+    assert not any(category == "todo" for category, *_ in _close(["我明天就去"]))

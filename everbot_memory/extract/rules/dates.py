@@ -47,6 +47,11 @@ def resolve_date(text: str, today: date) -> date | None:
             lambda m: _day_of_month(today, int(m.group(1))),
         ),
         (rf"\bnext ({WEEKDAYS})\b", lambda m: upcoming(_WEEKDAY_EN[m.group(1)], True)),
+        # "monday week": the Monday after the coming one.
+        (
+            rf"\b({WEEKDAYS}) week\b",
+            lambda m: upcoming(_WEEKDAY_EN[m.group(1)], False) + timedelta(days=7),
+        ),
         (
             rf"\b(?:this|on|by|before) ({WEEKDAYS})\b",
             lambda m: upcoming(_WEEKDAY_EN[m.group(1)], False),
@@ -209,6 +214,18 @@ _LASTING = re.compile(
     re.I,
 )
 _LASTED = re.compile(r"^\s*(?:now|ago|already|of|straight|in a row|so far|earlier|before)\b", re.I)
+_BARE_SPAN = re.compile(
+    r"^\s*(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+"
+    r"(?:days?|weeks?|months?|years?)\s*$",
+    re.I,
+)
+_RATE = re.compile(
+    r"\b(?:\w+ (?:times|days|nights|hours|evenings|mornings)|once|twice) (?:a|an|per|each) "
+    r"(?:day|week|month|year)\b",
+    re.I,
+)
+_RATE_BEFORE = re.compile(r"(?:\d[\d.,]*k?|\$\S+|times|hours|days|nights)\s*$", re.I)
+_FROM_NOW = re.compile(r"^\s*(?:from now|from today|later|out|away|time)\b", re.I)
 _SPAN = re.compile(r"^\s*(?:after|for)\s+(?:days|weeks|months|years)\b", re.I)
 # Weekdays as people shorten them: the unambiguous ones always, "mon", "wed", "sat" and "sun"
 # (words of their own too) only where a day is said ("on sat", "sat morning", "sun at 3").
@@ -353,6 +370,10 @@ def _parsed(text: str, today: date) -> date | None:
             continue  # "broken since Monday", "35 as of Tuesday": a day gone by
         if _LASTING.search(text[:start]) or _LASTED.match(text[end:]) or _SPAN.match(said):
             continue  # "for about six weeks now", "after months of": how long, not when
+        if _RATE.search(said) or _RATE_BEFORE.search(text[:start]):
+            continue  # "4k a month", "three days a week": how often, not when
+        if _BARE_SPAN.match(said) and not _FROM_NOW.match(text[end:]):
+            continue  # "1 month floor", "4k a month", "three days a week": how long or often
         if said.strip(" .").lower() in ("mon", "wed", "sat", "sun"):
             continue  # "I sat down", "the sun": a word, not a weekday
         # A month alone ("in December", "starts in September") names no day to keep.

@@ -111,6 +111,18 @@ _PLAN = re.compile(
     r"提醒|记得|出发|回老家|开工|面签"
     # Events on a day: the day is the user's to keep.
     r"|\b(?:race|marathon|concert|gig|recital|ceremony|graduation|checkup|check-up|vet|"
+    # Appointments and gatherings named as events ("Lunch with Sarah next Tuesday", "jury duty
+    # on Monday", "passport renewal by end of month", "周五晚上和老同学吃饭").
+    r"lunch|dinner|brunch|breakfast|drinks|date night|playdate|sleepover|reunion|shower|"
+    r"jury duty|appt|renewal|physio|therapy|therapist|counsel(?:l)?ing|lesson|class|practice|"
+    r"rehearsal|tournament|match|game|meetup|1:1|one-on-one|sync|standup|workshop|webinar|"
+    r"training|orientation|open house|viewing|pickup|drop-off|dropoff|delivery|install|"
+    r"repair|service|oil change|mot|inspection|play|show|recital|funeral|christening|"
+    r"baptism|bar mitzvah|bat mitzvah|anniversary|hackathon|retreat|offsite|call with|"
+    r"check-in|appointment)\b"
+    r"|吃饭|约饭|聚会|打疫苗|疫苗|上课|补课|培训|考试|看病|医院|看牙|洗牙|拔牙|体检|复诊|年检|保养|"
+    r"婚礼|满月酒|寿宴|家长会|开学|报到|入职|述职|答辩|路演|团建|年会"
+    r"|\b(?:race|marathon|concert|gig|recital|ceremony|graduation|checkup|check-up|vet|"
     r"haircut|defen[cs]e|presentation|demo|launch|review|reservation|closing|move-in|"
     r"inspection|hearing|court|shift|on call|on-call)\b"
     r"|比赛|马拉松|演唱会|音乐会|聚会|聚餐|体检|手术|答辩|汇报|上线|发布会|演出|签约|报名|出差|"
@@ -461,6 +473,36 @@ def selected_category(said: str, fitted: Category, today: date) -> tuple[Categor
     return category, day
 
 
+# Words that name nothing to do ("remind me at 3", "周五中午提醒一下吧" leave only these).
+_NO_THING = frozenset(
+    [
+        "me",
+        "at",
+        "on",
+        "in",
+        "the",
+        "a",
+        "an",
+        "is",
+        "by",
+        "for",
+        "to",
+        "and",
+        "or",
+        "my",
+        "it",
+        "that",
+        "this",
+        "then",
+        "so",
+        "ok",
+        "okay",
+        "pls",
+        "please",
+    ]
+)
+
+
 class RuleExtractor:
     """The offline extractor: explicit statements by the user, in English and Chinese."""
 
@@ -602,6 +644,7 @@ class RuleExtractor:
         # "提醒我下周一给房东转房租": asking to be reminded says there is something to do.
         reminder = bool(re.search(r"提醒|remind", said) and not re.search(r"提醒|remind", asked))
         said = asked
+        day = resolve_date(said, today)
         if (
             not (reminder or _PLAN.search(said))
             or _ASKS.search(said)
@@ -611,9 +654,11 @@ class RuleExtractor:
         ):
             return None
         left = _TIME_AND_ASKING.sub(" ", said)
-        if len(re.findall(r"[A-Za-z]{2,}", left)) + (len(CJK_RE.findall(left)) + 1) // 2 < 2:
+        words = [w for w in re.findall(r"[A-Za-z]{2,}", left) if w.lower() not in _NO_THING]
+        # "搬家" is a thing to do; "就去", "要做" are not.
+        things = CJK_RE.findall(re.sub(r"[就去要得了会吧也还都我的呢啊呀再先用户做来走]", "", left))
+        if len(words) + len(things) // 2 < 1:
             return None  # "周五中午提醒一下吧", "remind me tomorrow": when, but nothing to do
-        day = resolve_date(said, today)
         if not _to_do_on(day, today, said) and not reminder:
             return None
         if day is None or day < today:
