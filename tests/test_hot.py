@@ -17,7 +17,7 @@ from test_store import _CONTENT
 from everbot_memory.core.entry import MemoryEntry
 from everbot_memory.core.profile import profile_lines
 from everbot_memory.core.rules import CATEGORIES
-from everbot_memory.storage import hot
+from everbot_memory.storage import hot, hot_build
 from everbot_memory.storage.paths import SideFiles
 
 _IDS = [f"m{n:03d}" for n in range(12)]
@@ -69,7 +69,7 @@ def _edits(draw: st.DrawFn) -> list[tuple[list[MemoryEntry], datetime]]:
 
 def _as_written(built: tuple[dict, dict, list, dict]) -> tuple[dict, dict]:  # type: ignore[type-arg]
     prompt, search, parts, _ = built
-    return prompt, json.loads(hot._encoded_search(search, parts))
+    return prompt, json.loads(hot_build._encoded_search(search, parts))
 
 
 @given(_edits())
@@ -77,12 +77,12 @@ def _as_written(built: tuple[dict, dict, list, dict]) -> tuple[dict, dict]:  # t
 def test_property_a_build_from_the_last_ones_parts_is_a_build_from_nothing(
     steps: list[tuple[list[MemoryEntry], datetime]],
 ) -> None:
-    parts: dict[str, hot._Part] | None = None
+    parts: dict[str, hot_build._Part] | None = None
     for n, (entries, now) in enumerate(steps):
         data = f"version {n}".encode()
         profile = profile_lines([], entries)
-        again = hot.build(data, entries, now, None, profile, parts)
-        fresh = hot.build(data, entries, now, None, profile)
+        again = hot_build.build(data, entries, now, None, profile, parts)
+        fresh = hot_build.build(data, entries, now, None, profile)
         assert _as_written(again) == _as_written(fresh)
         assert _as_written(fresh)[1] == json.loads(json.dumps(fresh[1]))  # the same JSON
         parts = again[3]
@@ -101,7 +101,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         return tokens(value)
 
     monkeypatch.setattr(text, "search_tokens", counting)
-    monkeypatch.setattr(hot, "_BUILT", {})
+    monkeypatch.setattr(hot_build, "_BUILT", {})
     yield seen
 
 
@@ -114,13 +114,13 @@ def _file(path: Path, entries: list[MemoryEntry]) -> bytes:
 def test_a_save_tokenizes_only_the_memories_it_changed(tmp_path: Path, counted: list[str]) -> None:
     path = tmp_path / "MEMORY.md"
     entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(20)]
-    hot.write(path, _file(path, entries), entries, T0)
+    hot_build.write(path, _file(path, entries), entries, T0)
     assert len(counted) == 20
     counted.clear()
     changed = [*entries[:5], entries[5].replace(content="Now about coffee."), *entries[6:]]
-    prompt, search = hot.write(path, _file(path, changed), changed, T0)
+    prompt, search = hot_build.write(path, _file(path, changed), changed, T0)
     assert counted == ["Now about coffee."]
-    again = hot.build(path.read_bytes(), changed, T0)
+    again = hot_build.build(path.read_bytes(), changed, T0)
     assert (prompt, search) == again[:2]
 
 
@@ -129,14 +129,14 @@ def test_a_new_process_reads_the_memo_of_the_last_build(
 ) -> None:
     path = tmp_path / "MEMORY.md"
     entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(20)]
-    hot.write(path, _file(path, entries), entries, T0)
-    monkeypatch.setattr(hot, "_BUILT", {})  # what a new process knows
+    hot_build.write(path, _file(path, entries), entries, T0)
+    monkeypatch.setattr(hot_build, "_BUILT", {})  # what a new process knows
     counted.clear()
     loaded = [e.replace() for e in entries[1:]]  # the same memories, read from the file
     changed = [entries[0].replace(content="Now about coffee."), *loaded]
-    prompt, search = hot.write(path, _file(path, changed), changed, T0)
+    prompt, search = hot_build.write(path, _file(path, changed), changed, T0)
     assert counted == ["Now about coffee."]
-    assert (prompt, search) == hot.build(path.read_bytes(), changed, T0)[:2]
+    assert (prompt, search) == hot_build.build(path.read_bytes(), changed, T0)[:2]
     cached = hot.HotFiles(path).search(T0.timestamp())
     assert cached is not None and cached.rows == search["rows"]
 
@@ -146,24 +146,24 @@ def test_a_memo_that_is_not_the_search_files_is_not_read(
 ) -> None:
     path = tmp_path / "MEMORY.md"
     entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(5)]
-    hot.write(path, _file(path, entries), entries, T0)
+    hot_build.write(path, _file(path, entries), entries, T0)
     memo = SideFiles.of(path).hook_file(hot.MEMO_FILE)
     data = json.loads(memo.read_bytes())
     memo.write_text(json.dumps({**data, "sha256": "0" * 64}))  # a save died between the two
-    monkeypatch.setattr(hot, "_BUILT", {})
+    monkeypatch.setattr(hot_build, "_BUILT", {})
     counted.clear()
-    hot.write(path, _file(path, entries), entries, T0)
+    hot_build.write(path, _file(path, entries), entries, T0)
     assert len(counted) == 5
 
 
 def test_a_secret_typed_into_a_memory_is_not_indexed_or_memoized(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(hot, "_BUILT", {})
+    monkeypatch.setattr(hot_build, "_BUILT", {})
     path = tmp_path / "MEMORY.md"
     secret = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
     entries = [make_entry("e1", f"The deploy token is {secret} for the staging box.")]
-    hot.write(path, _file(path, entries), entries, T0)
+    hot_build.write(path, _file(path, entries), entries, T0)
     folder = SideFiles.of(path).folder
     for name in (hot.SEARCH_FILE, hot.MEMO_FILE):
         assert secret.lower() not in (folder / name).read_text(encoding="utf-8").lower()
@@ -171,7 +171,7 @@ def test_a_secret_typed_into_a_memory_is_not_indexed_or_memoized(
 
 @given(st.text())
 def test_property_a_string_is_encoded_as_json_encodes_it(text: str) -> None:
-    assert hot._string(text) == json.dumps(text, ensure_ascii=False).encode("utf-8")
+    assert hot_build._string(text) == json.dumps(text, ensure_ascii=False).encode("utf-8")
 
 
 @pytest.mark.parametrize("same_version", [True, False])
@@ -182,16 +182,16 @@ def test_a_new_process_takes_the_rows_of_the_version_it_read(
     entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(20)]
     entries[3] = entries[3].replace(replaces=("e4",))
     data = _file(path, entries)
-    hot.write(path, data, entries, T0)
-    monkeypatch.setattr(hot, "_BUILT", {})  # what a new process knows
+    hot_build.write(path, data, entries, T0)
+    monkeypatch.setattr(hot_build, "_BUILT", {})  # what a new process knows
     hashed: list[str] = []
-    key = hot._memo_key
-    monkeypatch.setattr(hot, "_memo_key", lambda text: hashed.append(text) or key(text))
+    key = hot_build._memo_key
+    monkeypatch.setattr(hot_build, "_memo_key", lambda text: hashed.append(text) or key(text))
     counted.clear()
     loaded = [e.replace() for e in entries]  # the same memories, as a parse gives them
     changed = [loaded[0].replace(content="Now about coffee."), *loaded[1:3], *loaded[4:]]
     version = hot.file_digest(data) if same_version else "0" * 64
-    built = hot.prepare(path, _file(path, changed), changed, T0, base=(version, loaded))
+    built = hot_build.prepare(path, _file(path, changed), changed, T0, base=(version, loaded))
     built.put()
     assert counted == ["Now about coffee."]
     if same_version:
@@ -200,6 +200,6 @@ def test_a_new_process_takes_the_rows_of_the_version_it_read(
         assert hashed == ["Now about coffee.", loaded[4].content]
     else:
         assert len(hashed) == len(changed)  # built for another version: by content only
-    assert (built.prompt, built.search) == hot.build(path.read_bytes(), changed, T0)[:2]
+    assert (built.prompt, built.search) == hot_build.build(path.read_bytes(), changed, T0)[:2]
     cached = hot.HotFiles(path).search(T0.timestamp())
     assert cached is not None and cached.rows == built.search["rows"]

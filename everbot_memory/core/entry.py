@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -18,12 +19,14 @@ from .clock import iso
 from .rules import ACTIVE_MIN_SCORE, CATEGORIES
 
 __all__ = [
+    "FIELDS",
     "Category",
     "Importance",
     "MemoryEntry",
     "check_group",
     "check_text",
     "is_valid_id",
+    "restored",
 ]
 
 Category = Literal[
@@ -200,6 +203,25 @@ class MemoryEntry:
 
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(MemoryEntry))
+#: The fields of an entry, in the order :func:`restored` takes their values.
+FIELDS = _FIELDS
+# Each field's slot, set directly: what ``object.__setattr__`` does, without looking it up.
+_SLOTS = tuple(MemoryEntry.__dict__[name].__set__ for name in _FIELDS)
+
+
+def restored(rows: Iterable[Sequence[Any]]) -> list[MemoryEntry]:
+    """Entries from rows of their field values in :data:`FIELDS` order, not checked: only
+    for values taken from entries that were (the engine's own record of a file it parsed or
+    wrote, read back whole). Anything else goes through :class:`MemoryEntry`."""
+    new = object.__new__
+    out: list[MemoryEntry] = []
+    keep = out.append
+    for row in rows:
+        entry = new(MemoryEntry)
+        for put, value in zip(_SLOTS, row, strict=True):
+            put(entry, value)
+        keep(entry)
+    return out
 
 
 def _normal_time(value: object) -> bool:

@@ -3,6 +3,10 @@
 Every source line is either part of something the engine understands (title, header, section
 heading, entry) or kept as a person's text: before the first section as the preamble, after it
 as notes. So nothing a person wrote is dropped by a save.
+
+A save records what its text parses into beside the file (``storage/parsed.py``), and the next
+process reads that instead of parsing the same text again: a change to what a text parses into
+must bump that record's ``FORMAT``, so that records made by the old parser are not read.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ formatting; rendering a canonical file gives back the same text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -99,6 +99,9 @@ class Body:
     #: A person's lines in the Profile and the section's lines made from them and these
     #: entries (see :attr:`Document.derived`).
     derived: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    #: The line (from 0, in :attr:`text`) each entry's heading is on, in file order, and
+    #: how many lines its text takes, when every entry has an id of its own (else empty).
+    starts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def render_parts(doc: Document, *, reuse: bool = False) -> Body:
@@ -116,6 +119,7 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
     fresh: list[MemoryEntry] = []
     get = (doc.sources if reuse else {}).get
     body: list[str] = []
+    sections: list[tuple[int, list[str]]] = []  # each section's texts, and where in body
     for title, section in ((ACTIVE, entries[:split]), (ARCHIVED, entries[split:])):
         body += [f"## {title}", ""]
         texts: list[str] = []
@@ -130,6 +134,7 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
             sources[entry.id] = source
             texts.append(source[1])
         if texts:
+            sections.append((len(body), texts))
             body += ["\n\n".join(texts), ""]
     person = tuple(doc.profile)
     whole = len(sources) == len(entries)  # no id twice: the sources are all the entries
@@ -153,13 +158,36 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
                 out += [item, ""]
         if out[-1]:
             out.append("")
+    at = len(out)
     out += body
     if doc.notes:
         out += [f"## {NOTES}", "", NOTES_INTRO, ""]
         for chunk in doc.notes:
             out += [chunk, ""]
     derived = (person, tuple(profile)) if whole else None
-    return Body("\n".join(out), sources, fresh, profile, derived)
+    starts = _starts(out, at, sections, list(sources)) if whole else {}
+    return Body("\n".join(out), sources, fresh, profile, derived, starts)
+
+
+def _starts(
+    out: list[str], at: int, sections: list[tuple[int, list[str]]], ids: list[str]
+) -> dict[str, tuple[int, int]]:
+    """The line of each entry's heading in ``out`` joined by line breaks (whose body, the
+    sections, begins at ``out[at]``) and the number of lines of its text; ``ids`` in the
+    order of the sections' texts."""
+    starts: dict[str, tuple[int, int]] = {}
+    names = iter(ids)
+    line, done = 0, 0  # the line ``out[done]`` begins on
+    for place, texts in sections:
+        index = at + place
+        line += sum(chunk.count("\n") + 1 for chunk in out[done:index])
+        done = index
+        offset = line
+        for text in texts:  # joined by a blank line
+            height = text.count("\n") + 1
+            starts[next(names)] = (offset, height)
+            offset += height + 1
+    return starts
 
 
 def _touches_profile(

@@ -82,19 +82,23 @@ def refresh(
     from datetime import datetime, timezone
 
     from ..document.parse import parse
-    from ..storage import hot
+    from ..storage import hot, hot_build, parsed
     from ..storage.store import decode
 
-    data = hot.HotFiles(memory_path).data()
+    cached = hot.HotFiles(memory_path)
+    data = cached.data()
     if data is None:  # no file yet: nothing to show, nothing to cache
         return hot.PromptLines([], [], 0), hot.SearchRows([], "", [], [], 0.0)
     from ..core.profile import profile_lines
 
-    doc = parse(decode(data, memory_path))
+    text = decode(data, memory_path)
+    # The parse the last save recorded, when the file is still that version (a day passed,
+    # a todo expired); else the file's own.
+    doc = parsed.document(cached.files, cached.digest() or "", text) or parse(text)
     entries = doc.entries
     when = None if now is None else datetime.fromtimestamp(now, timezone.utc)
     profile = profile_lines(doc.profile, entries)
-    lines, rows = hot.write(memory_path, data, entries, when, profile)
+    lines, rows = hot_build.write(memory_path, data, entries, when, profile)
     return (
         hot.PromptLines(
             lines["lines"],

@@ -27,9 +27,9 @@ from ..core.redaction import redact, scrub
 from ..core.scoring import file_order
 from ..document.model import Document, Problem
 from ..document.parse import parse
-from ..document.render import render_header, render_parts
+from ..document.render import Body, render_header, render_parts
 from ..errors import NotTextError, StoreError
-from . import hot
+from . import hot_build, parsed
 from .atomic import digest
 from .backend import (
     QUIET_SECONDS,
@@ -81,6 +81,8 @@ class MemoryStore:
         self.journal = Journal(path)
         self._loaded: tuple[str | None, Document] | None = None  # (version, document)
         self._sources: tuple[str, ...] = ()  # the versions the loaded document holds
+        #: The version whose parse is recorded beside the file, as far as this store knows.
+        self._recorded: str | None = None
         #: What the last save redacted or dropped.
         self.warnings: list[str] = []
 
@@ -120,7 +122,10 @@ class MemoryStore:
         engine's changes made since the copy it was edited from replayed onto it."""
         if snapshot.data is None or snapshot.version is None:
             return Document(), ()
-        doc = parse(self._text(snapshot), now)
+        text = self._text(snapshot)
+        recorded = parsed.document(self.files, snapshot.version, text)
+        doc = parse(text, now) if recorded is None else recorded
+        self._recorded = None if recorded is None else snapshot.version
         doc.version = snapshot.version
         if self.journal.scrubbed(snapshot.version) != scrub_mark():
             # Only text the engine wrote is known to be canonical and free of secrets (checked
@@ -286,13 +291,16 @@ class MemoryStore:
             body = rendered.text.encode("utf-8")
             # For the next save from this store.
             new_doc.sources, new_doc.derived = rendered.sources, rendered.derived
-            header = render_header(doc.last_updated or "", len(wanted)).encode("utf-8")
-            if not pending and doc.last_updated and header + body == snapshot.data:
+            header = render_header(doc.last_updated or "", len(wanted))
+            if not pending and doc.last_updated and header.encode() + body == snapshot.data:
                 self._loaded = (snapshot.version, new_doc)
                 self._sources = tuple(p for p in parents if p is not None)
+                if snapshot.version is not None and self._recorded != snapshot.version:
+                    self._record(snapshot.version, header, rendered, new_doc)
                 return False
             new_doc.last_updated = iso(utcnow())
-            written = render_header(new_doc.last_updated, len(wanted)).encode("utf-8") + body
+            header = render_header(new_doc.last_updated, len(wanted))
+            written = header.encode("utf-8") + body
             if (
                 doc.sources
                 and preamble[0] == doc.preamble
@@ -314,7 +322,7 @@ class MemoryStore:
             base = None
             if doc.version is not None and doc.version == snapshot.version:
                 base = (doc.version, doc.entries)
-            cached = hot.prepare(
+            cached = hot_build.prepare(
                 self.path,
                 written,
                 wanted,
@@ -343,6 +351,7 @@ class MemoryStore:
             if result.displaced is None:
                 self._loaded, self._sources = (result.version, new_doc), ()
                 cached.put()
+                self._record(result.version, header, rendered, new_doc)
                 for _, token in pending:
                     if token not in unmerged:
                         self.backend.release(token)
@@ -355,6 +364,14 @@ class MemoryStore:
             f"{self.path} kept changing while saving; nothing was written, try again",
             self.path,
         )
+
+    def _record(self, version: str, header: str, rendered: Body, doc: Document) -> None:
+        """Keep the parse of the version just written (or found unchanged) for the next
+        process that reads it (see ``storage/parsed.py``)."""
+        found = parsed.of_save(header, rendered, doc)
+        if found is not None:
+            parsed.record(self.files, version, found)
+            self._recorded = version
 
     def _read_settled(self, *, force: bool = False) -> Snapshot:
         """The file once it reads as a finished save.

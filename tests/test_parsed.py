@@ -1,0 +1,291 @@
+"""The parse kept beside the file: a process reading a version the engine wrote rebuilds the
+document from the record, and gets exactly what parsing the file gives; any other version,
+or a record that does not check out, is parsed as always."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import T0, days, make_entry
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import everbot_memory.storage.parsed as parsed_module
+import everbot_memory.storage.store as store_module
+from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.document import Document, parse
+from everbot_memory.errors import StoreError
+from everbot_memory.storage.paths import SideFiles
+from everbot_memory.storage.store import MemoryStore
+
+
+def _entries() -> list[MemoryEntry]:
+    return [
+        make_entry("a1", "The user prefers pytest over unittest.", 0.9),
+        make_entry("a2", "Line one\nline two, under the first", 0.7, category="fact"),
+        make_entry("a3", "# not a heading\n\n```\ncode\n```", 0.6, category="workflow"),
+        make_entry(
+            "a4", "Dentist on Friday.", 0.5, category="todo", expires_at=T0 + days(4), group="life"
+        ),
+        make_entry("a5", "An old memory, archived.", 0.1, category="experience"),
+        make_entry("a6", "Merged one.", 0.8, merged_ids=("x1", "x2"), replaces=("a5",)),
+        make_entry("a7", "用户喜欢喝乌龙茶。", 0.65, base_score=0.7, base_at=T0 - days(2)),
+    ]
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times the store parsed a file's text."""
+    calls: list[int] = []
+    real = store_module.parse
+
+    def counting(text: str, *args: object) -> Document:
+        calls.append(len(text))
+        return real(text, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module, "parse", counting)
+    return calls
+
+
+def _same(doc: Document, text: str) -> None:
+    """``doc`` is what parsing ``text`` gives, field by field."""
+    expected = parse(text)
+    assert doc.entries == expected.entries
+    assert [e.id for e in doc.entries] == [e.id for e in expected.entries]
+    assert doc.lines == expected.lines
+    assert doc.preamble == expected.preamble
+    assert doc.notes == expected.notes
+    assert doc.profile == expected.profile
+    assert doc.last_updated == expected.last_updated
+    assert doc.problems == expected.problems == []
+    assert {k: v[1] for k, v in doc.sources.items()} == {
+        k: v[1] for k, v in expected.sources.items()
+    }
+    assert all(doc.sources[k][0] == v[0] for k, v in expected.sources.items())
+
+
+def _person_text(path: Path) -> None:
+    """A person's text around the entries: before them, in the profile, in the notes."""
+    text = path.read_text(encoding="utf-8")
+    head, _, rest = text.partition(" -->\n\n## ")  # the header's last comment
+    text = f"{head} -->\n\nSome words of mine.\n\nAnd a second paragraph.\n\n## {rest}"
+    text += "\n## Notes\n\nA note of mine.\n\n- a list\n- of two\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def test_a_new_process_reads_the_record_of_the_version_a_save_wrote(
+    memory_path: Path, parses: list[int]
+) -> None:
+    MemoryStore(memory_path).save(_entries())
+    parses.clear()
+    doc = MemoryStore(memory_path).load_document()
+    assert parses == []  # from the record
+    _same(doc, memory_path.read_text(encoding="utf-8"))
+
+
+def test_the_record_holds_a_persons_text_as_a_parse_reads_it(
+    memory_path: Path, parses: list[int]
+) -> None:
+    MemoryStore(memory_path).save(_entries())
+    _person_text(memory_path)
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    assert parses  # an editor's version: parsed
+    store.save([*loaded[1:], make_entry("b1", "A new memory after the edit.", 0.75)])
+    parses.clear()
+    doc = MemoryStore(memory_path).load_document()
+    assert parses == []
+    assert doc.preamble and doc.notes
+    _same(doc, memory_path.read_text(encoding="utf-8"))
+
+
+def test_an_editors_version_is_parsed_not_read_from_the_record(
+    memory_path: Path, parses: list[int]
+) -> None:
+    MemoryStore(memory_path).save(_entries())
+    text = memory_path.read_text(encoding="utf-8")
+    memory_path.write_text(text.replace("over unittest", "over nose"), encoding="utf-8")
+    parses.clear()
+    doc = MemoryStore(memory_path).load_document()
+    assert parses
+    assert doc.entries[0].content == "The user prefers pytest over nose."
+
+
+@pytest.mark.parametrize("damage", ["flip", "cut", "garbage", "format", "head"])
+def test_a_record_that_does_not_check_out_is_ignored(
+    memory_path: Path, parses: list[int], damage: str
+) -> None:
+    MemoryStore(memory_path).save(_entries())
+    record = SideFiles.of(memory_path).hook_file(parsed_module.FILE)
+    data = record.read_bytes()
+    if damage == "flip":
+        # The same length and shape, one memory's text changed: the checksum tells.
+        data = data.replace(b"pytest over unittest", b"pytest over unittesT")
+    elif damage == "cut":
+        data = data[: len(data) // 2]
+    elif damage == "garbage":
+        data = b"\x00\xff not json"
+    elif damage == "format":
+        data = data.replace(b'"format":%d' % parsed_module.FORMAT, b'"format":0', 1)
+    else:
+        # Still well-formed, what the file holds besides its entries changed: the checksum
+        # covers the head too.
+        assert b'"preamble":[]' in data
+        data = data.replace(b'"preamble":[]', b'"preamble":["Not in the file."]', 1)
+    record.write_bytes(data)
+    parses.clear()
+    doc = MemoryStore(memory_path).load_document()
+    assert parses
+    assert doc.entries == parse(memory_path.read_text(encoding="utf-8")).entries
+
+
+def test_a_save_encodes_only_the_rows_it_changed(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    MemoryStore(memory_path).save(_entries())
+    parsed_module._ROWS.clear()  # as a new process
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    encoded: list[str] = []
+    real = parsed_module._row
+
+    def counting(entry: MemoryEntry) -> bytes:
+        encoded.append(entry.id)
+        return real(entry)
+
+    monkeypatch.setattr(parsed_module, "_row", counting)
+    store.save([loaded[0].replace(content="The user prefers pytest, always."), *loaded[1:]])
+    assert encoded == ["a1"]
+    parsed_module._ROWS.clear()
+    _same(MemoryStore(memory_path).load_document(), memory_path.read_text(encoding="utf-8"))
+
+
+def test_a_folder_that_cannot_hold_the_record_costs_a_parse_only(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch, parses: list[int]
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> bool:
+        raise OSError(13, "Permission denied")
+
+    import everbot_memory.storage.atomic as atomic
+
+    real = atomic.write_atomically
+
+    def picky(path: Path, *args: object, **kwargs: object) -> bool:
+        if path.name == parsed_module.FILE:
+            return refuse()
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(atomic, "write_atomically", picky)
+    MemoryStore(memory_path).save(_entries())
+    parses.clear()
+    doc = MemoryStore(memory_path).load_document()
+    assert parses
+    assert len(doc.entries) == len(_entries())
+
+
+_PIECES = [*"ab #*-_>`~<!|[]()\n\t.:1用", "<!--", "-->", "```", "~~~", "## ", "\n\n", "- "]
+_PIECES.append("### [x] fact | 0.50 | 2026-01-01 | 1\n")
+_TEXT = (
+    st.lists(st.sampled_from(_PIECES), min_size=1, max_size=16)
+    .map("".join)
+    .filter(lambda t: t.strip() != "")
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    contents=st.lists(_TEXT, min_size=1, max_size=6),
+    preamble=st.lists(_TEXT, max_size=2),
+    notes=st.lists(_TEXT, max_size=2),
+)
+def test_the_record_is_what_a_parse_of_the_written_file_gives(
+    tmp_path_factory: pytest.TempPathFactory,
+    contents: list[str],
+    preamble: list[str],
+    notes: list[str],
+) -> None:
+    path = tmp_path_factory.mktemp("record") / "MEMORY.md"
+    entries = [
+        make_entry(f"h{n}", text, 0.15 + 0.8 * n / len(contents)) for n, text in enumerate(contents)
+    ]
+    doc = Document(entries, [p.strip() for p in preamble], [n.strip() for n in notes])
+    from everbot_memory.document import render
+
+    # A person's text first (as an editor would leave it), then a save by the engine.
+    path.write_text(render(doc, "2026-03-01T09:00:00Z"), encoding="utf-8")
+    store = MemoryStore(path)
+    loaded = store.load()
+    before = path.read_bytes()
+    try:
+        store.save([*loaded, make_entry("new", "One more memory.", 0.5)])
+    except StoreError:
+        assert path.read_bytes() == before  # refused (a person's text would swallow more)
+        return
+    text = path.read_text(encoding="utf-8")
+    parsed_module._ROWS.clear()
+    files = SideFiles.of(path)
+    from everbot_memory.storage.atomic import digest
+
+    recorded = parsed_module.document(files, digest(text.encode()) or "", text)
+    if parse(text).problems:
+        # Text a parse repairs or warns about is never recorded as canonical.
+        assert recorded is None
+        return
+    if recorded is not None:
+        _same(recorded, text)
+
+
+def test_the_profile_made_from_recorded_entries_follows_their_changes(memory_path: Path) -> None:
+    lives = make_entry("p1", "The user lives in Porto.", 0.9, category="fact")
+    works = make_entry("p2", "The user works at Nordwind Logistics.", 0.8, category="fact")
+    MemoryStore(memory_path).save([lives, works, *_entries()])
+    assert "Porto" in memory_path.read_text(encoding="utf-8").split("## Active")[0]
+    parsed_module._ROWS.clear()
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    assert store.load_document().derived is not None  # the record's profile, reused
+    moved = [e.replace(content="The user lives in Lisbon.") if e.id == "p1" else e for e in loaded]
+    store.save(moved)
+    text = memory_path.read_text(encoding="utf-8")
+    profile = text.split("## Active")[0]
+    assert "Lisbon" in profile and "Porto" not in profile
+    assert "Nordwind" in profile
+    # What a save from a parse (no record) writes for the same memories.
+    other = memory_path.with_name("OTHER.md")
+    MemoryStore(other).save(moved)
+    assert (
+        other.read_text(encoding="utf-8").split("## Active")[0].split("\n", 4)[4]
+        == (profile.split("\n", 4)[4])
+    )
+
+
+def test_the_hooks_rebuild_their_files_from_the_record(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from everbot_memory.facade.hooks import refresh
+
+    parse_module = sys.modules["everbot_memory.document.parse"]
+
+    MemoryStore(memory_path).save(_entries())
+    calls: list[int] = []
+    real = parse_module.parse
+
+    def counting(text: str, *args: object) -> Document:
+        calls.append(len(text))
+        return real(text, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parse_module, "parse", counting)
+    later = (T0 + days(2)).timestamp()  # a day passed: the hooks' files are stale
+    _, rows = refresh(memory_path, later)
+    assert calls == []
+    assert len(rows.rows) == len(_entries())
+    # An editor's version is parsed.
+    text = memory_path.read_text(encoding="utf-8")
+    memory_path.write_text(text.replace("over unittest", "over nose"), encoding="utf-8")
+    _, rows = refresh(memory_path, later)
+    assert calls and any("over nose" in row for row in rows.rows)
