@@ -253,3 +253,50 @@ def test_how_often_or_how_long_names_no_day(said: str) -> None:
 
 def test_a_day_and_a_verb_with_nothing_to_do_is_no_todo() -> None:
     assert not any(category == "todo" for category, *_ in _close(["我明天就去"]))
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("the report is due end of the month, finance sends numbers on the 27th", "2026-04-30"),
+        ("mum's 60th is a week on saturday", "2026-04-18"),
+        ("the MOT is on the 3rd of next month", "2026-05-03"),
+        ("onboarding the new hires first monday of next month", "2026-05-04"),
+    ],
+)
+def test_more_spoken_day_shapes(said: str, day: str) -> None:
+    assert str(resolve_date(said, TODAY)) == day
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("handed in my notice at deloitte, I'm freelance now", "The user works at Deloitte."),
+        ("promo came through!! staff engineer as of this month", "The user is a senior engineer."),
+        ("升 P7 了，开始带人了", "用户职级是 P6"),
+        ("终于把驾照从 C1 升到 B2 了", "用户有 C1 驾照"),
+        ("migrated everything to 1password after the lastpass mess", "The user uses LastPass."),
+        ("it's Alex Moreau now, not Turner", "The user's full name is Alex Turner."),
+        ("left in june, I'm in-house at Monzo now", "The user works as a designer at an agency."),
+        ("so after 9 years vegetarian I've started eating fish again", "The user is vegetarian."),
+        ("终于拿到深圳的房本了 以后不用再交房租了", "用户在深圳租房住"),
+        ("终于从 vim 转到 vscode 了 年纪大了不想折腾配置", "用户用 vim 写代码"),
+    ],
+)
+def test_a_value_left_reached_or_switched_to_retires_the_old(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("I left Boston at 6am and drove all day", "The user lives in Boston."),
+        ("I left my laptop at Google's office", "The user works at Google."),
+        ("我从南京出发去上海玩", "用户住在南京"),
+        ("从 Notion 导出的表格打不开", "用户用 Notion 记笔记"),
+        ("I got L5 results back from the lab", "The user is at level L4."),
+    ],
+)
+def test_a_value_named_beside_a_word_of_leaving_is_not_always_left(said: str, known: str) -> None:
+    assert not any(contradicts for *_, contradicts in _close([said], f"[k1] {known}"))

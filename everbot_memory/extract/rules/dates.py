@@ -43,8 +43,21 @@ def resolve_date(text: str, today: date) -> date | None:
         (r"\btonight\b|\btoday\b|今天|今晚", lambda m: today),
         # A day of the month is the more exact ("on Thursday the 19th").
         (
-            r"\b(?:the |on the |by the |before the )(\d{1,2})(?:st|nd|rd|th)\b(?! of)",
+            rf"\b(?:{WEEKDAYS}),? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)\b(?! of)",
             lambda m: _day_of_month(today, int(m.group(1))),
+        ),
+        # "the 3rd of next month", "first monday of next month", "a week on saturday".
+        (
+            r"\bthe (\d{1,2})(?:st|nd|rd|th) of next month\b",
+            lambda m: _safe_day(_next_month(today), int(m.group(1))),
+        ),
+        (
+            rf"\b(first|second|third|fourth|last) ({WEEKDAYS}) of (?:next|the next) month\b",
+            lambda m: _nth_weekday(_next_month(today), m.group(1), _WEEKDAY_EN[m.group(2)]),
+        ),
+        (
+            rf"\ba week (?:on|from) ({WEEKDAYS})\b",
+            lambda m: upcoming(_WEEKDAY_EN[m.group(1)], False) + timedelta(days=7),
         ),
         (rf"\bnext ({WEEKDAYS})\b", lambda m: upcoming(_WEEKDAY_EN[m.group(1)], True)),
         # "monday week": the Monday after the coming one.
@@ -340,6 +353,24 @@ def _after(today: date, count: int, unit: str) -> date:
         months = today.month - 1 + count
         return date(today.year + months // 12, months % 12 + 1, min(today.day, 28))
     return today + timedelta(days=count * (7 if ("周" in unit or "星期" in unit) else 1))
+
+
+def _safe_day(month: date, day: int) -> date | None:
+    try:
+        return month.replace(day=day)
+    except ValueError:
+        return None
+
+
+def _nth_weekday(month: date, which: str, weekday: int) -> date:
+    """The first, second... or last ``weekday`` of the month ``month`` is in."""
+    first = month.replace(day=1)
+    if which == "last":
+        end = _next_month(first) - timedelta(days=1)
+        return end - timedelta(days=(end.weekday() - weekday) % 7)
+    day = first + timedelta(days=(weekday - first.weekday()) % 7)
+    order = ["first", "second", "third", "fourth"].index(which)
+    return day + timedelta(weeks=order)
 
 
 def _next_month(today: date) -> date:

@@ -274,7 +274,8 @@ _UNSURE = re.compile(
     r"maybe|perhaps|whether|if|plan(?:ning)? to|want(?:s|ed)? to|wanna|hoping to|hope to|"
     r"going to|gonna|would|could|may|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
     r"worth)\b"
-    r"|想|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
+    # "不想折腾配置" is a taste, not a wish for a change.
+    r"|(?<!不)想(?!起|到)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
     re.I,
 )
 # Someone else as the subject of the clause ("my sister just moved to Boston", "我朋友搬到成都
@@ -290,6 +291,8 @@ _OTHER_SUBJECT = re.compile(
 )
 _CLAUSES = re.compile(
     r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|[，,]\s*|\s+(?:but|and then)\s+"
+    # Chinese chat marks a pause with a space ("转到 vscode 了 年纪大了不想折腾配置").
+    r"|(?<=[了啦吧呢])\s+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|[\U0001F300-\U0001FAFF]+\s*"
     r"|(?<=\S)\s+(?=(?:what|how|why|where|which|who|any)\s+(?:\w+\s+)?(?:i|we|you|it|the|my|"
     r"our|tips|ideas)\b)",
     re.I,
@@ -334,7 +337,10 @@ _NOW_CHANGED = re.compile(
 _NO_MORE = re.compile(
     r"\bno longer\b|\bnot\b[^.,;!?]{0,30}\bany ?more\b|\b(?:don't|do not|never)\b[^.,;!?]{0,30}"
     r"\bany ?more\b|\bstopped (?!by\b)\w+ing\b|\bquit\b|\bgave up\b|\bgot rid of\b|\bsold\b|"
-    r"\bbroke up\b|\bsplit up\b|不再|戒了|戒掉|没再|卖了|分手|不[\u4e00-\u9fff]{1,3}了",
+    r"\bbroke up\b|\bsplit up\b|不再|戒了|戒掉|没再|卖了|分手|不[\u4e00-\u9fff]{1,3}了|不用再|再也不用"
+    # "after 9 years vegetarian I've started eating fish again": the years are over.
+    r"|\bafter \w+ (?:years?|months?)(?: of| as(?: an?)?)? (?=.*\b(?:again|now|started|switched|"
+    r"quit|stopped|no longer|gave up)\b)",
     re.I,
 )
 # Words too common to say two sentences speak of the same thing.
@@ -407,12 +413,22 @@ _AGE = re.compile(
 )
 
 
+# A level written as a letter and a number ("P6", "L5", "T3"): the same letter with another
+# number, said as reached, is the level now ("升 P7 了", "made L6 in March").
+_LEVEL = re.compile(r"(?<![A-Za-z0-9])([A-Z])(\d{1,2})(?![A-Za-z0-9])")
+
+
 def _values(text: str) -> dict[str, set[str]]:
     """The values ``text`` holds, by kind: times, sums, versions, ages, and counts of a thing
     ("12 people", "three kids", "8个人"), each count keyed by what it counts."""
     found: dict[str, set[str]] = {}
     rest = text
-    for kind, pattern in (("time", _TIME), ("money", _MONEY), ("version", _VERSION)):
+    for kind, pattern in (
+        ("time", _TIME),
+        ("money", _MONEY),
+        ("version", _VERSION),
+        ("code", _LEVEL),
+    ):
         for match in pattern.finditer(rest):
             found.setdefault(kind, set()).add(re.sub(r"\s", "", match.group(0).casefold()))
         rest = pattern.sub(" ", rest)
@@ -434,6 +450,44 @@ def _frame(text: str) -> set[str]:
     return {t for t in _telling(text) if t not in _GENERIC and not re.search(r"\d", t)}
 
 
+# Characters too common in Chinese to say two sentences speak of the same thing.
+_FUNCTION_CHARS = set("的了是在我你他她们用户有不也就都还和跟把被给这那个一上下来去要会能说")
+
+
+def _shares(clause: str, content: str) -> bool:
+    """True when ``clause`` and ``content`` speak of the same thing: a telling word in common,
+    or, in Chinese, two telling characters ("交房租" and "租房住")."""
+    if _frame(clause) & _frame(content):
+        return True
+    if CJK_RE.search(clause) and CJK_RE.search(content):
+        chars = set(CJK_RE.findall(clause)) & set(CJK_RE.findall(content))
+        return len(chars - _FUNCTION_CHARS) >= 2
+    return False
+
+
+_REACHED = re.compile(r"升|\b(?:promoted|promo|promotion|made|reached|now)\b", re.I)
+# "从 C1 升到 B2", "from Jenkins to GitHub Actions": the value before is the old one.
+_FROM_TO = re.compile(r"(?:\bfrom|从)\s*\S+?\s*(?=\bto\b|[升换改转迁调]?到)", re.I)
+# Said to be left: a known value named after one of these ("handed in my notice at
+# deloitte", "moved out of Leeds", "switched from Jira"), by slot: leaving a town is said
+# otherwise than leaving a job ("I left Boston at 6am" is a trip).
+_LEAVING = {
+    "home": re.compile(
+        r"\b(?:moved (?:away )?from|moved out of|relocated from)\b|搬离|从(?=\S{0,8}?搬)", re.I
+    ),
+    "employer": re.compile(
+        r"\b(?:left|quit|handed in (?:my )?notice|resigned(?: from)?|last day (?:at|was)|"
+        r"laid off (?:from|at|by))\b|离职|辞职|离开|从(?=\S{0,8}?(?:离职|辞职|出来|跳槽))",
+        re.I,
+    ),
+    "tool": re.compile(
+        r"\b(?:ditched|dropped|switched (?:away )?from|migrated (?:\w+ )?(?:from|off)|moved off|"
+        r"off of|quit|gave up(?: on)?|uninstalled)\b|卸了|弃用|从(?=\S{0,12}?(?:转|换|迁|改))",
+        re.I,
+    ),
+}
+
+
 def _value_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     """Ids of known memories about the same thing as a clause of ``said`` that gives it another
     value now ("standup moved to 10am" and "standup is at 9:30"), or says it is over ("not
@@ -441,17 +495,24 @@ def _value_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     ids = []
     for clause in re.split(r"[，,;；]|\s+(?:but|so)\s+", said):
         over, now = _NO_MORE.search(clause), _NOW_CHANGED.search(clause)
-        if not (over or now):
+        if not (over or now or _REACHED.search(clause)):
             continue
-        frame, values = _frame(clause), _values(clause)
+        values = _values(_FROM_TO.sub(" ", clause))
+        levels = {m.group(0) for m in _LEVEL.finditer(clause)} if _REACHED.search(clause) else set()
         for entry_id, content in known:
             held = _values(content)
+            old_levels = {m.group(0) for m in _LEVEL.finditer(content)}
+            if (
+                any(a[0] == b[0] and a != b for a in levels for b in old_levels)
+                and not levels & old_levels
+            ):
+                ids.append(entry_id)  # "升 P7 了" and "职级是 P6"
+                continue
             if "age" in values and "age" in held and not values["age"] & held["age"]:
                 ids.append(entry_id)  # "I'm 35 now" and "is 34 years old": said of no thing
                 continue
-            shared = frame & _frame(content)
             # "sold my old bike" says nothing of the bike the user rides now.
-            if not shared or re.search(
+            if not _shares(clause, content) or re.search(
                 r"\b(?:old|previous|former|spare|extra|second)\s+\w+", clause, re.I
             ):
                 continue
@@ -465,6 +526,42 @@ def _value_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     return ids
 
 
+_LEFT_OBJECT = re.compile(
+    r"^\s*(?:(?:my|the|our|old)\s+)*(?:(?:job|role|position|post|gig|team|notice|company|"
+    r"place|flat|apartment|house)\s+)?(?:at|with|from|in|for|of)?\s*(?:the\s+)?$"
+    r"|^[^\sA-Za-z]{0,4}$",
+    re.I,
+)
+
+
+def _left_values(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories whose single value (a home, an employer, a tool) a clause of
+    ``said`` names as left, in any case ("handed in my notice at deloitte", "搬离南京")."""
+    from .slots import slot_values  # the slots' words, loaded with the extractor
+
+    ids = []
+    for clause in re.split(r"[，,;；]", said):
+        for entry_id, content in known:
+            for slot, value in slot_values(content):
+                cue = _LEAVING.get(slot, _LEAVING["tool"]).search(clause)
+                if not cue or slot in ("role", "name", "manager"):
+                    continue
+                after = clause[cue.end() :].casefold()
+                name = value.casefold().strip()
+                found = (
+                    re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", after)
+                    if name.isascii()
+                    else re.search(re.escape(name), after)
+                )
+                # The value is what was left, right after the words that say so ("left
+                # Deloitte", "notice at deloitte", "从阿里离职"), not a thing left there
+                # ("left my laptop at Google's office").
+                if len(name) >= 2 and found and _LEFT_OBJECT.match(after[: found.start()]):
+                    ids.append(entry_id)
+                    break
+    return ids
+
+
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
@@ -472,7 +569,12 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
     said = own_statements(said)
     if not said:
         return ()
-    ids = _slot_changes(said, known) + _stage_changes(said, known) + _value_changes(said, known)
+    ids = (
+        _slot_changes(said, known)
+        + _stage_changes(said, known)
+        + _value_changes(said, known)
+        + _left_values(said, known)
+    )
     if _CHANGE.search(said):
         # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
         # that surely says a change (离职, 搬, 改用, 不再), one shared pair is enough, in the
@@ -481,6 +583,17 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
         least = 1 if CJK_RE.search(said) else 2
         clauses = [c for c in re.split(r"[，,;；]", said) if _CHANGE.search(c)]
         ids += _best(" ".join(clauses) or said, known, least, names=True)
-    elif _WEAK_CHANGE.search(said):
-        ids += _best(said, known, 99, names=True)
+    elif _WEAK_CHANGE.search(said) and not _TRIP.search(said):
+        # "left Shopify": the name is what was left, right after the word ("left my laptop at
+        # Google's office" and "left Boston at 6am" leave nothing for good).
+        cue = _WEAK_CHANGE.search(said)
+        assert cue is not None
+        ids += _best(said[cue.start() :], known, 99, names=True)
     return tuple(dict.fromkeys(ids))
+
+
+_TRIP = re.compile(
+    r"\b(?:at \d|for the (?:day|night|weekend|week)|early|late|drove|flew|headed|this morning|"
+    r"tonight|today)\b|\bleft (?:my|the|a|our) ",
+    re.I,
+)
