@@ -300,3 +300,46 @@ def test_a_value_left_reached_or_switched_to_retires_the_old(said: str, known: s
 )
 def test_a_value_named_beside_a_word_of_leaving_is_not_always_left(said: str, known: str) -> None:
     assert not any(contradicts for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+def test_the_selector_picks_a_kind_over_fact_by_its_bias_and_keeps_chinese_at_its_threshold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from everbot_memory.extract.rules import selector as selector_module
+    from everbot_memory.extract.rules.selector import Dense, Selector
+
+    categories = {"fact": {"bias": 1.0}, "workflow": {"bias": 0.5}}
+    plain = Selector({"bias": 2.0}, categories, 0.7)
+    biased = Selector({"bias": 2.0}, categories, 0.7, bias={"fact": -1.0})
+    assert plain.judge_features(["bias"]).category == "fact"
+    assert biased.judge_features(["bias"]).category == "workflow"
+    text = biased.to_json()
+    monkeypatch.setattr(selector_module, "WEIGHTS_FILE", _written(text))
+    selector_module.load_selector.cache_clear()
+    try:
+        loaded = selector_module.load_selector()
+        assert loaded is not None and loaded.bias == {"fact": -1.0}
+    finally:
+        selector_module.load_selector.cache_clear()
+
+    dense = Dense([0.0], 0.0, 0.7, None, 0.75)
+    model = Selector({}, {}, 0.7, dense)
+    monkeypatch.setattr(selector_module, "embedder", lambda: object())
+    assert model.threshold_for("I moved to Leeds") == 0.7
+    assert model.threshold_for("我搬到杭州了") == 0.75
+    monkeypatch.setattr(selector_module, "embedder", lambda: None)
+    assert model.threshold_for("我搬到杭州了") == 0.7  # the words' own threshold
+
+
+def _written(text: str) -> object:
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "selector.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_clause_with_its_verb_before_and_i_is_still_cut() -> None:
+    found = _close(["my name is Lena and I work at Nordwind Logistics as a data engineer."])
+    assert ("fact", "The user works at Nordwind Logistics as a data engineer.", ()) in found

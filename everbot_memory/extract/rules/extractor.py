@@ -51,7 +51,8 @@ _CLAUSE_END = re.compile(
 # "Jared and I"): a few words naming someone, no verb.
 _WITH_SOMEONE = re.compile(
     r"^(?:(?:so|and|also|btw|well|ok|okay|yesterday|today|recently)\W+)*"
-    r"(?:(?:my|our) (?:[\w-]+ ){0,2}[\w-]+|(?-i:[A-Z])[a-z]+)$",
+    r"(?:(?:my|our) (?:(?!(?:is|are|was|were|am|has|have|had|do|does|did|name|job)\b)[\w-]+ ){0,2}"
+    r"(?!(?:is|are|was|were|am|has|have|had)\b)[\w-]+|(?-i:[A-Z])[a-z]+)$",
     re.I,
 )
 
@@ -453,7 +454,7 @@ def _clean(text: str) -> str:
     return _TRAILING_REQUEST.sub("", text).strip() or text
 
 
-def selected_category(said: str, fitted: Category, today: date) -> tuple[Category, date | None]:
+def _selected_category(said: str, fitted: Category, today: date) -> tuple[Category, date | None]:
     """The category of a sentence the selector keeps, from the fitted model's and the
     sentence's own words, and the day it names."""
     category = _kind(said, fitted)
@@ -688,12 +689,12 @@ class RuleExtractor:
         if selector is None or not judged(said):
             return None
         verdict = selector.judge(said)
-        if verdict.probability < selector.in_use_threshold:
+        if verdict.probability < selector.threshold_for(said):
             return None
         content = about_the_user(said)
         if not content or redact(content).only_secret:
             return None
-        category, day = selected_category(said, verdict.category, today)
+        category, day = _selected_category(said, verdict.category, today)
         expires = None
         if category == "todo":
             expires = expiry_after(day or today + timedelta(days=TODO_DEFAULT_DAYS))

@@ -305,7 +305,7 @@ _YES_NO = re.compile(
 _WITH_USER = re.compile(r"\b(?:and I|and me|me and|I and)\b|[和跟]我(?!的)|我[和跟]", re.I)
 
 
-def own_statements(said: str) -> str:
+def _own_statements(said: str) -> str:
     """The clauses of ``said`` that state something of the user's as so: without the ones
     that ask, plan, wish or weigh, and the ones about someone else."""
     kept = []
@@ -566,7 +566,7 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
         return ()
-    said = own_statements(said)
+    said = _own_statements(said)
     if not said:
         return ()
     ids = (
