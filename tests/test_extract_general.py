@@ -343,3 +343,20 @@ def _written(text: str) -> object:
 def test_a_clause_with_its_verb_before_and_i_is_still_cut() -> None:
     found = _close(["my name is Lena and I work at Nordwind Logistics as a data engineer."])
     assert ("fact", "The user works at Nordwind Logistics as a data engineer.", ()) in found
+
+
+def test_a_question_after_a_statement_is_left_out_never_half_rewritten() -> None:
+    said = "every time I end up reaching for pnpm again 😂 anyway how do I set up a workspace"
+    assert about_the_user(said) == "Every time the user ends up reaching for pnpm again."
+    assert about_the_user("how do I set up a workspace") == (
+        'The user asked: "how do I set up a workspace"'
+    )
+
+
+def test_a_number_corrected_after_well_keeps_the_later_one() -> None:
+    from everbot_memory.extract.rules.wording import corrected
+
+    assert corrected("I'm running about 30k a week, well, 25 really").startswith(
+        "I'm running about 25k a week"
+    )
+    assert corrected("we went well over budget") == "we went well over budget"
