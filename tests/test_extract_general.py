@@ -360,3 +360,28 @@ def test_a_number_corrected_after_well_keeps_the_later_one() -> None:
         "I'm running about 25k a week"
     )
     assert corrected("we went well over budget") == "we went well over budget"
+
+
+KNOWN_TO_FORGET = [
+    ("k1", "The user is planning a trip to Peru in August 2026."),
+    ("k2", "The user's phone number is +44 7700 900123."),
+    ("k3", "The user sees a therapist every Thursday evening."),
+    ("k4", "The user likes hiking."),
+]
+
+
+@pytest.mark.parametrize(
+    "said, target",
+    [
+        ("nvm the peru trip, it's not happening.", "k1"),
+        ("pls forget my phone number, I shouldn't have given it to you", "k2"),
+        ("hey, don't keep the bit about my therapist please.", "k3"),
+        ("I always forget my phone at home", None),
+        ("never mind, I found it", None),
+        ("my hiking trip got cancelled because of rain", None),
+    ],
+)
+def test_forget_requests_said_in_passing(said: str, target: str | None) -> None:
+    from everbot_memory.extract.rules.updates import forget_request
+
+    assert forget_request(said, KNOWN_TO_FORGET) == target

@@ -19,7 +19,8 @@ __all__ = ["changed_memories", "forget_request"]
 
 _FORGET = re.compile(
     r"\b(?:forget|drop|delete|remove|erase|scrap|scratch|get rid of|ignore what|don'?t keep|"
-    r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me)\b"
+    r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me|nvm|"
+    r"never ?mind)\b"
     r"|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存",
     re.I,
 )
@@ -35,7 +36,9 @@ _ABOUT_MEMORY = re.compile(
     r"\b(?:thing|stuff|note|notes|memory|memories|that|what i said|about me|you(?:'ve)? got|"
     r"stop reminding me|"
     r"the whole thing|earlier|info|detail|details|entry|whatever you|everything about|anything about|"
-    r"all (?:of )?(?:that|it)|about (?:him|her|them|it))\b|那个|那条|那些|的事|这事|那事|记录|说的|说过|"
+    r"all (?:of )?(?:that|it)|about (?:him|her|them|it)|bit|part|piece|line|one about|"
+    # "pls forget my phone number", "nvm the peru trip, it's not happening".
+    r"(?:forget|delete|drop|remove|erase) (?:about )?my|not happening|called off|cancell?ed)\b|那个|那条|那些|的事|这事|那事|记录|说的|说过|"
     r"关于(?:他|她|它)",
     re.I,
 )
@@ -61,7 +64,7 @@ _WEAK_CHANGE = re.compile(
 _REQUEST = re.compile(
     r"^(?:(?:oh|ok|okay|and|also|so|hey|btw)[, ]+)*(?:please |pls |just |can you |could you |"
     r"you can |you could |go ahead and )?(?:forget|drop|delete|remove|erase|scrap|scratch|"
-    r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding)\b"
+    r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind)\b"
     r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
     r"remove|erase|get rid of|ignore|don'?t keep)\b"
     r"|,\s*(?:get rid of it|delete it|drop it|forget it|remove it)\b"
