@@ -30,7 +30,7 @@ _WEEKDAY_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 
 def resolve_date(text: str, today: date) -> date | None:
     """The day a todo names ("tomorrow", "next Wednesday", "下周三", "3月5日"), from ``today``."""
-    lowered = text.lower()
+    lowered = _full_weekdays(text.lower())
 
     def upcoming(weekday: int, next_week: bool) -> date:
         if next_week:
@@ -41,7 +41,30 @@ def resolve_date(text: str, today: date) -> date | None:
         (r"\bday after tomorrow\b|后天", lambda m: today + timedelta(days=2)),
         (r"\btomorrow\b|明天", lambda m: today + timedelta(days=1)),
         (r"\btonight\b|\btoday\b|今天|今晚", lambda m: today),
+        # A day of the month is the more exact ("on Thursday the 19th").
+        (
+            rf"\b(?:{WEEKDAYS}),? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)\b(?! of)",
+            lambda m: _day_of_month(today, int(m.group(1))),
+        ),
+        # "the 3rd of next month", "first monday of next month", "a week on saturday".
+        (
+            r"\bthe (\d{1,2})(?:st|nd|rd|th) of next month\b",
+            lambda m: _safe_day(_next_month(today), int(m.group(1))),
+        ),
+        (
+            rf"\b(first|second|third|fourth|last) ({WEEKDAYS}) of (?:next|the next) month\b",
+            lambda m: _nth_weekday(_next_month(today), m.group(1), _WEEKDAY_EN[m.group(2)]),
+        ),
+        (
+            rf"\ba week (?:on|from) ({WEEKDAYS})\b",
+            lambda m: upcoming(_WEEKDAY_EN[m.group(1)], False) + timedelta(days=7),
+        ),
         (rf"\bnext ({WEEKDAYS})\b", lambda m: upcoming(_WEEKDAY_EN[m.group(1)], True)),
+        # "monday week": the Monday after the coming one.
+        (
+            rf"\b({WEEKDAYS}) week\b",
+            lambda m: upcoming(_WEEKDAY_EN[m.group(1)], False) + timedelta(days=7),
+        ),
         (
             rf"\b(?:this|on|by|before) ({WEEKDAYS})\b",
             lambda m: upcoming(_WEEKDAY_EN[m.group(1)], False),
@@ -51,7 +74,8 @@ def resolve_date(text: str, today: date) -> date | None:
             lambda m: upcoming(_WEEKDAY_ZH[m.group(1)], True),
         ),
         (
-            r"(?:这|本)?(?:周|星期)([一二三四五六日天])",
+            # "周天" is Sunday, but "第一周天天" is "every day of the first week".
+            r"(?:这|本)?(?:周|星期)([一二三四五六日]|天(?!天))",
             lambda m: upcoming(_WEEKDAY_ZH[m.group(1)], False),
         ),
         (
@@ -159,8 +183,14 @@ def resolve_date(text: str, today: date) -> date | None:
             result: date | None = build(match)
             return result
     if not CJK_RE.search(text):
-        return _parsed(text, today)
+        return _parsed(text, today) or _mid_month(lowered, today)
     return None
+
+
+def _mid_month(lowered: str, today: date) -> date | None:
+    """The middle of a month named so ("mid-April"), when no other day is named."""
+    match = re.search(rf"\bmid[- ]?({_MONTHS})[a-z]*\b", lowered)
+    return _month_day(today, _MONTHS.split("|").index(match.group(1)) + 1, 15) if match else None
 
 
 _ZH_DIGITS = "一二两三四五六七八九十"
@@ -188,6 +218,56 @@ _MONTH_ONLY = re.compile(
 
 
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+
+# How long something lasts or lasted, not when it happens: "for about six weeks (now)", "six
+# weeks ago", "after months of".
+_LASTING = re.compile(
+    r"\b(?:for|past|last|over|within|spent|took|takes|been)\s+(?:(?:about|around|almost|nearly|"
+    r"over|like|roughly|the|a|another|just)\s+)*$",
+    re.I,
+)
+_LASTED = re.compile(r"^\s*(?:now|ago|already|of|straight|in a row|so far|earlier|before)\b", re.I)
+_BARE_SPAN = re.compile(
+    r"^\s*(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+"
+    r"(?:days?|weeks?|months?|years?)\s*$",
+    re.I,
+)
+_RATE = re.compile(
+    r"\b(?:\w+ (?:times|days|nights|hours|evenings|mornings)|once|twice) (?:a|an|per|each) "
+    r"(?:day|week|month|year)\b",
+    re.I,
+)
+_RATE_BEFORE = re.compile(r"(?:\d[\d.,]*k?|\$\S+|times|hours|days|nights)\s*$", re.I)
+_FROM_NOW = re.compile(r"^\s*(?:from now|from today|later|out|away|time)\b", re.I)
+_SPAN = re.compile(r"^\s*(?:after|for)\s+(?:days|weeks|months|years)\b", re.I)
+# Weekdays as people shorten them: the unambiguous ones always, "mon", "wed", "sat" and "sun"
+# (words of their own too) only where a day is said ("on sat", "sat morning", "sun at 3").
+_SHORT_DAYS = {
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+    "sat": "saturday",
+    "sun": "sunday",
+}
+_SHORT_DAY = re.compile(
+    r"\b(tues?|weds|thu(?:rs?)?|fri)\b\.?"
+    r"|(?:(?<=\bon )|(?<=\bby )|(?<=\bthis )|(?<=\bnext )|(?<=\buntil )|(?<=\bbefore ))"
+    r"(mon|wed|sat|sun)\b\.?"
+    r"|\b(mon|wed|sat|sun)\b\.?(?= (?:morning|night|evening|afternoon|at \d|\d{1,2}(?::\d\d)?\s?(?:am|pm)?\b))",
+    re.I,
+)
+
+
+def _full_weekdays(text: str) -> str:
+    """``text`` with shortened weekdays written out ("dentist thurs 3:30" -> "dentist thursday
+    3:30")."""
+    return _SHORT_DAY.sub(lambda m: _SHORT_DAYS[next(g for g in m.groups() if g).lower()], text)
 
 
 def _month_end(today: date, name: str) -> date:
@@ -275,6 +355,24 @@ def _after(today: date, count: int, unit: str) -> date:
     return today + timedelta(days=count * (7 if ("周" in unit or "星期" in unit) else 1))
 
 
+def _safe_day(month: date, day: int) -> date | None:
+    try:
+        return month.replace(day=day)
+    except ValueError:
+        return None
+
+
+def _nth_weekday(month: date, which: str, weekday: int) -> date:
+    """The first, second... or last ``weekday`` of the month ``month`` is in."""
+    first = month.replace(day=1)
+    if which == "last":
+        end = _next_month(first) - timedelta(days=1)
+        return end - timedelta(days=(end.weekday() - weekday) % 7)
+    day = first + timedelta(days=(weekday - first.weekday()) % 7)
+    order = ["first", "second", "third", "fourth"].index(which)
+    return day + timedelta(weeks=order)
+
+
 def _next_month(today: date) -> date:
     """The first day of the month after ``today``'s."""
     return (today.replace(day=28) + timedelta(days=4)).replace(day=1)
@@ -297,9 +395,18 @@ def _parsed(text: str, today: date) -> date | None:
 
     calendar = parsedatetime.Calendar(version=parsedatetime.VERSION_CONTEXT_STYLE)
     source = datetime.combine(today, time(12, 0))
-    for when, _, start, _, said in calendar.nlp(text, sourceTime=source) or ():
+    text = _full_weekdays(text)
+    for when, _, start, end, said in calendar.nlp(text, sourceTime=source) or ():
         if _SINCE.search(text[:start]):
             continue  # "broken since Monday", "35 as of Tuesday": a day gone by
+        if _LASTING.search(text[:start]) or _LASTED.match(text[end:]) or _SPAN.match(said):
+            continue  # "for about six weeks now", "after months of": how long, not when
+        if _RATE.search(said) or _RATE_BEFORE.search(text[:start]):
+            continue  # "4k a month", "three days a week": how often, not when
+        if _BARE_SPAN.match(said) and not _FROM_NOW.match(text[end:]):
+            continue  # "1 month floor", "4k a month", "three days a week": how long or often
+        if said.strip(" .").lower() in ("mon", "wed", "sat", "sun"):
+            continue  # "I sat down", "the sun": a word, not a weekday
         # A month alone ("in December", "starts in September") names no day to keep.
         if (
             _DATE_WORDS.search(said)

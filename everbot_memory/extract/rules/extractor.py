@@ -47,6 +47,33 @@ _CLAUSE_END = re.compile(
     r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:I|my|we)\b)|[:：]\s*(?=(?:I|my|we)\b)|,\s*(?:so|because|since|but)\s+|，(?=我)",
 )
 
+# What may stand before "and I" as one subject with the user ("my wife and I love hiking",
+# "Jared and I"): a few words naming someone, no verb.
+_WITH_SOMEONE = re.compile(
+    r"^(?:(?:so|and|also|btw|well|ok|okay|yesterday|today|recently)\W+)*"
+    r"(?:(?:my|our) (?:(?!(?:is|are|was|were|am|has|have|had|do|does|did|name|job)\b)[\w-]+ ){0,2}"
+    r"(?!(?:is|are|was|were|am|has|have|had)\b)[\w-]+|(?-i:[A-Z])[a-z]+)$",
+    re.I,
+)
+
+
+def _clauses(said: str) -> list[str]:
+    """``said`` cut where a new clause about the user begins ("..., and I ...", "...: my name
+    is ..."), but not inside a subject the user shares ("my boss and I get along")."""
+    parts: list[str] = []
+    start = 0
+    for match in _CLAUSE_END.finditer(said):
+        head = said[start : match.start()].strip()
+        if re.match(r"(?:,\s*|\s+)and\s+I\b", match.group(0) + said[match.end() :][:2]) and (
+            _WITH_SOMEONE.match(head)
+        ):
+            continue
+        parts.append(said[start : match.start()])
+        start = match.end()
+    parts.append(said[start:])
+    return parts
+
+
 # "Forget that ...": the user asks that a memory be deleted.
 _FORGET_EN = re.compile(
     r"^(?:please )?(?:forget|stop remembering|don't remember|do not remember)"
@@ -84,6 +111,18 @@ _PLAN = re.compile(
     r"|要|得|需要|打算|准备|约了|预约|航班|高铁|飞|去|开会|见|面试|考试|复查|到期|结婚|生日|搬|交|"
     r"提醒|记得|出发|回老家|开工|面签"
     # Events on a day: the day is the user's to keep.
+    r"|\b(?:race|marathon|concert|gig|recital|ceremony|graduation|checkup|check-up|vet|"
+    # Appointments and gatherings named as events ("Lunch with Sarah next Tuesday", "jury duty
+    # on Monday", "passport renewal by end of month", "周五晚上和老同学吃饭").
+    r"lunch|dinner|brunch|breakfast|drinks|date night|playdate|sleepover|reunion|shower|"
+    r"jury duty|appt|renewal|physio|therapy|therapist|counsel(?:l)?ing|lesson|class|practice|"
+    r"rehearsal|tournament|match|game|meetup|1:1|one-on-one|sync|standup|workshop|webinar|"
+    r"training|orientation|open house|viewing|pickup|drop-off|dropoff|delivery|install|"
+    r"repair|service|oil change|mot|inspection|play|show|recital|funeral|christening|"
+    r"baptism|bar mitzvah|bat mitzvah|anniversary|hackathon|retreat|offsite|call with|"
+    r"check-in|appointment)\b"
+    r"|吃饭|约饭|聚会|打疫苗|疫苗|上课|补课|培训|考试|看病|医院|看牙|洗牙|拔牙|体检|复诊|年检|保养|"
+    r"婚礼|满月酒|寿宴|家长会|开学|报到|入职|述职|答辩|路演|团建|年会"
     r"|\b(?:race|marathon|concert|gig|recital|ceremony|graduation|checkup|check-up|vet|"
     r"haircut|defen[cs]e|presentation|demo|launch|review|reservation|closing|move-in|"
     r"inspection|hearing|court|shift|on call|on-call)\b"
@@ -326,6 +365,12 @@ _QUESTION_ZH = re.compile(
 _RECURRING = re.compile(
     r"\b(?:every|each|weekly|daily|monthly|nightly|twice a|once a|\w+ times a|from now on|"
     r"going forward|starting (?:next|this|from))\b|从[^，。]{1,6}起(?!床)"
+    # Weekdays in the plural, or a weekday's part of the day ("Sunday nights I batch cook",
+    # "mondays are reheating", "mon to wed mornings", "weeknights").
+    r"|\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weeknights|"
+    r"weekends|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) (?:nights|mornings|"
+    r"evenings|afternoons)|on weekends|(?:mon|tue|wed|thu|fri|sat|sun)\w* (?:to|through|-) "
+    r"(?:mon|tue|wed|thu|fri|sat|sun)\w*)\b"
     r"|每(?:天|周|个?月|年|晚|早|次|个?星期)|一周[一二两三四五六七\d]次|[一二三四五六日](?:[一二三四五六日]){1,2}(?:上午|下午|晚上)",
     re.I,
 )
@@ -357,6 +402,44 @@ def _past(said: str) -> bool:
     return bool(_PAST.search(re.split(r"[,，;；:：]", said, maxsplit=1)[0].strip()))
 
 
+# Words that say something is to be done, whatever the day: on the day itself ("today",
+# "tonight"), a todo needs one of these; an event of today is being lived, not planned
+# ("PASSED my motorcycle test today", "Today I'm just sleeping").
+_MUST = re.compile(
+    r"\b(?:need to|needs to|have to|has to|got to|gotta|must|remind|don't forget|deadline|due|"
+    r"appointment|appt)\b|提醒|记得|别忘|必须|得去|要去|要交|截止|到期|之前",
+    re.I,
+)
+
+
+# A time of day: an event of today at a set time is still to come ("今晚九点半开会").
+_CLOCK = re.compile(
+    r"\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b|\b\d{1,2}:\d\d\b|\bat (?:noon|\d{1,2})\b"
+    r"|[\d一二两三四五六七八九十]{1,3}点",
+    re.I,
+)
+
+
+def _to_do_on(day: date | None, today: date, said: str) -> bool:
+    """True when ``day`` is one a todo can be for: a day to come, or today with something
+    still to be done or a time set."""
+    if day is None:
+        return False
+    return day > today or (day == today and bool(_MUST.search(said) or _CLOCK.search(said)))
+
+
+def _own_taste(said: str) -> bool:
+    """True when ``said`` gives a taste of the user's own ("I can't stand crowds", "我最讨厌人
+    挤人"), not someone else's ("面试官很喜欢问系统设计")."""
+    for match in _TASTE.finditer(said):
+        if not CJK_RE.match(match.group(0)[:1]):
+            return True  # the English wordings hold their subject ("I", "we", "my")
+        clause = re.split(r"[，,。！？!?；;]", said[: match.start()])[-1]
+        if clause == "" or re.search(r"我(?!们)[^，。]{0,4}$", clause):
+            return True
+    return False
+
+
 def _without_request(said: str) -> str:
     """``said`` without a request to the assistant that opens it, when anything is left."""
     rest = _REQUEST_FIRST.sub("", said, count=1).strip()
@@ -369,6 +452,56 @@ def _clean(text: str) -> str:
     text = text.strip(" \t\"'“”「」")
     text = _LEAD_IN_ZH.sub("", _LEAD_IN_EN.sub("", text))
     return _TRAILING_REQUEST.sub("", text).strip() or text
+
+
+def _selected_category(said: str, fitted: Category, today: date) -> tuple[Category, date | None]:
+    """The category of a sentence the selector keeps, from the fitted model's and the
+    sentence's own words, and the day it names."""
+    category = _kind(said, fitted)
+    if category == "todo" and _RECURRING.search(said):
+        category = "workflow"  # done again and again: a habit, whatever the model says
+    day = resolve_date(said, today)
+    if category == "todo" and day is not None and not _to_do_on(day, today, said):
+        category = "experience" if _past(said) else "fact"  # today's, being lived
+    if (
+        _to_do_on(day, today, said)
+        and category in ("fact", "todo", "experience")
+        and not _TASTE.search(said)
+        and not _RECURRING.search(said)
+        and not _past(said)
+    ):
+        category = "todo"
+    return category, day
+
+
+# Words that name nothing to do ("remind me at 3", "周五中午提醒一下吧" leave only these).
+_NO_THING = frozenset(
+    [
+        "me",
+        "at",
+        "on",
+        "in",
+        "the",
+        "a",
+        "an",
+        "is",
+        "by",
+        "for",
+        "to",
+        "and",
+        "or",
+        "my",
+        "it",
+        "that",
+        "this",
+        "then",
+        "so",
+        "ok",
+        "okay",
+        "pls",
+        "please",
+    ]
+)
 
 
 class RuleExtractor:
@@ -427,7 +560,7 @@ class RuleExtractor:
                         add(todo, said=previous)
                     continue
                 before = len(found)
-                for clause in _CLAUSE_END.split(said):
+                for clause in _clauses(said):
                     candidate, old_value = self._change(clause.strip())
                     if candidate is None:
                         candidate = self._match(clause.strip(), today)
@@ -440,6 +573,7 @@ class RuleExtractor:
                         i
                         for i in range(before, len(found))
                         if value.value.casefold() in found[i].content.casefold()
+                        or (value.words and value.words.casefold() in found[i].content.casefold())
                     ]
                     for i in naming:
                         # What the selector kept of a tool in use is of the tool's kind (a
@@ -511,6 +645,7 @@ class RuleExtractor:
         # "提醒我下周一给房东转房租": asking to be reminded says there is something to do.
         reminder = bool(re.search(r"提醒|remind", said) and not re.search(r"提醒|remind", asked))
         said = asked
+        day = resolve_date(said, today)
         if (
             not (reminder or _PLAN.search(said))
             or _ASKS.search(said)
@@ -520,10 +655,17 @@ class RuleExtractor:
         ):
             return None
         left = _TIME_AND_ASKING.sub(" ", said)
-        if len(re.findall(r"[A-Za-z]{2,}", left)) + (len(CJK_RE.findall(left)) + 1) // 2 < 2:
+        words = [w for w in re.findall(r"[A-Za-z]{2,}", left) if w.lower() not in _NO_THING]
+        # "搬家" is a thing to do; "就去", "要做" are not.
+        things = CJK_RE.findall(re.sub(r"[就去要得了会吧也还都我的呢啊呀再先用户做来走]", "", left))
+        if len(words) + len(things) // 2 < 1:
             return None  # "周五中午提醒一下吧", "remind me tomorrow": when, but nothing to do
-        day = resolve_date(said, today)
+        if not _to_do_on(day, today, said) and not reminder:
+            return None
         if day is None or day < today:
+            return None
+        # A taste said with a day ("国庆想出去玩，我最讨厌人挤人") is the taste.
+        if _own_taste(said) and not _MUST.search(said):
             return None
         content = about_the_user(_clean(said))
         if not content or redact(content).only_secret:
@@ -547,24 +689,12 @@ class RuleExtractor:
         if selector is None or not judged(said):
             return None
         verdict = selector.judge(said)
-        if verdict.probability < selector.in_use_threshold:
+        if verdict.probability < selector.threshold_for(said):
             return None
         content = about_the_user(said)
         if not content or redact(content).only_secret:
             return None
-        category = _kind(said, verdict.category)
-        if category == "todo" and _RECURRING.search(said):
-            category = "workflow"  # done again and again: a habit, whatever the model says
-        day = resolve_date(said, today)
-        if (
-            day is not None
-            and day >= today
-            and category in ("fact", "todo", "experience")
-            and not _TASTE.search(said)
-            and not _RECURRING.search(said)
-            and not _past(said)
-        ):
-            category = "todo"
+        category, day = _selected_category(said, verdict.category, today)
         expires = None
         if category == "todo":
             expires = expiry_after(day or today + timedelta(days=TODO_DEFAULT_DAYS))

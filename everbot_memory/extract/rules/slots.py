@@ -61,10 +61,12 @@ class NewValue:
     slot: str
     value: str
     category: Category
+    #: The value in the user's own words, when they differ from its name ("小米", "Xiaomi").
+    words: str = ""
 
     def memory(self, chinese: bool) -> str:
         """The memory the new value makes, in the language it was said in."""
-        v = self.value
+        v = self.words if chinese and self.words else self.value
         if chinese:
             return {
                 "home": f"用户现在住在{v}",
@@ -75,6 +77,7 @@ class NewValue:
             "home": f"The user lives in {v}.",
             "employer": f"The user works at {v}.",
             "manager": f"The user's manager is {v}.",
+            "name": f"The user's name is {v}.",
             "role": f"The user is now {'an' if v[:1].lower() in 'aeiou' else 'a'} {v}.",
         }.get(self.slot, f"The user uses {v}.")
 
@@ -286,7 +289,7 @@ _NOT_NOW = re.compile(
     r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
     r"maybe|perhaps|worth|whether|if|plan(?:ning)? to|want(?:ed)? to|wanna|hoping to|"
     r"going to|gonna|will|'ll|would|could|tempted|torn between|versus|or)\b"
-    r"|想|打算|考虑|准备|要不要|是否|如果|计划|可能|纠结|还是|或者|哪个",
+    r"|(?<!不)想(?!起|到)|打算|考虑|准备|要不要|是否|如果|计划|可能|纠结|还是|或者|哪个",
     re.I,
 )
 
@@ -302,6 +305,8 @@ _HOME_EN = re.compile(
     rf"semi|duplex|rowhouse|row house)"
     rf" (?:in|out in|up in|down in|over in) (?P<c>{_NAME})"
     rf"|\b(?:since|after) (?:we |i )?(?:moved|moving|relocated|relocating) to (?P<d>{_NAME})"
+    rf"|\b(?:signed|got|found) (?:a |the |our |my )?(?:new )?(?:lease|place|flat|apartment|house)"
+    rf"(?: on (?:a |an |the )?[\w-]+)? in (?P<f>{_NAME})"
     rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})",
     re.I,
 )
@@ -378,11 +383,132 @@ _HOME_MEMORY = re.compile(
 _EMPLOYER_MEMORY = re.compile(
     rf"\b(?:works?|working|is employed|employed) (?:at|for|by) (?P<a>{_NAME})"
     rf"|\bis (?:an? )?(?:[\w-]+ ){{0,3}}at (?P<b>{_NAME})$"
+    rf"|\bworks? as (?:an? )?(?:[\w-]+ ){{1,3}}(?:at|for) (?P<c>(?:an? |the )?[\w&' -]{{3,40}}?)(?:[.,;]|$)"
     rf"|在(?P<z>[{_CJK}A-Za-z ]{{2,10}}?)(?:工作|上班|任职|做)",
     re.I,
 )
+_NAME_MEMORY = re.compile(rf"\bname is (?P<a>{_NAME})|用户叫(?P<z>[{_CJK}]{{2,4}})", re.I)
 _MANAGER_MEMORY = re.compile(
     rf"\b(?:manager|boss|lead) is (?P<a>{_NAME})|\breports to (?P<b>{_NAME})", re.I
+)
+
+
+# A value said as the user's state, which is a new one only with a word of the present
+# ("these days I'm in Denver", "home is Oakland now", "I now work remotely for Acme", "I'm
+# a staff engineer now"): said plainly, it may be a visit ("I'm in Denver for a conference").
+_NOW = re.compile(
+    r"\b(?:now|these days|nowadays|currently|since|finally|officially|full[- ]time|for good|"
+    r"anymore|any more|no longer)\b|现在|目前|如今",
+    re.I,
+)
+_VISIT = re.compile(
+    r"\b(?:for (?:a|the|two|three|\d+) (?:week|weekend|conference|trip|few|couple|days?|night|"
+    r"month)s?|visiting|trip|holiday|vacation|this week|this weekend|until|till|layover|"
+    r"conference|offsite|on business|for work)\b|出差|旅游|旅行|玩",
+    re.I,
+)
+_STATE_EN = [
+    (
+        "home",
+        re.compile(
+            rf"\b(?:(?:i'm|i am|we're|we are) (?:now |currently |finally |officially |back )?"
+            rf"(?:living |based |settled |out |over |down |up )?in|home is(?: now)?(?: in)?|"
+            rf"(?:signed|got|found) (?:a |the |our |my )?(?:new )?(?:lease|place|flat|apartment|"
+            rf"house)(?: on (?:a |an )?\w+)? in|(?:i|we) (?:now )?(?:live|rent|own) (?:\w+ )?in)"
+            rf" (?P<a>{_NAME})",
+            re.I,
+        ),
+    ),
+    (
+        "employer",
+        re.compile(
+            rf"\b(?:(?:i'm|i am) (?:now |currently )?(?:[\w-]+ ){{0,2}}?(?:at|with|working (?:at|for))|"
+            rf"(?:i )?(?:now |currently )?work(?:ing)? (?:\w+ )?(?:at|for))"
+            rf" (?P<a>{_NAME})",
+            re.I,
+        ),
+    ),
+    (
+        "name",
+        re.compile(
+            rf"\b(?:it's|it is|i'm|i am|my name is|name's|call me|i go by) (?P<a>{_NAME}(?: {_NAME})?)"
+            rf"(?= now\b)",
+            re.I,
+        ),
+    ),
+    (
+        "role",
+        re.compile(
+            rf"\b(?:i'm|i am) (?:now |officially |finally )*(?:an? |the )"
+            rf"(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b",
+            re.I,
+        ),
+    ),
+]
+
+
+# A role said with its promotion ("promo came through!! staff engineer as of this month").
+_PROMOTED = re.compile(
+    r"\b(?:promo|promoted|promotion|as of|officially|new title|title is)\b", re.I
+)
+_ROLE_ANY = re.compile(
+    rf"\b(?P<r>(?:(?!(?:to|as|an?|the|of|for|from|be|been|got|is|was|my|our)\b)[\w-]+ ){{0,2}}"
+    rf"(?:{_ROLE_WORDS}))\b",
+    re.I,
+)
+# A home typed in lower case after the words of a move ("now that I'm in singapore", "moved
+# to leeds"), unless the word is a common one ("I'm in bed", "moved to the suburbs").
+_HOME_LOWER = re.compile(
+    r"\b(?:now that (?:i'm|we're|i am|we are) (?:living |based )?in|(?:i|we)(?:'ve| have)? "
+    r"(?:just |finally )?(?:moved|relocated) to|(?:i|we) (?:now )?live in)"
+    r" (?P<l>(?-i:[a-z]{4,}))\b(?! (?:of|for|with)\b)",
+    re.I,
+)
+_NOT_PLACES = frozenset(
+    [
+        "town",
+        "bed",
+        "work",
+        "school",
+        "class",
+        "traffic",
+        "trouble",
+        "line",
+        "hospital",
+        "love",
+        "charge",
+        "pain",
+        "office",
+        "home",
+        "meetings",
+        "meeting",
+        "there",
+        "here",
+        "this",
+        "that",
+        "these",
+        "those",
+        "the_suburbs",
+        "suburbs",
+        "city",
+        "country",
+        "countryside",
+        "village",
+        "flat",
+        "apartment",
+        "house",
+        "place",
+        "state",
+        "area",
+        "part",
+        "charge",
+        "control",
+        "tears",
+        "shock",
+        "therapy",
+        "recovery",
+        "london",
+    ]
 )
 
 
@@ -489,6 +615,26 @@ def new_values(said: str) -> list[NewValue]:
                     name = value.strip() if slot == "role" else _name(value)
                     if name:
                         found.append(NewValue(slot, name, "fact"))
+        if not chinese and _NOW.search(clause) and not _VISIT.search(clause):
+            for slot, pattern in _STATE_EN:
+                for match in pattern.finditer(clause):
+                    if _SOMEONE_ELSE.search(clause[: match.start()]):
+                        continue
+                    value = _group(match).strip()
+                    name = value if slot == "role" else _name(value)
+                    if name:
+                        found.append(NewValue(slot, name, "fact"))
+        if not chinese and _PROMOTED.search(clause):
+            for match in _ROLE_ANY.finditer(clause):
+                if not _SOMEONE_ELSE.search(clause[: match.start()]):
+                    found.append(NewValue("role", match.group("r").strip(), "fact"))
+        if not chinese:
+            for match in _HOME_LOWER.finditer(clause):
+                place = match.group("l")
+                if place.casefold() not in _NOT_PLACES and not _SOMEONE_ELSE.search(
+                    clause[: match.start()]
+                ):
+                    found.append(NewValue("home", place.capitalize(), "fact"))
         named: dict[str, list[NewValue]] = {}
         for slot, category, name, match in _tools_in(clause):
             before, after = clause[: match.start()], clause[match.end() :]
@@ -502,14 +648,38 @@ def new_values(said: str) -> list[NewValue]:
             if _NOW_TOOL.search(clause) or re.search(r"\bnew\s+$", before, re.I):
                 named.setdefault(slot, [])
                 if all(v.value != name for v in named[slot]):
-                    named[slot].append(NewValue(slot, name, category))
+                    words = match.group(0) if CJK_RE.search(match.group(0)) else ""
+                    named[slot].append(NewValue(slot, name, category, words))
         # Two values of one slot left standing ("Postgres for the new service, Mongo lost"):
         # which one is the user's now is not said.
+        for slot, values in named.items():
+            if len(values) > 1:
+                # "migrated everything to 1password after the lastpass mess": the one the
+                # switch goes to is the new one.
+                to = [v for v in values if _SWITCHED_TO(clause, v)]
+                named[slot] = to if len(to) == 1 else values
         found += [values[0] for values in named.values() if len(values) == 1]
     unique: dict[tuple[str, str], NewValue] = {}
     for new in found:
         unique.setdefault((new.slot, new.value.casefold()), new)
     return list(unique.values())
+
+
+def _SWITCHED_TO(clause: str, value: NewValue) -> bool:
+    """True when ``clause`` names ``value`` as what a switch went to."""
+    words = re.escape(value.words or value.value)
+    for slot, _, name, match in _tools_in(clause):
+        if slot == value.slot and name == value.value:
+            words = re.escape(match.group(0))
+            break
+    return bool(
+        re.search(
+            rf"\b(?:switched|moved|migrated|changed|went|jumped|converted|over)\b[^,.;]{{0,25}}"
+            rf"\b(?:to|onto)\s+(?:\w+\s+)?{words}",
+            clause,
+            re.I,
+        )
+    )
 
 
 def slot_values(content: str) -> list[tuple[str, str]]:
@@ -520,6 +690,7 @@ def slot_values(content: str) -> list[tuple[str, str]]:
         ("employer", _EMPLOYER_MEMORY),
         ("manager", _MANAGER_MEMORY),
         ("role", _ROLE_MEMORY),
+        ("name", _NAME_MEMORY),
     ):
         for match in pattern.finditer(content):
             value = _group(match).strip().rstrip("。.，,")
@@ -532,12 +703,14 @@ def slot_values(content: str) -> list[tuple[str, str]]:
     return found
 
 
-def _same(old: str, new: str) -> bool:
+def _same(old: str, new: str, slot: str = "") -> bool:
     """True when two values of a slot name the same thing ("上海浦东" and "上海", "Stripe" and
     "Stripe Inc")."""
     a, b = old.casefold().strip(), new.casefold().strip()
     if not a or not b:
         return False
+    if slot == "name":
+        return a == b or a in b.split() or b in a.split()
     if a in b or b in a:
         return True
     if CJK_RE.search(a) and CJK_RE.search(b):
@@ -559,9 +732,9 @@ def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewVa
         held = slot_values(content)
         for new in values:
             olds = [v for slot, v in held if slot == new.slot]
-            if not olds or any(_same(old, new.value) for old in olds):
+            if not olds or any(_same(old, new.value, new.slot) for old in olds):
                 continue
-            if new.slot in ("home", "employer", "manager", "role"):
+            if new.slot in ("home", "employer", "manager", "role", "name"):
                 if bool(CJK_RE.search(content)) != chinese:
                     continue
                 # The old value named as still so ("we moved to Leeds, my job is still in

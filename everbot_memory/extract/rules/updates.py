@@ -19,7 +19,8 @@ __all__ = ["changed_memories", "forget_request"]
 
 _FORGET = re.compile(
     r"\b(?:forget|drop|delete|remove|erase|scrap|scratch|get rid of|ignore what|don'?t keep|"
-    r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me)\b"
+    r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me|nvm|"
+    r"never ?mind)\b"
     r"|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存",
     re.I,
 )
@@ -34,7 +35,11 @@ _SELF_FORGETTING = re.compile(
 _ABOUT_MEMORY = re.compile(
     r"\b(?:thing|stuff|note|notes|memory|memories|that|what i said|about me|you(?:'ve)? got|"
     r"stop reminding me|"
-    r"the whole thing|earlier|info|detail|details|entry)\b|那个|那条|那些|的事|这事|那事|记录|说的|说过",
+    r"the whole thing|earlier|info|detail|details|entry|whatever you|everything about|anything about|"
+    r"all (?:of )?(?:that|it)|about (?:him|her|them|it)|bit|part|piece|line|one about|"
+    # "pls forget my phone number", "nvm the peru trip, it's not happening".
+    r"(?:forget|delete|drop|remove|erase) (?:about )?my|not happening|called off|cancell?ed)\b|那个|那条|那些|的事|这事|那事|记录|说的|说过|"
+    r"关于(?:他|她|它)",
     re.I,
 )
 # Words that say a value changed. Some say it of anything ("I left my umbrella", "I used to
@@ -43,7 +48,8 @@ _CHANGE = re.compile(
     r"\b(?:moved|move[ds]? (?:to|from|off)|quit|sold|cancel(?:l)?ed|switched|switching|"
     r"no longer|not anymore|never going back|instead of|replaced|gave up|retired|graduated|"
     r"defended|divorced|broke up|off \w+ (?:to|onto))\b"
-    r"|搬|离职|辞职|换了|换成|改用|再也不|迁到|迁移|卸了|不再|不用了|已经不|调到|调去|转到|放弃|退了|不吃素",
+    r"|搬|离职|辞职|离开了?|从\w{1,8}出来了|换了|换成|改用|再也不|迁到|迁移|卸了|不再|不用了|已经不|调到|"
+    r"调去|转到|放弃|退了|不吃素",
     re.I,
 )
 _WEAK_CHANGE = re.compile(
@@ -58,7 +64,7 @@ _WEAK_CHANGE = re.compile(
 _REQUEST = re.compile(
     r"^(?:(?:oh|ok|okay|and|also|so|hey|btw)[, ]+)*(?:please |pls |just |can you |could you |"
     r"you can |you could |go ahead and )?(?:forget|drop|delete|remove|erase|scrap|scratch|"
-    r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding)\b"
+    r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind)\b"
     r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
     r"remove|erase|get rid of|ignore|don'?t keep)\b"
     r"|,\s*(?:get rid of it|delete it|drop it|forget it|remove it)\b"
@@ -120,7 +126,9 @@ def forget_request(said: str, known: Sequence[tuple[str, str]], before: str = ""
 
 
 # Words that point back at what was just said.
-_POINTS_BACK = re.compile(r"\b(?:that|it|this|those|these)\b|那个|那条|这个|这条|这事|那事", re.I)
+_POINTS_BACK = re.compile(
+    r"\b(?:that|it|this|those|these|him|her|them)\b|那个|那条|这个|这条|这事|那事|他|她", re.I
+)
 
 
 def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
@@ -262,11 +270,314 @@ def _slot_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     return ids
 
 
+# A change only wished, planned, weighed or asked about ("thinking about switching to Emacs",
+# "I might move to Denver", "要不要搬去深圳") changes nothing yet.
+_UNSURE = re.compile(
+    r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
+    r"maybe|perhaps|whether|if|plan(?:ning)? to|want(?:s|ed)? to|wanna|hoping to|hope to|"
+    r"going to|gonna|would|could|may|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
+    r"worth)\b"
+    # "不想折腾配置" is a taste, not a wish for a change.
+    r"|(?<!不)想(?!起|到)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
+    re.I,
+)
+# Someone else as the subject of the clause ("my sister just moved to Boston", "我朋友搬到成都
+# 了"), unless the user is in it too ("my wife and I moved", "我和老婆搬到了杭州").
+_OTHER_SUBJECT = re.compile(
+    r"^(?:\W*\w+\W+){0,2}?(?:he|she|they|(?:my|our) (?:\w+ )?(?:friend|friends|coworker|"
+    r"co-worker|colleague|boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|"
+    r"son|daughter|neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws|kid|kids|"
+    r"team ?mate|classmate)s?)\b"
+    r"|^[^，,。]{0,4}?(?:他|她|他们|她们|(?:我|我的)?(?:朋友|同事|领导|老板|妹妹?|姐姐?|哥哥?|弟弟?|"
+    r"爸爸?|妈妈?|父母|室友|邻居|同学|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿))",
+    re.I,
+)
+_CLAUSES = re.compile(
+    r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|[，,]\s*|\s+(?:but|and then)\s+"
+    # Chinese chat marks a pause with a space ("转到 vscode 了 年纪大了不想折腾配置").
+    r"|(?<=[了啦吧呢])\s+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|[\U0001F300-\U0001FAFF]+\s*"
+    r"|(?<=\S)\s+(?=(?:what|how|why|where|which|who|any)\s+(?:\w+\s+)?(?:i|we|you|it|the|my|"
+    r"our|tips|ideas)\b)",
+    re.I,
+)
+_YES_NO = re.compile(
+    r"^(?:(?:so|and|ok|okay|hmm|also)[, ]+)?(?:should|shall|would|could|can|do|does|did|is|are|"
+    r"will|am|was|were|have|has)\b[^.!]*\?\s*$|[吗么]\W*$",
+    re.I,
+)
+_WITH_USER = re.compile(r"\b(?:and I|and me|me and|I and)\b|[和跟]我(?!的)|我[和跟]", re.I)
+
+
+def _own_statements(said: str) -> str:
+    """The clauses of ``said`` that state something of the user's as so: without the ones
+    that ask, plan, wish or weigh, and the ones about someone else."""
+    kept = []
+    for clause in _CLAUSES.split(said):
+        text = (clause or "").strip()
+        # A question that asks whether ("should I move to Berlin?", "搬去深圳好吗") states
+        # nothing; one that asks how or what ("how do I move my codes to the new Pixel?")
+        # takes the change as so.
+        if not text or _YES_NO.search(text):
+            continue
+        if _UNSURE.search(text):
+            continue
+        if _OTHER_SUBJECT.search(text) and not _WITH_USER.search(text):
+            continue
+        kept.append(text)
+    joiner = "，" if CJK_RE.search(said) else ", "
+    return joiner.join(kept)
+
+
+# A value said to be the one now, or changed to ("standup moved to 10am", "we're on Python
+# 3.12 now", "站会改到十点了"), and a thing said to be over ("not vegetarian anymore", "I
+# stopped drinking coffee", "我现在不喝咖啡了", "戒烟了").
+_NOW_CHANGED = re.compile(
+    r"\b(?:now|these days|moved to|changed to|went (?:up|down) to|bumped (?:up )?to|raised to|"
+    r"dropped to|turned|switched|is \w+ now)\b|现在|如今|改到|改成|改为|变成|涨到|降到|换到|换成|"
+    r"迁到|调到|升到|成了|今年",
+    re.I,
+)
+_NO_MORE = re.compile(
+    r"\bno longer\b|\bnot\b[^.,;!?]{0,30}\bany ?more\b|\b(?:don't|do not|never)\b[^.,;!?]{0,30}"
+    r"\bany ?more\b|\bstopped (?!by\b)\w+ing\b|\bquit\b|\bgave up\b|\bgot rid of\b|\bsold\b|"
+    r"\bbroke up\b|\bsplit up\b|不再|戒了|戒掉|没再|卖了|分手|不[\u4e00-\u9fff]{1,3}了|不用再|再也不用"
+    # "after 9 years vegetarian I've started eating fish again": the years are over.
+    r"|\bafter \w+ (?:years?|months?)(?: of| as(?: an?)?)? (?=.*\b(?:again|now|started|switched|"
+    r"quit|stopped|no longer|gave up)\b)",
+    re.I,
+)
+# Words too common to say two sentences speak of the same thing.
+_GENERIC = frozenset(
+    [
+        "user",
+        "now",
+        "day",
+        "week",
+        "month",
+        "year",
+        "time",
+        "thing",
+        "stuff",
+        "lot",
+        "way",
+        "peopl",
+        "everi",
+        "today",
+        "also",
+        "just",
+        "realli",
+        "still",
+        "start",
+        "get",
+        "got",
+        "go",
+        "went",
+        "make",
+        "use",
+        "one",
+        "two",
+        "like",
+        "new",
+        "old",
+        "good",
+        "well",
+        "back",
+        "work",
+        "用户",
+        "现在",
+        "我们",
+        "每天",
+        "时候",
+        "一个",
+        "没有",
+        "已经",
+        "了",
+        "今年",
+    ]
+)
+_TIME = re.compile(
+    r"\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b|\b\d{1,2}:\d\d\b|[\d一二两三四五六七八九十]{1,3}点(?:半|\d+分?)?"
+    r"|(?<=\bat )\d{1,2}\b(?![\d.,%])",
+    re.I,
+)
+_MONEY = re.compile(
+    r"[$€£¥]\s?\d[\d,.]*k?|\b\d[\d,.]*k?\s?(?:dollars|euros|pounds|bucks)\b|\d+(?:块|元|万)"
+)
+_VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)?\b")
+_COUNT = re.compile(
+    r"(?<![\d.:])(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"[一二两三四五六七八九十]+)\s?(?!\d)([a-z]+|[\u4e00-\u9fff])?",
+    re.I,
+)
+_AGE = re.compile(
+    r"\b(?:i'm|i am|i just turned|i turned|turned|is) (\d{1,2})(?: years old| now| today| this year|$)"
+    r"|(\d{1,2}) years old|今年(\d{1,2})(?:岁)?了?|(\d{1,2})岁",
+    re.I,
+)
+
+
+# A level written as a letter and a number ("P6", "L5", "T3"): the same letter with another
+# number, said as reached, is the level now ("升 P7 了", "made L6 in March").
+_LEVEL = re.compile(r"(?<![A-Za-z0-9])([A-Z])(\d{1,2})(?![A-Za-z0-9])")
+
+
+def _values(text: str) -> dict[str, set[str]]:
+    """The values ``text`` holds, by kind: times, sums, versions, ages, and counts of a thing
+    ("12 people", "three kids", "8个人"), each count keyed by what it counts."""
+    found: dict[str, set[str]] = {}
+    rest = text
+    for kind, pattern in (
+        ("time", _TIME),
+        ("money", _MONEY),
+        ("version", _VERSION),
+        ("code", _LEVEL),
+    ):
+        for match in pattern.finditer(rest):
+            found.setdefault(kind, set()).add(re.sub(r"\s", "", match.group(0).casefold()))
+        rest = pattern.sub(" ", rest)
+    for match in _AGE.finditer(rest):
+        found.setdefault("age", set()).add(next(g for g in match.groups() if g))
+    rest = _AGE.sub(" ", rest)
+    for match in _COUNT.finditer(rest):
+        unit = match.group(2) or ""
+        if unit.casefold() in ("", "and", "or", "of", "a", "the", "in", "to", "now", "a"):
+            if match.group(1).isdigit() and len(match.group(1)) >= 3:
+                found.setdefault("amount", set()).add(match.group(1))  # "rent went up to 2400"
+            continue
+        unit = search_tokens(unit)[0] if search_tokens(unit) else unit
+        found.setdefault(f"count:{unit}", set()).add(match.group(1).casefold())
+    return found
+
+
+def _frame(text: str) -> set[str]:
+    return {t for t in _telling(text) if t not in _GENERIC and not re.search(r"\d", t)}
+
+
+# Characters too common in Chinese to say two sentences speak of the same thing.
+_FUNCTION_CHARS = set("的了是在我你他她们用户有不也就都还和跟把被给这那个一上下来去要会能说")
+
+
+def _shares(clause: str, content: str) -> bool:
+    """True when ``clause`` and ``content`` speak of the same thing: a telling word in common,
+    or, in Chinese, two telling characters ("交房租" and "租房住")."""
+    if _frame(clause) & _frame(content):
+        return True
+    if CJK_RE.search(clause) and CJK_RE.search(content):
+        chars = set(CJK_RE.findall(clause)) & set(CJK_RE.findall(content))
+        return len(chars - _FUNCTION_CHARS) >= 2
+    return False
+
+
+_REACHED = re.compile(r"升|\b(?:promoted|promo|promotion|made|reached|now)\b", re.I)
+# "从 C1 升到 B2", "from Jenkins to GitHub Actions": the value before is the old one.
+_FROM_TO = re.compile(r"(?:\bfrom|从)\s*\S+?\s*(?=\bto\b|[升换改转迁调]?到)", re.I)
+# Said to be left: a known value named after one of these ("handed in my notice at
+# deloitte", "moved out of Leeds", "switched from Jira"), by slot: leaving a town is said
+# otherwise than leaving a job ("I left Boston at 6am" is a trip).
+_LEAVING = {
+    "home": re.compile(
+        r"\b(?:moved (?:away )?from|moved out of|relocated from)\b|搬离|从(?=\S{0,8}?搬)", re.I
+    ),
+    "employer": re.compile(
+        r"\b(?:left|quit|handed in (?:my )?notice|resigned(?: from)?|last day (?:at|was)|"
+        r"laid off (?:from|at|by))\b|离职|辞职|离开|从(?=\S{0,8}?(?:离职|辞职|出来|跳槽))",
+        re.I,
+    ),
+    "tool": re.compile(
+        r"\b(?:ditched|dropped|switched (?:away )?from|migrated (?:\w+ )?(?:from|off)|moved off|"
+        r"off of|quit|gave up(?: on)?|uninstalled)\b|卸了|弃用|从(?=\S{0,12}?(?:转|换|迁|改))",
+        re.I,
+    ),
+}
+
+
+def _value_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories about the same thing as a clause of ``said`` that gives it another
+    value now ("standup moved to 10am" and "standup is at 9:30"), or says it is over ("not
+    vegetarian anymore" and "is vegetarian")."""
+    ids = []
+    for clause in re.split(r"[，,;；]|\s+(?:but|so)\s+", said):
+        over, now = _NO_MORE.search(clause), _NOW_CHANGED.search(clause)
+        if not (over or now or _REACHED.search(clause)):
+            continue
+        values = _values(_FROM_TO.sub(" ", clause))
+        levels = {m.group(0) for m in _LEVEL.finditer(clause)} if _REACHED.search(clause) else set()
+        for entry_id, content in known:
+            held = _values(content)
+            old_levels = {m.group(0) for m in _LEVEL.finditer(content)}
+            if (
+                any(a[0] == b[0] and a != b for a in levels for b in old_levels)
+                and not levels & old_levels
+            ):
+                ids.append(entry_id)  # "升 P7 了" and "职级是 P6"
+                continue
+            if "age" in values and "age" in held and not values["age"] & held["age"]:
+                ids.append(entry_id)  # "I'm 35 now" and "is 34 years old": said of no thing
+                continue
+            # "sold my old bike" says nothing of the bike the user rides now.
+            if not _shares(clause, content) or re.search(
+                r"\b(?:old|previous|former|spare|extra|second)\s+\w+", clause, re.I
+            ):
+                continue
+            if over:
+                # The thing over is named after the word that says so ("stopped drinking
+                # coffee", "sold my Corolla"), or before it ("vegetarian anymore").
+                ids.append(entry_id)
+                continue
+            if any(kind in held and not (new & held[kind]) for kind, new in values.items()):
+                ids.append(entry_id)
+    return ids
+
+
+_LEFT_OBJECT = re.compile(
+    r"^\s*(?:(?:my|the|our|old)\s+)*(?:(?:job|role|position|post|gig|team|notice|company|"
+    r"place|flat|apartment|house)\s+)?(?:at|with|from|in|for|of)?\s*(?:the\s+)?$"
+    r"|^[^\sA-Za-z]{0,4}$",
+    re.I,
+)
+
+
+def _left_values(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories whose single value (a home, an employer, a tool) a clause of
+    ``said`` names as left, in any case ("handed in my notice at deloitte", "搬离南京")."""
+    from .slots import slot_values  # the slots' words, loaded with the extractor
+
+    ids = []
+    for clause in re.split(r"[，,;；]", said):
+        for entry_id, content in known:
+            for slot, value in slot_values(content):
+                cue = _LEAVING.get(slot, _LEAVING["tool"]).search(clause)
+                if not cue or slot in ("role", "name", "manager"):
+                    continue
+                after = clause[cue.end() :].casefold()
+                name = value.casefold().strip()
+                found = (
+                    re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", after)
+                    if name.isascii()
+                    else re.search(re.escape(name), after)
+                )
+                # The value is what was left, right after the words that say so ("left
+                # Deloitte", "notice at deloitte", "从阿里离职"), not a thing left there
+                # ("left my laptop at Google's office").
+                if len(name) >= 2 and found and _LEFT_OBJECT.match(after[: found.start()]):
+                    ids.append(entry_id)
+                    break
+    return ids
+
+
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
         return ()
-    ids = _slot_changes(said, known) + _stage_changes(said, known)
+    said = _own_statements(said)
+    if not said:
+        return ()
+    ids = (
+        _slot_changes(said, known)
+        + _stage_changes(said, known)
+        + _value_changes(said, known)
+        + _left_values(said, known)
+    )
     if _CHANGE.search(said):
         # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
         # that surely says a change (离职, 搬, 改用, 不再), one shared pair is enough, in the
@@ -275,6 +586,17 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
         least = 1 if CJK_RE.search(said) else 2
         clauses = [c for c in re.split(r"[，,;；]", said) if _CHANGE.search(c)]
         ids += _best(" ".join(clauses) or said, known, least, names=True)
-    elif _WEAK_CHANGE.search(said):
-        ids += _best(said, known, 99, names=True)
+    elif _WEAK_CHANGE.search(said) and not _TRIP.search(said):
+        # "left Shopify": the name is what was left, right after the word ("left my laptop at
+        # Google's office" and "left Boston at 6am" leave nothing for good).
+        cue = _WEAK_CHANGE.search(said)
+        assert cue is not None
+        ids += _best(said[cue.start() :], known, 99, names=True)
     return tuple(dict.fromkeys(ids))
+
+
+_TRIP = re.compile(
+    r"\b(?:at \d|for the (?:day|night|weekend|week)|early|late|drove|flew|headed|this morning|"
+    r"tonight|today)\b|\bleft (?:my|the|a|our) ",
+    re.I,
+)

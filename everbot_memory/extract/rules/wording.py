@@ -183,11 +183,37 @@ def verb_phrase(text: str) -> str:
     return re.sub(r"^()([A-Za-z]+)", _verb_s, third_person(text))
 
 
+# The user and someone else as one subject ("my boss and I get along", "me and my brother run
+# a bakery", "Jared and I"): the verb is theirs together, and stays as it is.
+_COMPOUND = re.compile(
+    r"(?P<at>^|[,;:] |\b(?i:yesterday|today|recently|lately|so|but|then|now|finally|also|and|"
+    r"since|because|when) )"
+    r"(?:(?P<x>(?i:my|our) (?:[\w-]+ ){0,2}?[\w-]+|(?-i:[A-Z])[a-z]+"
+    # A name typed in lower case, opening the sentence ("tom and I split up").
+    r"|(?<=^)(?!(?:so|and|but|yeah|yes|ok|okay|well|then|also|oh|um|now|me|you|he|she|it|we|they|"
+    r"this|that|here|there|today|work|home)\b)[a-z]{3,})"
+    r" and I\b(?!')"
+    r"|(?i:me|I) and (?P<y>(?i:my|our) (?:[\w-]+ ){0,2}?[\w-]+|(?-i:[A-Z])[a-z]+)"
+    r"(?= (?!and\b)[a-z]+))",
+)
+
+
+def _compound(clause: str) -> str:
+    def joined(match: re.Match[str]) -> str:
+        other = re.sub(r"^(?i:my) ", "their ", match.group("x") or match.group("y"))
+        if re.fullmatch(r"[a-z]+", other):
+            other = other.capitalize()
+        return f"{match.group('at')}the user and {other}"
+
+    return _COMPOUND.sub(joined, clause)
+
+
 def third_person(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user."""
     clause = clause.strip().rstrip(".!")
     # Typed in lower case ("i need podcast recs"), "i" is still the speaker.
     clause = re.sub(r"\bi\b(?=\s|'[a-z])", "I", clause)
+    clause = _compound(clause)
     # An auxiliary after adverbs agrees too ("I still haven't" -> "the user still hasn't").
     clause = re.sub(
         rf"\bI ((?:(?:{_ADVERBS}) )+)(haven't|don't|have not|do not|am|have)\b",
@@ -283,6 +309,15 @@ _QUESTION_EN = re.compile(
 )
 
 
+# A question asked after a statement, in the same sentence ("... anyway how do I set up a
+# workspace", "... what should I do first").
+_ASKED_AFTER = re.compile(
+    r"(?:\s+(?:anyway|so|but|and|also|btw|lol|haha)?\s*|[^\w\s]\s*)\b(?:how|what|why|where|which|who)"
+    r" (?:do|does|did|can|could|should|would|will|is|are|am) (?:i|we)\b",
+    re.I,
+)
+
+
 _DROPPED_SUBJECT = re.compile(
     # A past tense, typed with a capital or not ("honestly, tore my ACL" loses its filler).
     r"(?:(?!(?i:based|located|supposed|related)\b)[A-Za-z][a-z]+ed(?<!eed)|"
@@ -318,6 +353,13 @@ def about_the_user(said: str) -> str:
     text = _TRAILER_EN.sub("", _FILLER_EN.sub("", text)).strip()
     if not text:
         return ""
+    asked = _ASKED_AFTER.search(text)
+    if asked and len(re.findall(r"[A-Za-z']+", text[: asked.start()])) >= 4:
+        # "... I end up reaching for pnpm again anyway how do I set up a workspace": the
+        # statement before the question is the user's; the question is not rewritten.
+        text = re.sub(r"[\s,;:—–-]*[\U0001F300-\U0001FAFF]*\s*$", "", text[: asked.start()])
+    elif asked:
+        return f'The user asked: "{text}"'
     if _QUESTION_EN.search(text):
         # "how do I move my codes to the new Pixel?" cannot become a statement about the user.
         return f'The user asked: "{text}"'
@@ -345,7 +387,7 @@ def about_the_user(said: str) -> str:
 _CORRECTION = re.compile(
     r"\s*(?:[,，;；—–-]+\s*)(?:no wait|no,|no|wait,?|sorry,?|i mean|i meant|actually|or rather|"
     r"make that|"
-    r"well,? (?:no|technically|actually),?|technically|"
+    r"well,? (?:no|technically|actually),?|technically|well,?(?= ?\d)|rather(?= ?\d)|"
     r"哦不对|啊不对|不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
 )
 _VALUE = re.compile(r"\d+(?:[.:]\d+)?")

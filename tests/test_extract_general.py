@@ -1,0 +1,387 @@
+"""The offline extractor on wordings written apart from the labeled corpora: spoken date
+shapes, what a todo is (a day to come, not today's news), the kind of a memory from its
+grammar, changed values said naturally, and the user's voice with a compound subject."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import pytest
+from freezegun import freeze_time
+
+from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules.dates import resolve_date
+from everbot_memory.extract.rules.wording import about_the_user
+
+TODAY = date(2026, 4, 8)  # a Wednesday
+
+
+def _close(lines: list[str], known: str = "") -> list[tuple[str, str, tuple[str, ...]]]:
+    messages = [{"role": "user", "content": line} for line in lines]
+    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, known)
+    return [(c.category, c.content, c.contradicts) for c in found]
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("dentist appt thurs 3:30", date(2026, 4, 9)),
+        ("the plumber comes tues morning", date(2026, 4, 14)),
+        ("mom's bday dinner is sat night", date(2026, 4, 11)),
+        ("parents land on sun at 6", date(2026, 4, 12)),
+        ("the review is on Thursday the 23rd", date(2026, 4, 23)),
+        ("my visa runs out mid-May", date(2026, 5, 15)),
+        ("leave starts May 4 and I'm out until mid-July", date(2026, 5, 4)),
+    ],
+)
+def test_shortened_weekdays_a_weekday_with_its_date_and_mid_month(said: str, day: date) -> None:
+    assert resolve_date(said, TODAY) == day
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "been on Helix for about six weeks now",
+        "I've been running for two weeks",
+        "after months of back and forth we gave up",
+        "I sat down with the landlord",
+        "the sun was out all day",
+        "开学第一周天天加班",
+    ],
+)
+def test_how_long_and_words_that_look_like_days_name_no_day(said: str) -> None:
+    assert resolve_date(said, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "omg PASSED my driving test today, third try",
+        "Today I'm just resting on the couch",
+        "Sunday nights I batch cook for the whole week",
+        "mondays are always back to back meetings for me",
+        "I do deep work mon to wed mornings",
+        "国庆想出去玩，我最讨厌人挤人",
+    ],
+)
+def test_news_of_today_habits_and_tastes_are_not_todos(said: str) -> None:
+    assert not any(category == "todo" for category, *_ in _close([said]))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I have to call the bank today before they close",
+        "今晚九点跟美国那边开季度会，我要讲十分钟",
+        "明晚八点有个面试，面试官据说很喜欢问系统设计",
+    ],
+)
+def test_a_todo_of_today_needs_something_to_do_or_a_time_and_someone_elses_taste_is_no_taste(
+    said: str,
+) -> None:
+    assert any(category == "todo" for category, *_ in _close([said]))
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("these days I'm in Denver, the move was brutal", "The user lives in Austin."),
+        ("home is Oakland now, the Bay Area rent is insane", "The user lives in Chicago."),
+        (
+            "just signed a lease in Portland, finally out of my parents' place",
+            "The user lives in Seattle.",
+        ),
+        ("we're in Brooklyn now, the old Queens place was too small", "The user lives in Queens."),
+        ("I'm with Datadog these days, left the bank in spring", "The user works at Barclays."),
+        ("I now work remotely for Acme from Lisbon", "The user works at Globex."),
+        ("I'm a staff engineer now, got promoted in January", "The user is a senior engineer."),
+        ("我已经离开腾讯了，在一家创业公司", "用户在腾讯工作"),
+    ],
+)
+def test_a_new_value_said_as_the_present_state_retires_the_old(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("My sister just moved to Boston.", "The user lives in Chicago."),
+        ("thinking about switching to Emacs", "The user uses Vim."),
+        ("Should I move to Berlin?", "The user lives in Munich."),
+        ("I might move to Denver next year", "The user lives in Austin."),
+        ("I'm in Denver for a conference this week", "The user lives in Austin."),
+        ("my brother works at Apple now", "The user works at Google."),
+        ("do you think I should switch to Arch Linux?", "The user uses Ubuntu."),
+        ("我朋友搬到成都了", "用户住在北京"),
+        ("我在考虑要不要搬去深圳", "用户住在北京"),
+    ],
+)
+def test_someone_elses_change_a_plan_or_a_question_retires_nothing(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)
+    assert not any("sister" in content or "朋友" in content for _, content, _ in found)
+
+
+def test_a_new_tool_said_in_chinese_keeps_the_users_word() -> None:
+    found = _close(["前两天换了小米手机，苹果的太贵了"], "[k1] 用户用苹果手机")
+    assert any("k1" in contradicts for *_, contradicts in found)
+    assert not any("Xiaomi" in content for _, content, _ in found)
+
+
+@pytest.mark.parametrize(
+    "said, memory",
+    [
+        ("my boss and I get along really well", "The user and their boss get along really well."),
+        ("me and my brother run a small bakery", "The user and their brother run a small bakery."),
+        (
+            "Yesterday my dad and I fixed the fence",
+            "Yesterday the user and their dad fixed the fence.",
+        ),
+        ("Jared and I are building a shed", "The user and Jared are building a shed."),
+        (
+            "I went with my wife and I loved it",
+            "The user went with their wife and the user loved it.",
+        ),
+    ],
+)
+def test_a_subject_the_user_shares_keeps_its_verb(said: str, memory: str) -> None:
+    assert about_the_user(said) == memory
+
+
+def test_a_shared_subject_is_not_cut_into_a_clause_about_the_user_alone() -> None:
+    assert not any(
+        content == "The user loves hiking in the Alps."
+        for _, content, _ in _close(["My wife and I love hiking in the Alps"])
+    )
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("our standup moved to 10am", "The user's daily standup is at 9:30."),
+        ("standup is at 10 now", "The user's daily standup is at 9:30."),
+        ("I'm 35 now", "The user is 34 years old."),
+        ("the team is 12 people now", "The user's team has 8 people."),
+        ("we're on Python 3.12 now", "The user's project uses Python 3.10."),
+        ("my rent went up to 2400", "The user pays 2100 a month in rent."),
+        ("I started eating fish again, so not vegetarian anymore", "The user is vegetarian."),
+        ("I stopped drinking coffee last month", "The user drinks coffee every morning."),
+        ("我现在不喝咖啡了", "用户每天早上喝咖啡"),
+        ("我们站会改到十点了", "用户每天九点半开站会"),
+        ("现在团队有12个人了", "用户的团队有8个人"),
+    ],
+)
+def test_the_same_thing_given_another_value_now_or_said_to_be_over_retires_it(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("I'm at the gym now", "The user goes to the gym three times a week."),
+        ("my kids are 5 and 7 now", "The user has two kids."),
+        ("I sold my old bike", "The user rides a bike to work."),
+        ("I have a 3pm meeting now", "The user's daily standup is at 9:30."),
+        ("my brother is 35 now", "The user is 34 years old."),
+        ("my sister stopped drinking coffee", "The user drinks coffee every morning."),
+        ("can I still drink coffee if I'm pregnant?", "The user drinks coffee every morning."),
+        ("我现在在喝咖啡", "用户每天早上喝咖啡"),
+    ],
+)
+def test_the_same_thing_named_without_a_change_of_the_users_retires_nothing(
+    said: str, known: str
+) -> None:
+    assert not any(contradicts for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+def test_a_forget_request_may_point_back_at_a_person_and_a_name_in_lower_case_is_a_name() -> None:
+    known = "[k1] The user's partner is Tom, who works as a chef.\n[k2] The user likes the sea."
+    found = _close(
+        [
+            "tom and I split up last month. please don't bring him up anymore and you can "
+            "delete whatever you had about him"
+        ],
+        known,
+    )
+    assert ("fact", "The user and Tom split up last month.", ("k1",)) in found
+    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
+        asked = RuleExtractor().extract(
+            [
+                {
+                    "role": "user",
+                    "content": "tom and I split up. you can delete whatever you had about him",
+                }
+            ],
+            known,
+        )
+    assert [c.confirms for c in asked if c.forget] == ["k1"]
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("got jury duty on Monday", "2026-04-13"),
+        ("Lunch with Sarah next Tuesday at noon", "2026-04-14"),
+        ("passport renewal by end of month", "2026-04-30"),
+        ("the boiler service is monday week", "2026-04-20"),
+        ("周五晚上和老同学吃饭", "2026-04-10"),
+        ("下个月3号搬家", "2026-05-03"),
+        ("这周六带孩子打疫苗", "2026-04-11"),
+    ],
+)
+def test_appointments_named_as_events_are_todos_for_their_day(said: str, day: str) -> None:
+    todos = [content for category, content, _ in _close([said]) if category == "todo"]
+    assert todos and day in todos[0]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Deal, 1 month floor.",
+        "I make about 4k a month after tax",
+        "I work 8pm to 8am three days a week",
+    ],
+)
+def test_how_often_or_how_long_names_no_day(said: str) -> None:
+    assert resolve_date(said, TODAY) is None
+
+
+def test_a_day_and_a_verb_with_nothing_to_do_is_no_todo() -> None:
+    assert not any(category == "todo" for category, *_ in _close(["我明天就去"]))
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("the report is due end of the month, finance sends numbers on the 27th", "2026-04-30"),
+        ("mum's 60th is a week on saturday", "2026-04-18"),
+        ("the MOT is on the 3rd of next month", "2026-05-03"),
+        ("onboarding the new hires first monday of next month", "2026-05-04"),
+    ],
+)
+def test_more_spoken_day_shapes(said: str, day: str) -> None:
+    assert str(resolve_date(said, TODAY)) == day
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("handed in my notice at deloitte, I'm freelance now", "The user works at Deloitte."),
+        ("promo came through!! staff engineer as of this month", "The user is a senior engineer."),
+        ("升 P7 了，开始带人了", "用户职级是 P6"),
+        ("终于把驾照从 C1 升到 B2 了", "用户有 C1 驾照"),
+        ("migrated everything to 1password after the lastpass mess", "The user uses LastPass."),
+        ("it's Alex Moreau now, not Turner", "The user's full name is Alex Turner."),
+        ("left in june, I'm in-house at Monzo now", "The user works as a designer at an agency."),
+        ("so after 9 years vegetarian I've started eating fish again", "The user is vegetarian."),
+        ("终于拿到深圳的房本了 以后不用再交房租了", "用户在深圳租房住"),
+        ("终于从 vim 转到 vscode 了 年纪大了不想折腾配置", "用户用 vim 写代码"),
+    ],
+)
+def test_a_value_left_reached_or_switched_to_retires_the_old(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("I left Boston at 6am and drove all day", "The user lives in Boston."),
+        ("I left my laptop at Google's office", "The user works at Google."),
+        ("我从南京出发去上海玩", "用户住在南京"),
+        ("从 Notion 导出的表格打不开", "用户用 Notion 记笔记"),
+        ("I got L5 results back from the lab", "The user is at level L4."),
+    ],
+)
+def test_a_value_named_beside_a_word_of_leaving_is_not_always_left(said: str, known: str) -> None:
+    assert not any(contradicts for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+def test_the_selector_picks_a_kind_over_fact_by_its_bias_and_keeps_chinese_at_its_threshold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from everbot_memory.extract.rules import selector as selector_module
+    from everbot_memory.extract.rules.selector import Dense, Selector
+
+    categories = {"fact": {"bias": 1.0}, "workflow": {"bias": 0.5}}
+    plain = Selector({"bias": 2.0}, categories, 0.7)
+    biased = Selector({"bias": 2.0}, categories, 0.7, bias={"fact": -1.0})
+    assert plain.judge_features(["bias"]).category == "fact"
+    assert biased.judge_features(["bias"]).category == "workflow"
+    text = biased.to_json()
+    monkeypatch.setattr(selector_module, "WEIGHTS_FILE", _written(text))
+    selector_module.load_selector.cache_clear()
+    try:
+        loaded = selector_module.load_selector()
+        assert loaded is not None and loaded.bias == {"fact": -1.0}
+    finally:
+        selector_module.load_selector.cache_clear()
+
+    dense = Dense([0.0], 0.0, 0.7, None, 0.75)
+    model = Selector({}, {}, 0.7, dense)
+    monkeypatch.setattr(selector_module, "embedder", lambda: object())
+    assert model.threshold_for("I moved to Leeds") == 0.7
+    assert model.threshold_for("我搬到杭州了") == 0.75
+    monkeypatch.setattr(selector_module, "embedder", lambda: None)
+    assert model.threshold_for("我搬到杭州了") == 0.7  # the words' own threshold
+
+
+def _written(text: str) -> object:
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "selector.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_clause_with_its_verb_before_and_i_is_still_cut() -> None:
+    found = _close(["my name is Lena and I work at Nordwind Logistics as a data engineer."])
+    assert ("fact", "The user works at Nordwind Logistics as a data engineer.", ()) in found
+
+
+def test_a_question_after_a_statement_is_left_out_never_half_rewritten() -> None:
+    said = "every time I end up reaching for pnpm again 😂 anyway how do I set up a workspace"
+    assert about_the_user(said) == "Every time the user ends up reaching for pnpm again."
+    assert about_the_user("how do I set up a workspace") == (
+        'The user asked: "how do I set up a workspace"'
+    )
+
+
+def test_a_number_corrected_after_well_keeps_the_later_one() -> None:
+    from everbot_memory.extract.rules.wording import corrected
+
+    assert corrected("I'm running about 30k a week, well, 25 really").startswith(
+        "I'm running about 25k a week"
+    )
+    assert corrected("we went well over budget") == "we went well over budget"
+
+
+KNOWN_TO_FORGET = [
+    ("k1", "The user is planning a trip to Peru in August 2026."),
+    ("k2", "The user's phone number is +44 7700 900123."),
+    ("k3", "The user sees a therapist every Thursday evening."),
+    ("k4", "The user likes hiking."),
+]
+
+
+@pytest.mark.parametrize(
+    "said, target",
+    [
+        ("nvm the peru trip, it's not happening.", "k1"),
+        ("pls forget my phone number, I shouldn't have given it to you", "k2"),
+        ("hey, don't keep the bit about my therapist please.", "k3"),
+        ("I always forget my phone at home", None),
+        ("never mind, I found it", None),
+        ("my hiking trip got cancelled because of rain", None),
+    ],
+)
+def test_forget_requests_said_in_passing(said: str, target: str | None) -> None:
+    from everbot_memory.extract.rules.updates import forget_request
+
+    assert forget_request(said, KNOWN_TO_FORGET) == target
