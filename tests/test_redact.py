@@ -516,6 +516,10 @@ def test_a_port_a_prompt_or_a_described_passphrase_is_no_secret(text: str) -> No
             "ocean ginger velvet",
         ),
         ("my SSN: 219-09-9999", "219-09-9999"),
+        ("card ending 4242, CVV 731", "731"),
+        ("wire it to IBAN FR14 2004 1010 0505 0001 3M02 606", "FR14 2004 1010 0505 0001 3M02 606"),
+        ("routing number 026009593 and account number 7730012988", "7730012988"),
+        ("passport no. K48213907, expires 2031", "K48213907"),
         ("身份证号 11010519491231002X", "11010519491231002X"),
     ],
 )
@@ -541,6 +545,8 @@ def test_secrets_said_in_prose_are_redacted(text: str, secret: str) -> None:
         "the seed phrase has twelve words",
         "my GPG key 0x3AA5C34371567BD2",
         "The wifi is slow today",
+        "The user has 3 accounts and account number 12 is closed.",
+        "the build FR14 failed twice",
     ],
 )
 def test_prose_about_passwords_and_codes_is_left_alone(text: str) -> None:

@@ -12,6 +12,7 @@ from .rule import plausible
 __all__ = [
     "basic_credentials",
     "card_number",
+    "iban",
     "luhn",
     "names_data",
     "password_value",
@@ -56,6 +57,17 @@ def card_number(text: str, before: str = "") -> bool:
         and len(set(digits)) > 1
         and luhn(digits)
     )
+
+
+def iban(text: str) -> bool:
+    """True for an International Bank Account Number: 15 to 34 characters whose mod-97 check
+    (ISO 13616) holds."""
+    value = text.replace(" ", "")
+    if not 15 <= len(value) <= 34:
+        return False
+    moved = value[4:] + value[:4]
+    digits = "".join(str(int(c, 36)) for c in moved)
+    return int(digits) % 97 == 1
 
 
 _CREDENTIALS = re.compile(r"[^\s:\"'{}\[\]]+:[^\s\"'{}]+")

@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from .checks import basic_credentials, card_number, names_data, password_value, token_value
+from .checks import (
+    basic_credentials,
+    card_number,
+    iban,
+    names_data,
+    password_value,
+    token_value,
+)
 from .rule import Rule, field
 
 __all__ = ["FIELDS", "PRIVATE_KEYS"]
@@ -233,6 +240,43 @@ FIELDS: tuple[Rule, ...] = (
         r"mnemonic|助记词)(?:\s+(?:is|are|was)|\s*[:：=是为])\s*[\"'“]?"
         r"(?P<secret>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})(?![a-z])",
         lambda m: len(m["secret"].replace(",", " ").split()) in (12, 15, 18, 21, 24),
+        short=True,
+    ),
+    # A card's security code, always named ("CVV 428", "安全码 913").
+    field(
+        "card-number",
+        "cvv cvc csc card code 安全码",
+        r"(?i)(?<![A-Za-z])(?:cvv2?|cvc2?|csc|card\s+(?:security\s+|verification\s+)?code|"
+        r"安全码)(?:\s+(?:is|was|number)|\s*[:：=是为#])?\s*(?P<secret>\d{3,4})(?![\d-])",
+        lambda m: True,
+        short=True,
+    ),
+    # An IBAN wherever it stands: country, check digits, account; its mod-97 check must hold.
+    field(
+        "bank-account",
+        "",
+        r"(?<![A-Za-z0-9])(?P<secret>[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?)"
+        r"(?![A-Za-z0-9])",
+        lambda m: iban(m["secret"]),
+    ),
+    # A bank account, routing or sort code number, and an identity document's number, when
+    # named as one ("account number 4839201746", "passport number X12345678", "护照号 E1234567").
+    field(
+        "bank-account",
+        "account routing sort 银行卡号 卡号",
+        r"(?i)(?:(?:bank\s+)?account\s+(?:number|no\.?|#)|acct\s*(?:no\.?|#)|"
+        r"routing\s+(?:number|no\.?)|sort\s+code|银行卡号|银行账号|卡号)"
+        r"(?:\s+(?:is|was)|\s*[:：=是为])?\s*(?P<secret>\d[\d -]{4,30}\d)(?![\d])",
+        lambda m: sum(c.isdigit() for c in m["secret"]) >= 6,
+        short=True,
+    ),
+    field(
+        "national-id",
+        "passport licence license 护照 驾照 驾驶证",
+        r"(?i)(?:passport\s+(?:number|no\.?|#)|driver'?s?\s+licen[cs]e\s+(?:number|no\.?|#)|"
+        r"护照号(?:码)?|驾照号(?:码)?|驾驶证号(?:码)?)(?:\s+(?:is|was)|\s*[:：=是为])?\s*"
+        r"(?P<secret>[A-Z]{0,2}\d{6,12})(?![\dA-Za-z])",
+        lambda m: True,
         short=True,
     ),
     # A national identity number given as one: a US social security number, a Chinese
