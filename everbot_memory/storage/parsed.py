@@ -9,8 +9,8 @@ merge. A version the record is not for (an editor's save, a file from elsewhere)
 always, so the record can only save time, never change what is read.
 
 The record is a cache (see ``storage/hot.py`` for the hooks' own): written without fsync,
-checked when read (its format, the file's hash, a checksum of its rows), and ignored when it
-does not check out. One row per entry, so a save encodes only the entries it changed and
+checked when read (its format, the file's hash, a checksum of the whole record), and ignored
+when it does not check out. One row per entry, so a save encodes only the entries it changed and
 reuses the rows of the others, as read or written by this process.
 """
 
