@@ -326,7 +326,7 @@ class MemoryStore:
             # For the next save from this store.
             new_doc.sources, new_doc.derived = rendered.sources, rendered.derived
             header = render_header(doc.last_updated or "", len(wanted))
-            if not pending and doc.last_updated and header.encode() + body == snapshot.data:
+            if not pending and doc.last_updated and _same_bytes(snapshot.data, header, body):
                 self._loaded = (snapshot.version, new_doc)
                 self._sources = tuple(p for p in parents if p is not None)
                 if snapshot.version is not None and self._recorded != snapshot.version:
@@ -335,6 +335,7 @@ class MemoryStore:
             new_doc.last_updated = iso(utcnow())
             header = render_header(new_doc.last_updated, len(wanted))
             written = header.encode("utf-8") + body
+            del body  # a large file's body, copied into ``written``: not kept twice
             if (
                 doc.sources
                 and preamble[0] == doc.preamble
@@ -505,6 +506,18 @@ WRITE_GAP_SECONDS = 0.05
 
 _TOTAL_RE = re.compile(rb"<!--\s*Total entries\s*:\s*(\d+)\s*-->")
 _HEADING = b"\n### ["
+
+
+def _same_bytes(data: bytes | None, header: str, body: bytes) -> bool:
+    """True when ``data`` is ``header`` then ``body``, compared without joining them (a large
+    file's body is tens of MB)."""
+    start = header.encode("utf-8")
+    return (
+        data is not None
+        and len(data) == len(start) + len(body)
+        and data.startswith(start)
+        and memoryview(data)[len(start) :] == body
+    )
 
 
 def _cut_short(data: bytes, whole: bytes) -> bool:
