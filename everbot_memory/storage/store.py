@@ -323,6 +323,8 @@ class MemoryStore:
             new_doc.derived = doc.derived
             rendered = render_parts(new_doc, reuse=True)
             body = rendered.text.encode("utf-8")
+            # Encoded: a large file's text (tens of MB) is not kept through the rest of the save.
+            rendered.text = ""
             # For the next save from this store.
             new_doc.sources, new_doc.derived = rendered.sources, rendered.derived
             header = render_header(doc.last_updated or "", len(wanted))
