@@ -146,6 +146,8 @@ class MemoryStore:
         mid-text, is the engine's while the engine has it. What the person meant comes with
         the rest of their save (a late write, merged by the next save). Also returns whether
         ``data`` looked cut short."""
+        if not _may_be_cut(data):
+            return doc, False  # the usual case: the engine's newest version is not read
         head = self.journal.head()
         if head is None or not _cut_short(data, head[1]):
             return doc, False
@@ -522,6 +524,15 @@ def _same_bytes(data: bytes | None, header: str, body: bytes) -> bool:
     )
 
 
+_SECTIONS = (b"\n## Archived Memories\n", b"\n## Active Memories\n")
+
+
+def _may_be_cut(data: bytes) -> bool:
+    """False when ``data`` surely is no save caught halfway: it ends a line and holds both
+    sections every save writes (then :func:`_cut_short` needs no other version)."""
+    return not data.endswith(b"\n") or any(heading not in data for heading in _SECTIONS)
+
+
 def _cut_short(data: bytes, whole: bytes) -> bool:
     """True when ``data`` reads as a save caught halfway rather than a person's edit of the
     engine's version ``whole``: it ends mid-line, or it lacks a section heading that
@@ -530,10 +541,7 @@ def _cut_short(data: bytes, whole: bytes) -> bool:
         return bool(whole.strip())  # emptied: a truncate before the write, not a wish
     if not data.endswith(b"\n"):
         return True
-    return any(
-        heading in whole and heading not in data
-        for heading in (b"\n## Archived Memories\n", b"\n## Active Memories\n")
-    )
+    return any(heading in whole and heading not in data for heading in _SECTIONS)
 
 
 def _complete(snapshot: Snapshot) -> bool:
