@@ -291,11 +291,19 @@ def test_an_editor_stalling_mid_save_loses_nothing(memory_path: Path, stall: flo
     assert "One more memory after the editor's save." in final
 
 
-def test_a_file_cut_short_keeps_every_memory_and_says_so(memory_path: Path) -> None:
+@pytest.mark.parametrize("cut", ["mid-line", "emptied", "at a line, before the archive"])
+def test_a_file_cut_short_keeps_every_memory_and_says_so(memory_path: Path, cut: str) -> None:
     # Left so (the editor crashed): the memories it lacks are kept, with a warning.
     seeded = _seed(memory_path, 12)
     data = memory_path.read_bytes()
-    memory_path.write_bytes(data[: len(data) // 2])  # ends mid-line
+    if cut == "mid-line":
+        data = data[: len(data) // 2]
+    elif cut == "emptied":
+        data = b""
+    else:
+        half = data[: len(data) // 2]
+        data = half[: half.rindex(b"\n") + 1]
+    memory_path.write_bytes(data)
     store = MemoryStore(memory_path)
     entries = store.load()
     assert {e.content for e in entries} == set(seeded)

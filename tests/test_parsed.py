@@ -4,7 +4,9 @@ or a record that does not check out, is parsed as always."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import T0, days, make_entry
@@ -36,15 +38,19 @@ def _entries() -> list[MemoryEntry]:
 
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many times the store parsed a file's text."""
+    """How many times the store, or a hook rebuilding its files, parsed a file's text."""
     calls: list[int] = []
-    real = store_module.parse
+    # The parser's module (the package's ``parse`` names the function): what a hook's
+    # rebuild imports when it runs.
+    parse_module = sys.modules["everbot_memory.document.parse"]
+    for module in (store_module, parse_module):
+        real = module.parse
 
-    def counting(text: str, *args: object) -> Document:
-        calls.append(len(text))
-        return real(text, *args)  # type: ignore[arg-type]
+        def counting(text: str, *args: object, real: Any = real) -> Document:
+            calls.append(len(text))
+            return real(text, *args)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(store_module, "parse", counting)
+        monkeypatch.setattr(module, "parse", counting)
     return calls
 
 
@@ -234,8 +240,8 @@ def test_the_record_is_what_a_parse_of_the_written_file_gives(
         # Text a parse repairs or warns about is never recorded as canonical.
         assert recorded is None
         return
-    if recorded is not None:
-        _same(recorded, text)
+    assert recorded is not None  # a text that parses clean is recorded
+    _same(recorded, text)
 
 
 def test_the_profile_made_from_recorded_entries_follows_their_changes(memory_path: Path) -> None:
@@ -263,29 +269,18 @@ def test_the_profile_made_from_recorded_entries_follows_their_changes(memory_pat
 
 
 def test_the_hooks_rebuild_their_files_from_the_record(
-    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+    memory_path: Path, parses: list[int]
 ) -> None:
-    import sys
-
     from everbot_memory.facade.hooks import refresh
 
-    parse_module = sys.modules["everbot_memory.document.parse"]
-
     MemoryStore(memory_path).save(_entries())
-    calls: list[int] = []
-    real = parse_module.parse
-
-    def counting(text: str, *args: object) -> Document:
-        calls.append(len(text))
-        return real(text, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(parse_module, "parse", counting)
+    parses.clear()
     later = (T0 + days(2)).timestamp()  # a day passed: the hooks' files are stale
     _, rows = refresh(memory_path, later)
-    assert calls == []
+    assert parses == []
     assert len(rows.rows) == len(_entries())
     # An editor's version is parsed.
     text = memory_path.read_text(encoding="utf-8")
     memory_path.write_text(text.replace("over unittest", "over nose"), encoding="utf-8")
     _, rows = refresh(memory_path, later)
-    assert calls and any("over nose" in row for row in rows.rows)
+    assert parses and any("over nose" in row for row in rows.rows)
