@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import T0, make_entry
@@ -17,7 +18,7 @@ from test_store import _CONTENT
 from everbot_memory.core.entry import MemoryEntry
 from everbot_memory.core.profile import profile_lines
 from everbot_memory.core.rules import CATEGORIES
-from everbot_memory.storage import hot, hot_build
+from everbot_memory.storage import hot, hot_build, hot_patch
 from everbot_memory.storage.paths import SideFiles
 
 _IDS = [f"m{n:03d}" for n in range(12)]
@@ -69,7 +70,10 @@ def _edits(draw: st.DrawFn) -> list[tuple[list[MemoryEntry], datetime]]:
 
 def _as_written(built: tuple[dict, dict, list, dict]) -> tuple[dict, dict]:  # type: ignore[type-arg]
     prompt, search, parts, _ = built
-    return prompt, json.loads(hot_build._encoded_search(search, parts))
+    lines = [p.json() for p in parts]
+    ids = [p.entry.id for p in parts]
+    written = hot_build._search_file(search, ids, lines, [len(line) for line in lines])
+    return prompt, hot_build._search_part(json.loads(b"".join(written)))
 
 
 @given(_edits())
@@ -141,19 +145,31 @@ def test_a_new_process_reads_the_memo_of_the_last_build(
     assert cached is not None and cached.rows == search["rows"]
 
 
-def test_a_memo_that_is_not_the_search_files_is_not_read(
-    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],
+        lambda data: data.replace(b'"version":5', b'"version":4'),
+        lambda data: data[:-2],
+        lambda data: b"[]",
+    ],
+)
+def test_a_damaged_search_file_is_not_read(
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch, damage: Any
 ) -> None:
     path = tmp_path / "MEMORY.md"
     entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(5)]
-    hot_build.write(path, _file(path, entries), entries, T0)
-    memo = SideFiles.of(path).hook_file(hot.MEMO_FILE)
-    data = json.loads(memo.read_bytes())
-    memo.write_text(json.dumps({**data, "sha256": "0" * 64}))  # a save died between the two
+    data = _file(path, entries)
+    hot_build.write(path, data, entries, T0)
+    search = SideFiles.of(path).hook_file(hot.SEARCH_FILE)
+    search.write_bytes(damage(search.read_bytes()))
     monkeypatch.setattr(hot_build, "_BUILT", {})
     counted.clear()
-    hot_build.write(path, _file(path, entries), entries, T0)
-    assert len(counted) == 5
+    changed = [*entries, make_entry("e9", "A new memory about coffee.")]
+    version = hot.file_digest(data)
+    built = hot_patch.prepare(path, _file(path, changed), changed, T0, base=(version, entries))
+    assert len(counted) == 6  # every memory tokenized again
+    assert (built.prompt, built.search) == hot_build.build(path.read_bytes(), changed, T0)[:2]
 
 
 def test_a_secret_typed_into_a_memory_is_not_indexed_or_memoized(
@@ -165,7 +181,7 @@ def test_a_secret_typed_into_a_memory_is_not_indexed_or_memoized(
     entries = [make_entry("e1", f"The deploy token is {secret} for the staging box.")]
     hot_build.write(path, _file(path, entries), entries, T0)
     folder = SideFiles.of(path).folder
-    for name in (hot.SEARCH_FILE, hot.MEMO_FILE):
+    for name in (hot.SEARCH_FILE, hot.PROMPT_FILE):
         assert secret.lower() not in (folder / name).read_text(encoding="utf-8").lower()
 
 
@@ -203,3 +219,126 @@ def test_a_new_process_takes_the_rows_of_the_version_it_read(
     assert (built.prompt, built.search) == hot_build.build(path.read_bytes(), changed, T0)[:2]
     cached = hot.HotFiles(path).search(T0.timestamp())
     assert cached is not None and cached.rows == built.search["rows"]
+
+
+@given(_edits())
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_a_save_that_splices_the_last_files_writes_a_build_from_nothing(
+    steps: list[tuple[list[MemoryEntry], datetime]],
+) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "MEMORY.md"
+        for n in range(1, len(steps)):
+            (before, now), (after, _) = steps[n - 1], steps[n]
+            old, new = f"version {n - 1}".encode(), f"version {n}".encode()
+            hot_build._BUILT.clear()
+            path.write_bytes(old)
+            hot_build.write(path, old, before, now, profile_lines([], before))
+            hot_build._BUILT.clear()  # what a new process knows
+            profile = profile_lines([], after)
+            base = (hot.file_digest(old), before)
+            files = SideFiles.of(path)
+            built = hot_patch.patched(files, after, now, profile, hot.file_digest(new), base)
+            if built is None:
+                continue  # it could not tell (a shown memory left): a build does it
+            fresh = hot_build.build(new, after, now, None, profile)
+            assert (built.prompt, built.search) == fresh[:2]
+            built.put()
+            cached = hot.HotFiles(path)
+            cached._digest = hot.file_digest(new)
+            rows = cached.search(now.timestamp())
+            assert rows is not None and rows.rows == fresh[1]["rows"]
+            assert rows.text == fresh[1]["tokens"] and rows.starts == fresh[1]["starts"]
+
+
+def test_a_new_memory_in_a_large_file_is_spliced_in(
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    entries = [
+        make_entry(f"e{n:02d}", f"Memory number {n} is about tea.", score=0.3 + n / 100).replace(
+            group=("work", "life", None)[n % 3]
+        )
+        for n in range(60)
+    ]
+    data = _file(path, entries)
+    hot_build.write(path, data, entries, T0, profile_lines([], entries))
+    monkeypatch.setattr(hot_build, "_BUILT", {})
+    counted.clear()
+    strong = make_entry("new", "The user now drinks coffee.", score=0.95).replace(group="work")
+    weak = make_entry("weak", "A faint memory of juice.", score=0.2)
+    changed = [*entries[:10], strong, *entries[11:], weak]  # e10 (weak, not shown) removed
+    profile = profile_lines([], changed)
+    built = hot_patch.prepare(
+        path, _file(path, changed), changed, T0, profile, base=(hot.file_digest(data), entries)
+    )
+    assert built._search_file is not None  # spliced, not built
+    assert counted == [strong.content, weak.content]
+    fresh = hot_build.build(path.read_bytes(), changed, T0, None, profile)
+    assert (built.prompt, built.search) == fresh[:2]
+    assert built.prompt["ids"][0] == "new"
+
+
+def test_a_shown_memory_the_prompt_file_does_not_know_sends_the_save_to_a_build(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(5)]
+    data = _file(path, entries)
+    hot_build.write(path, data, entries, T0)
+    prompt = SideFiles.of(path).hook_file(hot.PROMPT_FILE)
+    cached = json.loads(prompt.read_bytes())
+    prompt.write_text(json.dumps({**cached, "ids": ["zzz", *cached["ids"][1:]]}))
+    changed = [*entries, make_entry("e9", "A new memory about coffee.")]
+    base = (hot.file_digest(data), entries)
+    built = hot_patch.prepare(path, _file(path, changed), changed, T0, base=base)
+    assert built._search_file is None  # built, not spliced
+    assert (built.prompt, built.search) == hot_build.build(path.read_bytes(), changed, T0)[:2]
+
+
+def test_saves_in_a_new_process_and_the_same_one_splice_what_a_build_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from everbot_memory.document import parse
+    from everbot_memory.storage.store import MemoryStore
+
+    path = tmp_path / "MEMORY.md"
+    MemoryStore(path).save(
+        [make_entry(f"e{n:02d}", f"Memory number {n} is about tea.") for n in range(40)]
+    )
+    spliced: list[bool] = []
+    patch = hot_patch.patched
+
+    def counting(*args: Any) -> Any:
+        built = patch(*args)
+        spliced.append(built is not None)
+        return built
+
+    monkeypatch.setattr(hot_patch, "patched", counting)
+    for step in range(3):
+        monkeypatch.setattr(hot_build, "_BUILT", {})  # a new process
+        store = MemoryStore(path)
+        for again in range(2):  # and a second save in the same one
+            entries = store.load()
+            new = make_entry(f"n{step}{again}", f"New memory {step} {again} about coffee.")
+            store.save([*entries, new])
+            data = path.read_bytes()
+            now = datetime.now().astimezone()
+            doc = parse(data.decode("utf-8"))
+            fresh = hot_build.build(data, doc.entries, now, None, doc.profile)
+            cached = hot.HotFiles(path)
+            lines, rows = cached.prompt(now.timestamp()), cached.search(now.timestamp())
+            assert lines is not None and rows is not None
+            assert (lines.lines, lines.ids, lines.total) == (
+                fresh[0]["lines"],
+                fresh[0]["ids"],
+                fresh[0]["total"],
+            )
+            assert (rows.rows, rows.text, rows.lengths) == (
+                fresh[1]["rows"],
+                fresh[1]["tokens"],
+                fresh[1]["lengths"],
+            )
+    assert spliced == [True] * 6

@@ -12,7 +12,7 @@ import errno
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 __all__ = ["can_exchange", "digest", "exchange", "fsync_dir", "temp_file", "write_atomically"]
@@ -38,13 +38,14 @@ def fsync_dir(directory: str | os.PathLike[str]) -> None:
 
 def write_atomically(
     path: Path,
-    data: bytes,
+    data: bytes | Sequence[bytes | memoryview],
     *,
     mode: int | None = None,
     ready: Callable[[], bool] | None = None,
     durable: bool = True,
 ) -> bool:
-    """Replace ``path`` with ``data`` atomically; set ``mode`` on the new file if given.
+    """Replace ``path`` with ``data`` (bytes, or pieces written one after the other)
+    atomically; set ``mode`` on the new file if given.
 
     ``ready`` is asked just before the rename; when it says no, nothing is written and the
     result is False. Raises OSError, leaving no temp file behind; the caller decides whether a
@@ -70,9 +71,15 @@ def write_atomically(
     return True
 
 
-def temp_file(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> Path:
-    """``data`` written and fsynced (unless not ``durable``) to a new temp file beside
-    ``path`` (the caller renames it)."""
+def temp_file(
+    path: Path,
+    data: bytes | Sequence[bytes | memoryview],
+    mode: int | None = None,
+    *,
+    durable: bool = True,
+) -> Path:
+    """``data`` (bytes, or pieces of it) written and fsynced (unless not ``durable``) to a
+    new temp file beside ``path`` (the caller renames it)."""
     while True:
         tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
         try:
@@ -82,7 +89,10 @@ def temp_file(path: Path, data: bytes, mode: int | None = None, *, durable: bool
             continue
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                handle.writelines(data)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())

@@ -1,13 +1,15 @@
 """What the hooks read instead of MEMORY.md: the prompt lines and a compact search index.
 
 Each save writes, in ``.MEMORY.md.everbot/``, ``hook-prompt.json`` (the lines of the
-session-start block, ready to show) and ``hook-search.json`` (each memory's display line and
-ranking numbers, and the postings of its search tokens). Both carry a key: the sha256 of the
-file they were built from, and the time they stop being right, the next UTC midnight (scores
-decay by the day) or the next expiry of a memory, whichever comes first. A hook reads them
-without parsing the file, importing pydantic or markdown-it-py; when the key does not match
-(an editor saved, a day passed, a todo expired) it rebuilds them from the file
-(:func:`everbot_memory.facade.hooks.refresh`).
+session-start block, ready to show) and ``hook-search.json`` (a line per memory, in file
+order: its display line and ranking numbers, its search tokens, the hash of its text and the
+number of its tokens; a line per memory, so that the next save splices the lines of what it
+changed into the last file's bytes instead of building it again). Both carry a key: the
+sha256 of the file they were built from, and the time they stop being right, the next UTC
+midnight (scores decay by the day) or the next expiry of a memory, whichever comes first.
+A hook reads them without parsing the file, importing pydantic or markdown-it-py; when the
+key does not match (an editor saved, a day passed, a todo expired) it rebuilds them from the
+file (:func:`everbot_memory.facade.hooks.refresh`).
 
 This module reads them, on the hooks' fast path: the standard library and
 :mod:`everbot_memory.core.ranking` only. Building them is :mod:`.hot_build`'s.
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
 
 
 __all__ = [
-    "MEMO_FILE",
-    "MEMO_VERSION",
     "PROMPT_FILE",
     "SEARCH_FILE",
     "VERSION",
@@ -39,13 +39,11 @@ __all__ = [
     "file_digest",
 ]
 
-VERSION = 4  # 3: irregular verbs in the search tokens; 4: groups and the profile
+#: 3: irregular verbs in the search tokens; 4: groups and the profile; 5: a line per memory,
+#: with the hash of its text (the memo file of version 4 is gone).
+VERSION = 5
 PROMPT_FILE = "hook-prompt.json"
 SEARCH_FILE = "hook-search.json"
-#: The content hash of each row of the search file, so that a process that built nothing
-#: yet finds each memory's display line and search tokens there by its text.
-MEMO_FILE = "hook-memo.json"
-MEMO_VERSION = 5
 
 
 def file_digest(data: bytes) -> str:
@@ -113,6 +111,22 @@ class SearchRows:
     ) -> None:
         self.rows, self.text, self.starts = rows, text, starts
         self.lengths, self.average = lengths, average
+
+    @classmethod
+    def from_file(cls, cached: dict[str, Any]) -> SearchRows:
+        """The index from a search file's content: ``rows`` holds, for each memory,
+        ``[row, token line, content hash, token count]``."""
+        from itertools import accumulate
+
+        items = cached["rows"]
+        indexed = [str(item[1]) for item in items]
+        return cls(
+            [str(item[0]) for item in items],
+            "".join(indexed),
+            list(accumulate(map(len, indexed[:-1]), initial=0)) if items else [],
+            [int(item[3]) for item in items],
+            float(cached["average"]),
+        )
 
     @classmethod
     def from_part(cls, part: dict[str, Any]) -> SearchRows:
@@ -240,6 +254,6 @@ class HotFiles:
         if cached is None:
             return None
         try:
-            return SearchRows.from_part(cached)
-        except (KeyError, TypeError, ValueError):
+            return SearchRows.from_file(cached)
+        except (KeyError, TypeError, ValueError, IndexError):
             return None

@@ -1,24 +1,27 @@
 """Building the hooks' caches (see :mod:`.hot`) for a version of the file a save writes.
 
-A save pays for what it changed: each memory's part of the two files (its row, its search
-tokens, its score until the next day of its decay) is kept by the process and reused while
-the memory is the same; a process that built nothing yet takes the rows of the version it
-read from the search file itself, by memory id, and any other memory's line and tokens by
-its content's hash (``hook-memo.json``). Either way the files are what a build from nothing
-gives (``tests/test_hot.py`` checks it on random edit sequences).
+A save pays for what it changed. A save of a change to the version it read (or wrote)
+splices: each memory it did not change keeps its line of the last search file as it is
+(bytes, not decoded), a memory it changed or added gets a new line, and the session-start
+lines are the last ones with the change applied (:mod:`.hot_patch`). Otherwise
+each memory's part of the two files (its row, its search tokens, its score until the next
+day of its decay) is kept by the process and reused while the memory is the same; a process
+that built nothing yet takes the rows of the version it read from the search file, by memory
+id, and any other memory's line and tokens by its content's hash. Either way the files are
+what a build from nothing gives (``tests/test_hot.py`` checks it on random edit sequences).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from ..core import ranking
 from ..core.entry import MemoryEntry
-from .hot import MEMO_FILE, MEMO_VERSION, PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
+from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
 from .paths import SideFiles
 
 __all__ = ["Built", "build", "prepare", "write"]
@@ -27,11 +30,12 @@ _DAY = 86_400
 
 
 def _profile_parts(
-    lines: Sequence[str], group_of: dict[str, _Part]
+    lines: Sequence[str], group_of: Callable[[str], str], made: Sequence[str] | None = None
 ) -> tuple[list[str], list[list[str]]]:
     """The profile as the session-start block shows it (data, made safe), and beside each
     shown line the groups of the memories it came from (for a filter), from one pass over
-    the same items, so the two lists always line up."""
+    the same items, so the two lists always line up. ``made``: the texts made from the
+    same ``lines`` before (only the groups are looked up again)."""
     from ..core.block import unseen_removed
     from ..core.profile import shown, sources_of
     from ..core.redaction import redact
@@ -40,10 +44,18 @@ def _profile_parts(
     groups: list[list[str]] = []
     for item in lines:
         for text in shown([item]):  # an item shows as one line, or none (a hidden label)
-            texts.append(unseen_removed(redact(text).text))
-            found = (group_of.get(i) for i in sources_of(item))
-            groups.append(sorted({"none" if p is None else p.group for p in found}))
-    return texts, groups
+            if made is None:
+                texts.append(unseen_removed(redact(text).text))
+            groups.append(sorted({group_of(i) for i in sources_of(item)}))
+    return (texts if made is None else list(made)), groups
+
+
+def _profile_key(lines: Sequence[str]) -> str:
+    """What the profile's texts are made from, as a hash (to know them the same)."""
+    import hashlib
+
+    joined = "\x00".join(lines).encode("utf-8")
+    return hashlib.blake2b(joined, digest_size=12).hexdigest()
 
 
 def _memo_key(content: str) -> str:
@@ -86,7 +98,7 @@ class _Part:
         self.hidden = bool(entry.condensed_into)
         self.group = entry.group or "none"
         self.order = (entry.created_at, entry.id)  # ties of the prompt's order (file order)
-        self._json: tuple[bytes, bytes, bytes] | None = None
+        self._json: bytes | None = None
         self.score, self.since, self.until = 0.0, 0.0, -1.0
 
     @property
@@ -111,12 +123,21 @@ class _Part:
         )
         return cls(entry, replaced, key, "\t".join(fields), f" {joined} \n")
 
-    def json(self) -> tuple[bytes, bytes, bytes]:
-        """The row, the token line (inside its quotes: a JSON string's escapes stand for one
-        character each, so the lines' escapes joined are the text's) and the content hash,
-        as JSON; made once."""
+    def json(self) -> bytes:
+        """The memory's line of the search file: ``[row, token line, content hash, token
+        count]`` as JSON (one line: JSON escapes a line break); made once."""
         if self._json is None:
-            self._json = (_string(self.row), _string(self.indexed)[1:-1], _string(self.key))
+            self._json = b"".join(
+                (
+                    b"[",
+                    _string(self.row),
+                    b",",
+                    _string(self.indexed),
+                    b",",
+                    _string(self.key),
+                    b",%d]" % self.length,
+                )
+            )
         return self._json
 
     def score_at(self, stamp: float) -> float:
@@ -158,10 +179,6 @@ def _parts(
     """Each entry's part: the one ``built`` holds while the entry is the same, else its row
     from ``seed`` when it is an entry of the version the seed was built for, else made anew
     (its line and tokens from ``memo`` by its content's hash, when there)."""
-    from ..core import prompt
-    from ..core.redaction import redact
-    from ..core.text import search_tokens
-
     rows, base = seed or ({}, {})
     replaced = {old for entry in entries for old in entry.replaces}
     parts: list[_Part] = []
@@ -179,16 +196,26 @@ def _parts(
             if row is not None and row[3] is flag:
                 keep(_Part(entry, flag, row[2], row[0], row[1]))
                 continue
-        content_key = _memo_key(entry.content)
-        found = memo.get(content_key)
-        if isinstance(found, list) and len(found) == 2:
-            line, joined = found
-        else:
-            # Secrets a person typed into the file are neither indexed nor shown.
-            joined = " ".join(search_tokens(redact(entry.content).text))
-            [line] = prompt.memory_lines([entry])
-        keep(_Part.made(entry, flag, content_key, line, joined))
+        keep(_made(entry, flag, memo))
     return parts
+
+
+def _made(entry: MemoryEntry, flag: bool, memo: Mapping[str, list[str]]) -> _Part:
+    """``entry``'s part made anew (``flag``: another memory replaces it): its display line
+    and search tokens from ``memo`` by its content's hash, when there."""
+    from ..core import prompt
+    from ..core.redaction import redact
+    from ..core.text import search_tokens
+
+    content_key = _memo_key(entry.content)
+    found = memo.get(content_key)
+    if isinstance(found, list) and len(found) == 2:
+        line, joined = found
+    else:
+        # Secrets a person typed into the file are neither indexed nor shown.
+        joined = " ".join(search_tokens(redact(entry.content).text))
+        [line] = prompt.memory_lines([entry])
+    return _Part.made(entry, flag, content_key, line, joined)
 
 
 def _by_group(parts: Sequence[_Part], now: datetime) -> dict[str, Any]:
@@ -268,7 +295,7 @@ def build(
         "built": (stamp // _DAY) * _DAY,
         "until": until,
     }
-    profile_texts, profile_groups = _profile_parts(profile, by_id)
+    profile_texts, profile_groups = _profile_parts(profile, _groups_of(by_id))
     prompt_part = {
         **key,
         "lines": [p.line for p in chosen],
@@ -276,6 +303,7 @@ def build(
         "total": worth,
         "groups": _by_group(parts, now) if any(p.entry.group for p in parts) else {},
         "profile": profile_texts,
+        "profile_of": _profile_key(profile),
         # The groups of the memories each shown profile line came from, for a filter.
         "profile_groups": profile_groups,
     }
@@ -326,32 +354,34 @@ class Built:
         self,
         files: SideFiles,
         prompt: dict[str, Any],
-        search: dict[str, Any],
+        search: dict[str, Any] | None,
         parts: list[_Part],
-        whole: bool = True,
+        search_file: list[bytes | memoryview] | None = None,
     ) -> None:
-        self.files, self.prompt, self.search, self._parts = files, prompt, search, parts
-        #: Encode the files whole (the first build of a process: no part's JSON is known),
-        #: else join each part's own.
-        self._whole = whole
+        self.files, self.prompt, self._parts = files, prompt, parts
+        self._search = search
+        #: The search file's bytes, when spliced from the last one (``search`` is then made
+        #: from them when asked).
+        self._search_file = search_file
+
+    @property
+    def search(self) -> dict[str, Any]:
+        """The search index as :func:`build` gives it."""
+        if self._search is None:
+            assert self._search_file is not None
+            self._search = _search_part(json.loads(b"".join(self._search_file)))
+        return self._search
 
     def put(self) -> None:
         """Write the files (a folder that cannot be written costs the next hook a rebuild)."""
         from .atomic import write_atomically
 
-        if self._whole:
-            memo = {"version": MEMO_VERSION, "sha256": self.search["sha256"]}
-            search = _encoded(self.search)
-            keys = _encoded({**memo, "keys": [p.key for p in self._parts]})
-        else:
-            search = _encoded_search(self.search, self._parts)
-            keys = _encoded_memo(self.search["sha256"], self._parts)
-        payloads = (
-            (PROMPT_FILE, _encoded(self.prompt)),
-            (SEARCH_FILE, search),
-            # The memo last: one that does not match the search file beside it is not read.
-            (MEMO_FILE, keys),
-        )
+        search = self._search_file
+        if search is None:
+            lines = [p.json() for p in self._parts]
+            ids = [p.entry.id for p in self._parts]
+            search = _search_file(self.search, ids, lines, [len(line) for line in lines])
+        payloads = ((PROMPT_FILE, _encoded(self.prompt)), (SEARCH_FILE, search))
         for file_name, payload in payloads:
             try:
                 # Checked by their key when read, and rebuilt when they do not check out: a
@@ -374,25 +404,107 @@ def prepare(
     the hash of ``data``, when known), to :meth:`Built.put` once ``data`` is on disk.
 
     What the last build in this process made for the same file is reused for the memories
-    that did not change; a process that built none reads the files the last build left: the
-    rows of ``base`` (a version's hash, and its entries as parsed) when they were built for
-    that version, and the memo.
+    that did not change; a process that built none reads the rows the last build left: by
+    id when they were built for ``base``'s version (a hash, and its entries as parsed or
+    written), else by the hash of each memory's text. (A save splices instead when it can:
+    :func:`.hot_patch.prepare`.)
     """
     from datetime import datetime, timezone
 
     files = SideFiles.of(memory_path)
     name = str(files.target)
     known = _BUILT.pop(name, None)
-    memo, seed = _read_memo(files, base) if known is None else ({}, None)
+    now = now or datetime.now(timezone.utc)
+    sha256 = sha256 or file_digest(data)
+    memo, seed = _read_rows(files, base) if known is None else ({}, None)
     prompt_part, search_part, parts, by_id = build(
-        data, entries, now or datetime.now(timezone.utc), memo, profile, known, sha256, seed
+        data, entries, now, memo, profile, known, sha256, seed
     )
     while len(_BUILT) >= _BUILT_FILES:
         _BUILT.pop(next(iter(_BUILT)))
     # Each part holds only what its entry says, so keeping them is right even if this
     # version is never written.
     _BUILT[name] = by_id
-    return Built(files, prompt_part, search_part, parts, whole=known is None)
+    return Built(files, prompt_part, search_part, parts)
+
+
+def _groups_of(by_id: Mapping[str, _Part]) -> Callable[[str], str]:
+    """A memory's group by its id ("none": no group, or no such memory)."""
+
+    def group(entry_id: str) -> str:
+        part = by_id.get(entry_id)
+        return "none" if part is None else part.group
+
+    return group
+
+
+def _search_file(
+    part: Mapping[str, Any],
+    ids: list[str],
+    pieces: Sequence[bytes | memoryview],
+    sizes: list[int],
+) -> list[bytes | memoryview]:
+    """The search file: a line of its key (with each memory's id and the size of its line,
+    so that the next save can splice it), then a line per memory (each its
+    :meth:`_Part.json`; ``pieces`` are lines, or runs of lines joined by ``",\\n"``), as one
+    JSON object."""
+    head = {k: part[k] for k in ("version", "sha256", "built", "until", "average")}
+    head["length"] = sum(part["lengths"]) if "lengths" in part else part["length"]
+    head["ids"], head["sizes"] = ids, sizes
+    # Its pieces, written one after the other (a file of 100,000 memories is tens of MB,
+    # not to be copied to be joined): each piece, and a separator between two.
+    body: list[bytes | memoryview] = [b",\n"] * (2 * len(pieces) - 1) if pieces else []
+    body[::2] = pieces
+    return [_encoded(head)[:-1], b',"rows":[\n', *body, b"\n]}"]
+
+
+def _search_part(cached: dict[str, Any]) -> dict[str, Any]:
+    """What :func:`build` makes for the search file, from the file's content."""
+    from .hot import SearchRows
+
+    index = SearchRows.from_file(cached)
+    return {
+        **{k: cached[k] for k in ("version", "sha256", "built", "until")},
+        "rows": index.rows,
+        "tokens": index.text,
+        "starts": index.starts,
+        "lengths": index.lengths,
+        "average": index.average,
+    }
+
+
+def _read_file(files: SideFiles, name: str) -> bytes | None:
+    try:
+        with open(files.hook_file(name), "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _read_rows(
+    files: SideFiles, base: tuple[str, Sequence[MemoryEntry]] | None = None
+) -> tuple[Mapping[str, list[str]], _Seed | None]:
+    """What the search file the last build wrote tells a process that built nothing yet:
+    each memory's display line and search tokens by its content's hash, and, when it was
+    built for ``base``'s version, each row by memory id beside ``base``'s entries."""
+    data = _read_file(files, SEARCH_FILE)
+    if data is None:
+        return {}, None
+    try:
+        search = json.loads(data)
+        if search["version"] != VERSION:
+            return {}, None
+        by_id: dict[str, tuple[str, str, str, bool]] = {}
+        for row, indexed, content_key, _ in search["rows"]:
+            fields = str(row).split("\t", 5)
+            by_id[fields[0]] = (str(row), str(indexed), str(content_key), fields[4] == "1")
+        rows = len(search["rows"])
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return {}, None
+    found = _Memo(by_id.values())
+    if base is None or base[0] != search["sha256"] or len(by_id) != rows:
+        return found, None  # built for another version (or an id twice): by content only
+    return found, (by_id, {e.id: e for e in base[1]})
 
 
 def _encoded(value: Any) -> bytes:
@@ -403,64 +515,6 @@ def _string(text: str) -> bytes:
     """``text`` as a JSON string, as :func:`_encoded` writes it (the encoder's own function
     for strings: ``json.dumps`` makes a new encoder on each call, with these options)."""
     return json.encoder.encode_basestring(text).encode("utf-8")
-
-
-def _encoded_search(part: dict[str, Any], parts: Sequence[_Part]) -> bytes:
-    """``part`` as JSON, its rows and tokens joined from each memory's own encoded ones
-    (what encoding it whole gives, without encoding again what did not change)."""
-    head = {k: v for k, v in part.items() if k not in ("rows", "tokens")}
-    return b"".join(
-        [
-            _encoded(head)[:-1],
-            b',"tokens":"',
-            b"".join([p.json()[1] for p in parts]),
-            b'","rows":[',
-            b",".join([p.json()[0] for p in parts]),
-            b"]}",
-        ]
-    )
-
-
-def _encoded_memo(sha256: str, parts: Sequence[_Part]) -> bytes:
-    """The memo beside a search file: its hash, and each row's content hash."""
-    head = _encoded({"version": MEMO_VERSION, "sha256": sha256})
-    return b"".join([head[:-1], b',"keys":[', b",".join([p.json()[2] for p in parts]), b"]}"])
-
-
-def _read_memo(
-    files: SideFiles, base: tuple[str, Sequence[MemoryEntry]] | None = None
-) -> tuple[Mapping[str, list[str]], _Seed | None]:
-    """What the files the last build wrote tell a process that built nothing yet: each
-    memory's display line and search tokens by its content's hash ({} when the memo does not
-    match the search file), and, when the search file was built for ``base``'s version, each
-    row by memory id beside ``base``'s entries."""
-    try:
-        with open(files.hook_file(MEMO_FILE), "rb") as handle:
-            memo = json.loads(handle.read())
-        with open(files.hook_file(SEARCH_FILE), "rb") as handle:
-            search = json.loads(handle.read())
-    except (OSError, ValueError):
-        return {}, None
-    try:
-        if memo["version"] != MEMO_VERSION or search["version"] != VERSION:
-            return {}, None
-        if memo["sha256"] != search["sha256"]:
-            return {}, None  # a save died between the two: the memo is not this index's
-        keys, rows, tokens = memo["keys"], search["rows"], search["tokens"]
-        starts = [*search["starts"], len(tokens)]
-        if not len(keys) == len(rows) == len(starts) - 1:
-            return {}, None
-        by_id: dict[str, tuple[str, str, str, bool]] = {}
-        for number, (content_key, row) in enumerate(zip(keys, rows, strict=True)):
-            fields = str(row).split("\t", 5)
-            indexed = tokens[starts[number] : starts[number + 1]]
-            by_id[fields[0]] = (str(row), indexed, str(content_key), fields[4] == "1")
-    except (KeyError, TypeError, IndexError, AttributeError):
-        return {}, None
-    found = _Memo(by_id.values())
-    if base is None or base[0] != search["sha256"] or len(by_id) != len(rows):
-        return found, None  # built for another version (or an id twice): by content only
-    return found, (by_id, {e.id: e for e in base[1]})
 
 
 class _Memo(Mapping[str, list[str]]):

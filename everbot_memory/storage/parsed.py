@@ -146,11 +146,11 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
         "heights": kept.heights,
         "derived": None if doc.derived is None else [list(doc.derived[0]), list(doc.derived[1])],
     }
-    data = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    data += b"\n" + b"\n".join(lines)
+    encoded = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    data = b"\n".join([encoded, *lines])  # one copy of a record that may be tens of MB
     # The first line: a checksum of the rest, so that a record damaged anywhere is not read.
     with contextlib.suppress(OSError):
-        write_atomically(files.hook_file(FILE), _check(data) + b"\n" + data, durable=False)
+        write_atomically(files.hook_file(FILE), [_check(data), b"\n", data], durable=False)
 
 
 def _remember(name: str, rows: dict[str, tuple[MemoryEntry, bytes]]) -> None:

@@ -29,7 +29,7 @@ from ..document.model import Document, Problem
 from ..document.parse import parse
 from ..document.render import Body, render_header, render_parts
 from ..errors import NotTextError, StoreError
-from . import hot_build, parsed
+from . import hot_patch, parsed
 from .atomic import digest
 from .backend import (
     QUIET_SECONDS,
@@ -361,7 +361,7 @@ class MemoryStore:
             base = None
             if doc.version is not None and doc.version == snapshot.version:
                 base = (doc.version, doc.entries)
-            cached = hot_build.prepare(
+            cached = hot_patch.prepare(
                 self.path,
                 written,
                 wanted,
@@ -388,6 +388,8 @@ class MemoryStore:
                 self.journal.discard(recorded)
                 continue
             if result.displaced is None:
+                # What was written: the hooks' files just built are this version's.
+                new_doc.version = result.version
                 self._loaded, self._sources = (result.version, new_doc), ()
                 cached.put()
                 self._record(result.version, header, rendered, new_doc)

@@ -1,0 +1,347 @@
+"""Splicing a save's change into the hooks' last files, instead of building them again.
+
+A process that saves a change to the version it read, whose hooks' files are still right
+(built for that version, the same day, before the next expiry), writes the search file as the
+last one's bytes with a line replaced, added or taken out for each memory the save changed,
+added or removed; every other memory's line is copied as it is, not decoded. The
+session-start lines are the last ones with the change applied: a memory leaving them (or
+setting the files' expiry) sends the save back to a build (:func:`.hot_build.build`), since
+the memory that would take its place is not in the file; one arriving is ranked against
+those shown.
+
+The result is what a build gives at the moment the last files were built, with the change:
+what the hooks would read until the files' key runs out. ``tests/test_hot.py`` compares it
+with a build from nothing on random edit sequences.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from itertools import accumulate
+from typing import Any
+
+from ..core import ranking
+from ..core.entry import MemoryEntry
+from . import hot_build
+from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
+from .hot_build import Built, _made, _read_file, _search_file
+from .paths import SideFiles
+
+__all__ = ["patched", "prepare"]
+
+
+def prepare(
+    memory_path: str | os.PathLike[str],
+    data: bytes,
+    entries: Sequence[MemoryEntry],
+    now: datetime | None = None,
+    profile: Sequence[str] = (),
+    sha256: str | None = None,
+    base: tuple[str, Sequence[MemoryEntry]] | None = None,
+) -> Built:
+    """:func:`.hot_build.prepare`, spliced from the files built for ``base`` (a version's
+    hash, and its entries as parsed or written) when they are still right."""
+    if base is not None:
+        when = now or datetime.now(timezone.utc)
+        digest = sha256 or file_digest(data)
+        built = patched(SideFiles.of(memory_path), entries, when, profile, digest, base)
+        if built is not None:
+            return built
+    return hot_build.prepare(memory_path, data, entries, now, profile, sha256, base)
+
+
+def _rank(item: Any) -> tuple[float, datetime, str]:
+    """The prompt's order (``hot_build._prompt_key``) of a part or a :class:`_Shown`."""
+    return (-item.score, *item.order)
+
+
+def _score(entry: MemoryEntry, stamp: float) -> float:
+    base_score, base_at = entry.anchor
+    return ranking.decayed(base_score, base_at.timestamp(), entry.last_activated.timestamp(), stamp)
+
+
+class _Shown:
+    """A memory the last session-start lines show, ranked as a part is (``_prompt_key``)."""
+
+    __slots__ = ("entry", "line", "order", "score")
+
+    def __init__(self, entry: MemoryEntry, line: str, stamp: float) -> None:
+        self.entry, self.line, self.score = entry, line, _score(entry, stamp)
+        self.order = (entry.created_at, entry.id)
+
+
+def _ranked(
+    shown: Sequence[tuple[str, str]],
+    arriving: Sequence[Any],
+    known: _Known,
+    stamp: float,
+) -> list[Any]:
+    """The top-k of the memories shown (``(id, line)``) and those arriving, best first."""
+    from ..core.rules import PROMPT_TOP_K
+
+    items = [_Shown(known[i], line, stamp) for i, line in shown]
+    return sorted([*items, *arriving], key=_rank)[:PROMPT_TOP_K]
+
+
+def _stays(old: _Shown, new: Any, now: datetime, stamp: float) -> bool:
+    """Whether ``new``, the changed version of a memory shown as ``old``, is shown too, in
+    the same group, ranked no lower."""
+    from ..core.rules import PROMPT_MIN_SCORE
+
+    if new.hidden or (new.expires is not None and new.expires <= now):
+        return False
+    if new.score_at(stamp) < PROMPT_MIN_SCORE or new.group != (old.entry.group or "none"):
+        return False
+    return _rank(new) <= _rank(old)
+
+
+class _Known:
+    """The base's entries by id (``at``: each id's place among them)."""
+
+    def __init__(self, entries: Sequence[MemoryEntry], at: dict[str, int]) -> None:
+        self.entries, self.at = entries, at
+
+    def __getitem__(self, entry_id: str) -> MemoryEntry:
+        return self.entries[self.at[entry_id]]
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self.at
+
+    def get(self, entry_id: str) -> MemoryEntry | None:
+        number = self.at.get(entry_id)
+        return None if number is None else self.entries[number]
+
+
+def _head(search: bytes) -> dict[str, Any] | None:
+    cut = search.find(b"\n")
+    if cut < 0 or not search.endswith(b"\n]}"):
+        return None
+    try:
+        head = json.loads(search[:cut] + b"]}")
+    except ValueError:
+        return None
+    if not isinstance(head, dict):
+        return None
+    head["body"] = cut + 1  # where the lines start
+    return head
+
+
+def patched(
+    files: SideFiles,
+    entries: Sequence[MemoryEntry],
+    now: datetime,
+    profile: Sequence[str],
+    sha256: str,
+    base: tuple[str, Sequence[MemoryEntry]],
+) -> Built | None:
+    """The hooks' files for ``entries`` (a file whose hash is ``sha256``) spliced from the
+    files built for ``base`` (a version's hash and its entries as parsed); None when those
+    files are missing, damaged, for another version or stale, or when the change reaches
+    what they cannot tell (a shown memory leaves, the first group appears)."""
+    from ..core.rules import PROMPT_MIN_SCORE
+    from .hot_build import _profile_key, _profile_parts
+
+    version, old_entries = base
+    search, prompt_data = _read_file(files, SEARCH_FILE), _read_file(files, PROMPT_FILE)
+    if search is None or prompt_data is None:
+        return None
+    head = _head(search)
+    stamp = now.timestamp()
+    try:
+        prompt = json.loads(prompt_data)
+        key = (head or {}).get("version"), (head or {}).get("sha256")
+        if head is None or key != (VERSION, version):
+            return None
+        built, until = float(head["built"]), float(head["until"])
+        if (prompt["version"], prompt["sha256"], prompt["built"], prompt["until"]) != (
+            VERSION,
+            version,
+            built,
+            until,
+        ):
+            return None
+        length, total = int(head["length"]), int(prompt["total"])
+        shown = list(zip(prompt["ids"], prompt["lines"], strict=True))
+        groups: dict[str, list[tuple[str, str]]] = {}
+        counts: dict[str, int] = {}
+        for name, g in prompt["groups"].items():
+            groups[str(name)] = list(zip(g["ids"], g["lines"], strict=True))
+            counts[str(name)] = int(g["total"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if not built <= stamp < until:
+        return None
+    count = len(old_entries)
+    ids, sizes = head.get("ids"), head.get("sizes")
+    if not isinstance(ids, list) or not isinstance(sizes, list):
+        return None
+    if not len(ids) == len(sizes) == count or ids != [e.id for e in old_entries]:
+        return None  # not the rows of the base, in its order
+    # Where each memory's line starts in the file's bytes (each line and its ",\n").
+    try:
+        sizes = list(map(int, sizes))
+    except (TypeError, ValueError):
+        return None
+    starts = list(accumulate([size + 2 for size in sizes], initial=head["body"]))
+    if starts[-1] - (2 if count else 0) != len(search) - 3:
+        return None  # the lines' sizes do not add up to the file
+    place = dict(zip(ids, range(count), strict=True))
+    new_ids = {e.id for e in entries}
+    if len(place) != count or len(new_ids) != len(entries):
+        return None
+    if any(e.group for e in old_entries) != any(e.group for e in entries):
+        return None  # groups appear or go: every memory's group counts
+    replaced = {old for e in entries for old in e.replaces}
+    flipped = replaced ^ {old for e in old_entries for old in e.replaces}
+
+    # The new file's lines: runs of old lines copied as they are, and a new line for each
+    # memory changed or added (made below, once it is known the splice can be done).
+    view = memoryview(search)  # runs of lines joined into the new file without a copy each
+    pieces: list[bytes | memoryview] = []
+    new_sizes: list[int] = []
+    changed: list[tuple[int, int, MemoryEntry]] = []  # where in pieces and sizes, the entry
+    run = follows = -1  # the first old line of the run being copied, and the line after it
+    for entry in entries:
+        number = place.get(entry.id)
+        if number is not None and old_entries[number] is entry and entry.id not in flipped:
+            if number != follows:
+                if run >= 0:
+                    pieces.append(view[starts[run] : starts[follows] - 2])
+                run = number
+            follows = number + 1
+            new_sizes.append(sizes[number])
+            continue
+        if run >= 0:
+            pieces.append(view[starts[run] : starts[follows] - 2])
+            run = follows = -1
+        changed.append((len(pieces), len(new_sizes), entry))
+        pieces.append(b"")
+        new_sizes.append(0)
+    if run >= 0:
+        pieces.append(view[starts[run] : starts[follows] - 2])
+
+    def old_line(number: int) -> bytes:
+        return search[starts[number] : starts[number] + sizes[number]]
+
+    known = _Known(old_entries, place)
+
+    # What leaves: the memories removed, and the old versions of those changed.
+    gone = [known[i] for i in set(ids).difference(new_ids)]
+    leaving = gone + [known[e.id] for _, _, e in changed if e.id in known]
+    showing = {i for i, _ in shown}
+    for members in groups.values():
+        showing.update(i for i, _ in members)
+    if not showing <= place.keys():
+        return None  # not the lines of these memories
+    if any(old.id in showing for old in gone):
+        return None  # what would take its place is not in the files
+    for old in leaving:
+        expires = old.expires_at
+        if expires is not None and expires.timestamp() == until:
+            return None  # it set when the files stop being right
+
+    fresh = []
+    for piece, size, entry in changed:
+        part = _made(entry, entry.id in replaced, {})
+        fresh.append(part)
+        pieces[piece] = part.json()
+        new_sizes[size] = len(pieces[piece])
+    by_id = {p.entry.id: p for p in fresh}
+    moved: set[str] = set()
+    for old in leaving:
+        if old.id in showing:
+            # Shown, and changed: still shown if it ranks no lower than it did (a memory
+            # reinforced), since then none of those not shown can pass it.
+            if not _stays(_Shown(old, "", stamp), by_id[old.id], now, stamp):
+                return None
+            moved.add(old.id)
+        length -= int(old_line(place[old.id]).rsplit(b",", 1)[1][:-1])
+        expires = old.expires_at
+        if (expires is not None and expires <= now) or _score(old, stamp) < PROMPT_MIN_SCORE:
+            continue
+        total -= 1
+        if not old.condensed_into and groups:
+            name = old.group or "none"
+            if name not in groups:
+                return None
+            counts[name] -= 1
+    if moved:
+        shown = [(i, line) for i, line in shown if i not in moved]
+        for name, members in groups.items():
+            groups[name] = [(i, line) for i, line in members if i not in moved]
+
+    arriving = []
+    for part in fresh:
+        length += part.length
+        if part.expires is not None:
+            at = part.expires.timestamp()
+            if stamp < at < until:
+                until = at
+            if part.expires <= now:
+                continue
+        if part.score_at(stamp) >= PROMPT_MIN_SCORE:
+            total += 1
+            if not part.hidden:
+                arriving.append(part)
+
+    if arriving:
+        chosen = _ranked(shown, arriving, known, stamp)
+        shown = [(p.entry.id, p.line) for p in chosen]
+    grouped: dict[str, Any] = {}
+    if any(e.group for e in entries):
+        for name, members in groups.items():
+            mine = [p for p in arriving if p.group == name]
+            count = counts[name] + len(mine)
+            ranked = _ranked(members, mine, known, stamp)
+            if count < len(ranked):
+                return None  # the counts do not add up: built anew
+            grouped[name] = {
+                "lines": [p.line for p in ranked],
+                "ids": [p.entry.id for p in ranked],
+                "scores": [round(p.score, 6) for p in ranked],
+                "total": count,
+            }
+        for part in arriving:
+            if part.group not in grouped:
+                mine = [p for p in arriving if p.group == part.group]
+                ranked = _ranked([], mine, known, stamp)
+                grouped[part.group] = {
+                    "lines": [p.line for p in ranked],
+                    "ids": [p.entry.id for p in ranked],
+                    "scores": [round(p.score, 6) for p in ranked],
+                    "total": len(mine),
+                }
+    elif groups:
+        return None
+
+    by_fresh = {p.entry.id: p.group for p in fresh}
+
+    def group_of(entry_id: str) -> str:
+        if entry_id in by_fresh:
+            return by_fresh[entry_id]
+        old = known.get(entry_id) if entry_id in new_ids else None
+        return "none" if old is None else old.group or "none"
+
+    made = prompt.get("profile")
+    same = prompt.get("profile_of") == _profile_key(profile) and isinstance(made, list)
+    profile_texts, profile_groups = _profile_parts(profile, group_of, made if same else None)
+    if len(profile_texts) != len(profile_groups):
+        return None
+    key_part = {"version": VERSION, "sha256": sha256, "built": built, "until": until}
+    prompt_part = {
+        **key_part,
+        "lines": [line for _, line in shown],
+        "ids": [i for i, _ in shown],
+        "total": total,
+        "groups": grouped,
+        "profile": profile_texts,
+        "profile_of": _profile_key(profile),
+        "profile_groups": profile_groups,
+    }
+    count = len(entries)
+    head_part = {**key_part, "average": (length / count) if count else 0.0, "length": length}
+    written = _search_file(head_part, [e.id for e in entries], pieces, new_sizes)
+    return Built(files, prompt_part, None, [], written)
