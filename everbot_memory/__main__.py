@@ -1,5 +1,5 @@
 """``python -m everbot_memory``: the same as the ``everbot-memory`` command."""
 
-from .faces.entry import main
+from .faces.entry import run
 
-main()
+run()

@@ -16,6 +16,7 @@ import filelock
 import pytest
 from conftest import FIXTURES
 
+from everbot_memory import Memory
 from everbot_memory.faces.remember import Remember, plain_remember
 from everbot_memory.storage.paths import SideFiles
 
@@ -252,3 +253,31 @@ def test_a_proposal_is_what_the_candidate_would_be(
         assert asdict(made) == model.model_dump()
     else:
         assert not isinstance(content, str) or not isinstance(group, (str, type(None)))
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "said"),
+    [
+        (["remember", "The user plays the oboe."], 0, "remembered"),
+        (["remember", ""], 1, "nothing to remember"),
+        (["list"], 0, "oolong"),
+    ],
+)
+def test_the_command_ends_without_freeing_its_objects_but_runs_exit_handlers_and_flushes(
+    tmp_path: Path, args: list[str], status: int, said: str
+) -> None:
+    memory, ran = tmp_path / "MEMORY.md", tmp_path / "ran"
+    Memory(memory).remember("The user drinks oolong tea.")
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(ran)!r}, 'w').write('ran'))\n"
+        f"sys.argv = ['everbot-memory', *{args!r}, '--file', {str(memory)!r}]\n"
+        "from everbot_memory.faces.entry import run\n"
+        "run()\n"
+        "print('not reached')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == status, done.stderr
+    assert said in (done.stdout + done.stderr)
+    assert "not reached" not in done.stdout
+    assert ran.read_text() == "ran"
