@@ -70,9 +70,7 @@ def _edits(draw: st.DrawFn) -> list[tuple[list[MemoryEntry], datetime]]:
 
 def _as_written(built: tuple[dict, dict, list, dict]) -> tuple[dict, dict]:  # type: ignore[type-arg]
     prompt, search, parts, _ = built
-    lines = [p.json() for p in parts]
-    ids = [p.entry.id for p in parts]
-    written = hot_build._search_file(search, ids, lines, [len(line) for line in lines])
+    written = hot_build._search_file(search, [p.json() for p in parts])
     return prompt, hot_build._search_part(json.loads(b"".join(written)))
 
 
@@ -342,3 +340,27 @@ def test_saves_in_a_new_process_and_the_same_one_splice_what_a_build_gives(
                 fresh[1]["lengths"],
             )
     assert spliced == [True] * 6
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data.replace(b'"sizes":[', b'"sizes":[1,'),
+        lambda data: data.replace(b'"sha256":"', b'"sha256":"0'),
+        lambda data: b"",
+    ],
+)
+def test_ids_and_sizes_that_do_not_fit_the_search_file_send_the_save_to_a_build(
+    tmp_path: Path, damage: Any
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(5)]
+    data = _file(path, entries)
+    hot_build.write(path, data, entries, T0)
+    beside = SideFiles.of(path).hook_file(hot_build.LINES_FILE)
+    beside.write_bytes(damage(beside.read_bytes()))
+    changed = [*entries, make_entry("e9", "A new memory about coffee.")]
+    base = (hot.file_digest(data), entries)
+    built = hot_patch.prepare(path, _file(path, changed), changed, T0, base=base)
+    assert built._search_file is None  # built, not spliced
+    assert (built.prompt, built.search) == hot_build.build(path.read_bytes(), changed, T0)[:2]

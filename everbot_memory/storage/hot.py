@@ -114,17 +114,20 @@ class SearchRows:
 
     @classmethod
     def from_file(cls, cached: dict[str, Any]) -> SearchRows:
-        """The index from a search file's content: ``rows`` holds, for each memory,
-        ``[row, token line, content hash, token count]``."""
+        """The index from a search file's content: ``rows`` holds, for each memory in turn,
+        its row, token line, content hash and token count (a flat list: slices of it are
+        each column, with no loop over the memories)."""
         from itertools import accumulate
 
         items = cached["rows"]
-        indexed = [str(item[1]) for item in items]
+        if len(items) % 4:
+            raise ValueError("not a search file's rows")
+        rows, indexed, lengths = items[0::4], items[1::4], items[3::4]
         return cls(
-            [str(item[0]) for item in items],
+            rows,
             "".join(indexed),
-            list(accumulate(map(len, indexed[:-1]), initial=0)) if items else [],
-            [int(item[3]) for item in items],
+            list(accumulate(map(len, indexed[:-1]), initial=0)) if rows else [],
+            lengths,
             float(cached["average"]),
         )
 

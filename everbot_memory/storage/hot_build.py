@@ -24,7 +24,10 @@ from ..core.entry import MemoryEntry
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
 from .paths import SideFiles
 
-__all__ = ["Built", "build", "prepare", "write"]
+__all__ = ["LINES_FILE", "Built", "build", "prepare", "write"]
+
+#: Beside the search file, for the next save only: each memory's id and line size.
+LINES_FILE = "hook-lines.json"
 
 _DAY = 86_400
 
@@ -124,18 +127,18 @@ class _Part:
         return cls(entry, replaced, key, "\t".join(fields), f" {joined} \n")
 
     def json(self) -> bytes:
-        """The memory's line of the search file: ``[row, token line, content hash, token
-        count]`` as JSON (one line: JSON escapes a line break); made once."""
+        """The memory's line of the search file: its row, token line, content hash and
+        token count, four values of the file's list (one line: JSON escapes a line break);
+        made once."""
         if self._json is None:
             self._json = b"".join(
                 (
-                    b"[",
                     _string(self.row),
                     b",",
                     _string(self.indexed),
                     b",",
                     _string(self.key),
-                    b",%d]" % self.length,
+                    b",%d" % self.length,
                 )
             )
         return self._json
@@ -357,12 +360,13 @@ class Built:
         search: dict[str, Any] | None,
         parts: list[_Part],
         search_file: list[bytes | memoryview] | None = None,
+        lines_file: bytes | None = None,
     ) -> None:
         self.files, self.prompt, self._parts = files, prompt, parts
         self._search = search
         #: The search file's bytes, when spliced from the last one (``search`` is then made
-        #: from them when asked).
-        self._search_file = search_file
+        #: from them when asked), and the ids and line sizes beside it.
+        self._search_file, self._lines_file = search_file, lines_file
 
     @property
     def search(self) -> dict[str, Any]:
@@ -376,12 +380,18 @@ class Built:
         """Write the files (a folder that cannot be written costs the next hook a rebuild)."""
         from .atomic import write_atomically
 
-        search = self._search_file
-        if search is None:
-            lines = [p.json() for p in self._parts]
+        search, lines = self._search_file, self._lines_file
+        if search is None or lines is None:
+            encoded = [p.json() for p in self._parts]
+            search = _search_file(self.search, encoded)
             ids = [p.entry.id for p in self._parts]
-            search = _search_file(self.search, ids, lines, [len(line) for line in lines])
-        payloads = ((PROMPT_FILE, _encoded(self.prompt)), (SEARCH_FILE, search))
+            lines = _lines_file(self.search["sha256"], ids, [len(e) for e in encoded])
+        payloads = (
+            (PROMPT_FILE, _encoded(self.prompt)),
+            (SEARCH_FILE, search),
+            # Last: one that does not match the search file beside it is not used.
+            (LINES_FILE, lines),
+        )
         for file_name, payload in payloads:
             try:
                 # Checked by their key when read, and rebuilt when they do not check out: a
@@ -439,23 +449,24 @@ def _groups_of(by_id: Mapping[str, _Part]) -> Callable[[str], str]:
 
 
 def _search_file(
-    part: Mapping[str, Any],
-    ids: list[str],
-    pieces: Sequence[bytes | memoryview],
-    sizes: list[int],
+    part: Mapping[str, Any], pieces: Sequence[bytes | memoryview]
 ) -> list[bytes | memoryview]:
-    """The search file: a line of its key (with each memory's id and the size of its line,
-    so that the next save can splice it), then a line per memory (each its
+    """The search file: a line of its key, then a line per memory (each its
     :meth:`_Part.json`; ``pieces`` are lines, or runs of lines joined by ``",\\n"``), as one
     JSON object."""
     head = {k: part[k] for k in ("version", "sha256", "built", "until", "average")}
     head["length"] = sum(part["lengths"]) if "lengths" in part else part["length"]
-    head["ids"], head["sizes"] = ids, sizes
     # Its pieces, written one after the other (a file of 100,000 memories is tens of MB,
     # not to be copied to be joined): each piece, and a separator between two.
     body: list[bytes | memoryview] = [b",\n"] * (2 * len(pieces) - 1) if pieces else []
     body[::2] = pieces
     return [_encoded(head)[:-1], b',"rows":[\n', *body, b"\n]}"]
+
+
+def _lines_file(sha256: str, ids: list[str], sizes: list[int]) -> bytes:
+    """Beside the search file (the hooks never read it): each memory's id and the size of
+    its line, in order, so that the next save can splice the search file."""
+    return _encoded({"version": VERSION, "sha256": sha256, "ids": ids, "sizes": sizes})
 
 
 def _search_part(cached: dict[str, Any]) -> dict[str, Any]:
@@ -495,10 +506,11 @@ def _read_rows(
         if search["version"] != VERSION:
             return {}, None
         by_id: dict[str, tuple[str, str, str, bool]] = {}
-        for row, indexed, content_key, _ in search["rows"]:
+        items = iter(search["rows"])
+        for row, indexed, content_key, _ in zip(items, items, items, items, strict=True):
             fields = str(row).split("\t", 5)
             by_id[fields[0]] = (str(row), str(indexed), str(content_key), fields[4] == "1")
-        rows = len(search["rows"])
+        rows = len(search["rows"]) // 4
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return {}, None
     found = _Memo(by_id.values())

@@ -28,7 +28,7 @@ from ..core import ranking
 from ..core.entry import MemoryEntry
 from . import hot_build
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
-from .hot_build import Built, _made, _read_file, _search_file
+from .hot_build import LINES_FILE, Built, _lines_file, _made, _read_file, _search_file
 from .paths import SideFiles
 
 __all__ = ["patched", "prepare"]
@@ -176,7 +176,13 @@ def patched(
     if not built <= stamp < until:
         return None
     count = len(old_entries)
-    ids, sizes = head.get("ids"), head.get("sizes")
+    try:
+        beside = json.loads(_read_file(files, LINES_FILE) or b"null")
+        if (beside["version"], beside["sha256"]) != (VERSION, version):
+            return None
+        ids, sizes = beside["ids"], beside["sizes"]
+    except (ValueError, KeyError, TypeError):
+        return None
     if not isinstance(ids, list) or not isinstance(sizes, list):
         return None
     if not len(ids) == len(sizes) == count or ids != [e.id for e in old_entries]:
@@ -261,7 +267,7 @@ def patched(
             if not _stays(_Shown(old, "", stamp), by_id[old.id], now, stamp):
                 return None
             moved.add(old.id)
-        length -= int(old_line(place[old.id]).rsplit(b",", 1)[1][:-1])
+        length -= int(old_line(place[old.id]).rsplit(b",", 1)[1])
         expires = old.expires_at
         if (expires is not None and expires <= now) or _score(old, stamp) < PROMPT_MIN_SCORE:
             continue
@@ -346,5 +352,6 @@ def patched(
     }
     count = len(entries)
     head_part = {**key_part, "average": (length / count) if count else 0.0, "length": length}
-    written = _search_file(head_part, [e.id for e in entries], pieces, new_sizes)
-    return Built(files, prompt_part, None, [], written)
+    written = _search_file(head_part, pieces)
+    beside_part = _lines_file(sha256, new_id_list, new_sizes)
+    return Built(files, prompt_part, None, [], written, beside_part)
