@@ -275,3 +275,49 @@ def _block(text: str, entry_id: str) -> str:
     start = text.index(f"### [{entry_id}]")
     ends = [i for i in (text.find("\n### [", start + 1), text.find("\n## ", start)) if i > 0]
     return text[start : min(ends, default=len(text))]
+
+
+@given(_profile_edits(), st.sampled_from([[], ["- Name: Pinned by hand"]]), st.integers(1, 4))
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_a_profile_kept_while_its_strongest_memories_stay_is_the_one_derived_anew(
+    steps: list[list[MemoryEntry]], person: list[str], limit: int
+) -> None:
+    from everbot_memory.core import profile
+
+    with pytest.MonkeyPatch.context() as patch:
+        # Fewer memories considered than the file holds: a change to one of the others
+        # keeps the profile without deriving it again.
+        patch.setattr(profile, "MAX_SOURCES", limit)
+        last = None
+        for entries in steps:
+            doc = Document(entries, last_updated="2026-01-01T00:00:00Z", profile=list(person))
+            if last is not None:
+                doc.sources, doc.derived = last.sources, last.derived
+            last = render_parts(doc, reuse=True)
+            full = render_parts(Document(entries, last_updated="x", profile=list(person)))
+            assert (last.text, last.profile) == (full.text, full.profile)
+
+
+def test_a_new_memory_weaker_than_the_strongest_keeps_the_profile_without_deriving_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from everbot_memory.core import profile
+
+    monkeypatch.setattr(profile, "MAX_SOURCES", 2)
+    entries = [
+        make_entry("s00001", "The user prefers tea.", 0.9),
+        make_entry("s00002", "The user works at Acme.", 0.8),
+    ]
+    first = render_parts(Document(entries, last_updated="x"), reuse=True)
+    derived: list[int] = []
+    derive = profile.derive
+    monkeypatch.setattr(profile, "derive", lambda e: derived.append(1) or derive(e))
+    weak = make_entry("s00003", "The user works at Initech.", 0.6)
+    doc = Document([*entries, weak], last_updated="x")
+    doc.sources, doc.derived = first.sources, first.derived
+    again = render_parts(doc, reuse=True)
+    assert derived == [] and again.profile == first.profile
+    strong = make_entry("s00004", "The user prefers coffee.", 0.95)
+    doc = Document([*entries, strong], last_updated="x")
+    doc.sources, doc.derived = first.sources, first.derived
+    assert render_parts(doc, reuse=True).profile != first.profile

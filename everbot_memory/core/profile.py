@@ -19,6 +19,7 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from .entry import MemoryEntry
 from .rules import PROMPT_MIN_SCORE
@@ -38,6 +39,7 @@ __all__ = [
     "read_line",
     "render_line",
     "shown",
+    "source_key",
     "sources_of",
 ]
 
@@ -221,16 +223,19 @@ def is_source(entry: MemoryEntry) -> bool:
     )
 
 
+def source_key(entry: MemoryEntry) -> tuple[float, datetime, str, str]:
+    """The order of the memories the profile is derived from: the strongest first (then the
+    oldest, then by text: ids differ between files)."""
+    return (-entry.score, entry.created_at, entry.content, entry.id)
+
+
 def derive(entries: Sequence[MemoryEntry]) -> list[ProfileLine]:
     """The profile derived from the Active preference and fact memories scoring at least 0.5
     (their score as written: the profile changes only when the memories do)."""
     global _RULES
     if _RULES is None:
         _RULES = _rules()
-    strong = sorted(
-        (e for e in entries if is_source(e)),
-        key=lambda e: (-e.score, e.created_at, e.content, e.id),  # ids differ between files
-    )[:MAX_SOURCES]
+    strong = sorted((e for e in entries if is_source(e)), key=source_key)[:MAX_SOURCES]
     lines: list[ProfileLine] = []
     for label, rules in _RULES.items():
         values: dict[str, list[str]] = {}

@@ -195,15 +195,48 @@ def _touches_profile(
 ) -> bool:
     """True when the profile derived from ``doc.sources``' entries may differ from the one
     derived from ``sources``' (the entries now): a memory it may be derived from was added,
-    changed or removed."""
+    changed or removed, and is, or was, among the strongest the profile is derived from."""
     known = doc.sources
-    for entry in fresh:
-        before = known.get(entry.id)
-        if is_source(entry) or (before is not None and is_source(before[0])):
-            return True
-    if len(sources) - len(known) == sum(1 for e in fresh if e.id not in known):
-        return False  # every memory known before is still there
-    return any(is_source(known[gone][0]) for gone in known.keys() - sources.keys())
+    arriving = [e for e in fresh if is_source(e)]
+    leaving = [
+        before[0]
+        for before in map(known.get, (e.id for e in fresh))
+        if before is not None and is_source(before[0])
+    ]
+    if len(sources) - len(known) != sum(1 for e in fresh if e.id not in known):
+        # Some memories known before are gone.
+        leaving += [known[g][0] for g in known.keys() - sources.keys() if is_source(known[g][0])]
+    if not arriving and not leaving:
+        return False
+    return _among_strongest(sources, arriving, leaving)
+
+
+def _among_strongest(
+    sources: dict[str, tuple[MemoryEntry, str]],
+    arriving: list[MemoryEntry],
+    leaving: list[MemoryEntry],
+) -> bool:
+    """Whether a memory ``arriving`` is among the strongest the profile is derived from
+    (``profile.MAX_SOURCES``) or one ``leaving`` was: when none is, the strongest are the same
+    memories before and after, and so is the profile (a new memory weaker than the strongest
+    of a large file changes nothing, and is not worth deriving the profile again)."""
+    import heapq
+
+    from ..core import profile
+
+    limit = profile.MAX_SOURCES
+    strong = heapq.nsmallest(
+        limit, (e for e, _ in sources.values() if is_source(e)), key=profile.source_key
+    )
+    if len(strong) < limit:
+        return True  # every memory it may come from counts
+    shown = {id(e) for e in strong}
+    if any(id(e) in shown for e in arriving):
+        return True
+    # The strongest are then those of the memories that did not change: one leaving was
+    # among them before if it ranks above the weakest of them.
+    weakest = profile.source_key(strong[-1])
+    return any(profile.source_key(e) < weakest for e in leaving)
 
 
 def render_body(doc: Document) -> str:

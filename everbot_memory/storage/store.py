@@ -481,6 +481,7 @@ class MemoryStore:
         if entries:
             probe = Document(entries, notes=[_PROBE_NOTE], last_updated=_PROBE_STAMP)
             probe.sources = {e.id: texts[e.id] for e in entries}
+            probe.derived = ((), ())  # no profile: only the entries' texts are checked
             body = render_parts(probe, reuse=True).text
             self._check_rendered(render_header(_PROBE_STAMP, 0) + body, probe)
 

@@ -225,7 +225,8 @@ FIELDS: tuple[Rule, ...] = (
     ),
     field(
         "password",
-        "login user account acct 账号 账户 用户名 登录",
+        # Keywords: the password's name, which the pattern needs ("user" is in most memories).
+        "pass pw 密码",
         rf"(?i)(?<![A-Za-z0-9])(?:log-?in|user(?:\s?name)?|account|acct|账号|账户|用户名|登录)"
         rf"(?![A-Za-z])(?:\s+(?:name|id))?\s*[:：=]?\s*[^\s/,，;；]{{1,64}}?"
         rf"\s*(?:/|[,，;；]|\sand\s)?\s*{_NAMED_PASSWORD}{_QUOTE}{_VALUE}",
