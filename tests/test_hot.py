@@ -68,8 +68,8 @@ def _edits(draw: st.DrawFn) -> list[tuple[list[MemoryEntry], datetime]]:
     return steps
 
 
-def _as_written(built: tuple[dict, dict, list, dict]) -> tuple[dict, dict]:  # type: ignore[type-arg]
-    prompt, search, parts, _ = built
+def _as_written(built: tuple[dict, dict, list, dict, float]) -> tuple[dict, dict]:  # type: ignore[type-arg]
+    prompt, search, parts, _, _ = built
     written = hot_build._search_file(search, [p.json() for p in parts])
     return prompt, hot_build._search_part(json.loads(b"".join(written)))
 
@@ -364,3 +364,43 @@ def test_ids_and_sizes_that_do_not_fit_the_search_file_send_the_save_to_a_build(
     built = hot_patch.prepare(path, _file(path, changed), changed, T0, base=base)
     assert built._search_file is None  # built, not spliced
     assert (built.prompt, built.search) == hot_build.build(path.read_bytes(), changed, T0)[:2]
+
+
+def test_a_save_after_a_shown_memory_decayed_the_same_day_builds_what_a_build_gives(
+    tmp_path: Path,
+) -> None:
+    from everbot_memory.core.rules import GRACE_DAYS
+
+    path = tmp_path / "MEMORY.md"
+    start = T0.replace(hour=1, minute=0, second=0)
+    # Shown, and a step of decay due at 03:00 each day; the others decay at 23:00.
+    decays = make_entry(
+        "d0",
+        "The user keeps bees.",
+        0.9,
+        at=start - timedelta(days=GRACE_DAYS + 5) + timedelta(hours=2),
+    )
+    others = [
+        make_entry(
+            f"o{n}",
+            f"Memory number {n} is about tea.",
+            0.8,
+            at=start - timedelta(days=GRACE_DAYS + 5) - timedelta(hours=2),
+        )
+        for n in range(4)
+    ]
+    entries = [decays, *others]
+    data = _file(path, entries)
+    hot_build.write(path, data, entries, start)
+    base = (hot.file_digest(data), entries)
+    changed = [*entries, make_entry("n1", "The user owns a red bicycle.", 0.3)]
+    files = SideFiles.of(path)
+    new = _file(path, changed)
+    # Before 03:00 the change is spliced in; after it, the files are built again.
+    for hours, splices in ((1, True), (4, False)):
+        when = start + timedelta(hours=hours)
+        built = hot_patch.patched(files, changed, when, [], hot.file_digest(new), base)
+        assert (built is not None) is splices
+        made = hot_patch.prepare(path, new, changed, when, base=base)
+        fresh = hot_build.build(new, changed, when)
+        assert (made.prompt, made.search) == fresh[:2]

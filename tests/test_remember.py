@@ -281,3 +281,11 @@ def test_the_command_ends_without_freeing_its_objects_but_runs_exit_handlers_and
     assert said in (done.stdout + done.stderr)
     assert "not reached" not in done.stdout
     assert ran.read_text() == "ran"
+
+
+def test_a_command_started_with_its_output_closed_still_does_its_work(tmp_path: Path) -> None:
+    memory = tmp_path / "MEMORY.md"
+    command = f"{sys.executable} -m everbot_memory remember 'The user likes figs.' --file {memory}"
+    done = subprocess.run(["sh", "-c", command + " >&-"], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "The user likes figs." in memory.read_text()

@@ -83,7 +83,8 @@ def _leave(code: int) -> None:
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # None: started with the stream closed
+                stream.flush()
         except (OSError, ValueError):
             sys.exit(code)  # a closed pipe: reported as the interpreter reports it
     os._exit(code)

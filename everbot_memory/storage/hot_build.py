@@ -24,7 +24,7 @@ from ..core.entry import MemoryEntry
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
 from .paths import SideFiles
 
-__all__ = ["LINES_FILE", "Built", "build", "prepare", "write"]
+__all__ = ["LINES_FILE", "Built", "build", "prepare", "read_lines", "write"]
 
 #: Beside the search file, for the next save only: each memory's id and line size.
 LINES_FILE = "hook-lines.json"
@@ -255,7 +255,7 @@ def build(
     built: dict[str, _Part] | None = None,
     sha256: str | None = None,
     seed: _Seed | None = None,
-) -> tuple[dict[str, Any], dict[str, Any], list[_Part], dict[str, _Part]]:
+) -> tuple[dict[str, Any], dict[str, Any], list[_Part], dict[str, _Part], float]:
     """The contents of the two files for a memory file of ``data`` holding ``entries``, and
     each memory's part of them, in order and by id. ``sha256``: the hash of ``data``, when
     known already.
@@ -268,15 +268,18 @@ def build(
     """
     from itertools import accumulate
 
-    from ..core.rules import PROMPT_MIN_SCORE
+    from ..core.rules import DAILY_DECAY, PROMPT_MIN_SCORE
 
     parts = _parts(entries, {} if memo is None else memo, built or {}, seed)
+    # A memory one day of decay above the floor: the files' total changes when it decays.
+    near = PROMPT_MIN_SCORE / DAILY_DECAY + 1e-9
     stamp = now.timestamp()
     # When what is built now stops being right: the next UTC midnight (scores decay by the
     # day), or the next expiry of a memory if that comes first.
     until = (stamp // _DAY + 1) * _DAY
     eligible: list[_Part] = []
     worth = 0
+    steady = until  # see below
     for part in parts:  # every memory of every save: the score's own check inlined
         score = part.score if part.since < stamp < part.until else part.score_at(stamp)
         expires = part.expires
@@ -288,10 +291,13 @@ def build(
                 continue
         if score >= PROMPT_MIN_SCORE:
             worth += 1
+            if score < near and part.until < steady:
+                steady = part.until
             if not part.hidden:
                 eligible.append(part)
     chosen = _strongest(eligible)
     by_id = {p.entry.id: p for p in parts}
+    groups = _by_group(parts, now) if any(p.entry.group for p in parts) else {}
     key = {
         "version": VERSION,
         "sha256": sha256 or file_digest(data),
@@ -304,7 +310,7 @@ def build(
         "lines": [p.line for p in chosen],
         "ids": [p.entry.id for p in chosen],
         "total": worth,
-        "groups": _by_group(parts, now) if any(p.entry.group for p in parts) else {},
+        "groups": groups,
         "profile": profile_texts,
         "profile_of": _profile_key(profile),
         # The groups of the memories each shown profile line came from, for a filter.
@@ -320,7 +326,12 @@ def build(
         "lengths": lengths,
         "average": (sum(lengths) / len(lengths)) if lengths else 0.0,
     }
-    return prompt_part, search_part, parts, by_id
+    # Until when a save may splice the change it makes into these files (see
+    # :mod:`.hot_patch`): while no memory shown decays (they would rank anew) and none counted
+    # falls below the floor, a build at any moment gives the same lines and counts.
+    for shown in (chosen, *([by_id[i] for i in g["ids"]] for g in groups.values())):
+        steady = min([steady, *(p.until for p in shown)])
+    return prompt_part, search_part, parts, by_id, steady
 
 
 def _strongest(eligible: list[_Part]) -> list[_Part]:
@@ -360,13 +371,16 @@ class Built:
         search: dict[str, Any] | None,
         parts: list[_Part],
         search_file: list[bytes | memoryview] | None = None,
-        lines_file: bytes | None = None,
+        lines: tuple[list[str], list[int]] | None = None,
+        steady: float = 0.0,
     ) -> None:
         self.files, self.prompt, self._parts = files, prompt, parts
         self._search = search
         #: The search file's bytes, when spliced from the last one (``search`` is then made
-        #: from them when asked), and the ids and line sizes beside it.
-        self._search_file, self._lines_file = search_file, lines_file
+        #: from them when asked), and each memory's id and line size.
+        self._search_file, self._lines = search_file, lines
+        #: Until when the next save may splice these files (see :func:`build`).
+        self.steady = steady
 
     @property
     def search(self) -> dict[str, Any]:
@@ -380,17 +394,18 @@ class Built:
         """Write the files (a folder that cannot be written costs the next hook a rebuild)."""
         from .atomic import write_atomically
 
-        search, lines = self._search_file, self._lines_file
+        search, lines = self._search_file, self._lines
         if search is None or lines is None:
             encoded = [p.json() for p in self._parts]
             search = _search_file(self.search, encoded)
-            ids = [p.entry.id for p in self._parts]
-            lines = _lines_file(self.search["sha256"], ids, [len(e) for e in encoded])
+            lines = ([p.entry.id for p in self._parts], [len(e) for e in encoded])
+        prompt = _encoded(self.prompt)
+        beside = _lines_file(self.prompt["sha256"], *lines, self.steady, prompt, search)
         payloads = (
-            (PROMPT_FILE, _encoded(self.prompt)),
+            (PROMPT_FILE, prompt),
             (SEARCH_FILE, search),
-            # Last: one that does not match the search file beside it is not used.
-            (LINES_FILE, lines),
+            # Last: one that does not match the files beside it is not used.
+            (LINES_FILE, beside),
         )
         for file_name, payload in payloads:
             try:
@@ -427,7 +442,7 @@ def prepare(
     now = now or datetime.now(timezone.utc)
     sha256 = sha256 or file_digest(data)
     memo, seed = _read_rows(files, base) if known is None else ({}, None)
-    prompt_part, search_part, parts, by_id = build(
+    prompt_part, search_part, parts, by_id, steady = build(
         data, entries, now, memo, profile, known, sha256, seed
     )
     while len(_BUILT) >= _BUILT_FILES:
@@ -435,7 +450,7 @@ def prepare(
     # Each part holds only what its entry says, so keeping them is right even if this
     # version is never written.
     _BUILT[name] = by_id
-    return Built(files, prompt_part, search_part, parts)
+    return Built(files, prompt_part, search_part, parts, steady=steady)
 
 
 def _groups_of(by_id: Mapping[str, _Part]) -> Callable[[str], str]:
@@ -463,10 +478,40 @@ def _search_file(
     return [_encoded(head)[:-1], b',"rows":[\n', *body, b"\n]}"]
 
 
-def _lines_file(sha256: str, ids: list[str], sizes: list[int]) -> bytes:
-    """Beside the search file (the hooks never read it): each memory's id and the size of
-    its line, in order, so that the next save can splice the search file."""
-    return _encoded({"version": VERSION, "sha256": sha256, "ids": ids, "sizes": sizes})
+def _lines_file(
+    sha256: str,
+    ids: list[str],
+    sizes: list[int],
+    steady: float,
+    prompt: bytes,
+    search: Sequence[bytes | memoryview],
+) -> bytes:
+    """Beside the hooks' files (the hooks never read it), for the next save to splice them:
+    each memory's id and the size of its line, in order, until when a splice is right, and
+    a checksum of each file (one changed since, by hand or by damage, is built anew, not
+    carried on); its first line, a checksum of the rest."""
+    import zlib
+
+    crc = 0
+    for piece in search:
+        crc = zlib.crc32(piece, crc)
+    head = {"version": VERSION, "sha256": sha256, "steady": steady}
+    head["prompt_crc"], head["search_crc"] = zlib.crc32(prompt), crc
+    body = _encoded({**head, "ids": ids, "sizes": sizes})
+    return b"%08x\n" % zlib.crc32(body) + body
+
+
+def read_lines(data: bytes | None) -> dict[str, Any] | None:
+    """What :func:`_lines_file` wrote, or None when it is not that, whole."""
+    import zlib
+
+    if data is None or data[8:9] != b"\n" or b"%08x" % zlib.crc32(data[9:]) != data[:8]:
+        return None
+    try:
+        found = json.loads(data[9:])
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) and found.get("version") == VERSION else None
 
 
 def _search_part(cached: dict[str, Any]) -> dict[str, Any]:

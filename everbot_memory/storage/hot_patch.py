@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from itertools import accumulate, compress, pairwise, repeat
@@ -28,7 +29,7 @@ from ..core import ranking
 from ..core.entry import MemoryEntry
 from . import hot_build
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
-from .hot_build import LINES_FILE, Built, _lines_file, _made, _read_file, _search_file
+from .hot_build import LINES_FILE, Built, _made, _read_file, _search_file, read_lines
 from .paths import SideFiles
 
 __all__ = ["patched", "prepare"]
@@ -176,12 +177,16 @@ def patched(
     if not built <= stamp < until:
         return None
     count = len(old_entries)
+    beside = read_lines(_read_file(files, LINES_FILE))
     try:
-        beside = json.loads(_read_file(files, LINES_FILE) or b"null")
-        if (beside["version"], beside["sha256"]) != (VERSION, version):
+        if beside is None or beside["sha256"] != version or not stamp < beside["steady"]:
+            return None  # not these files', or a memory shown (or counted) decayed since
+        if beside["prompt_crc"] != zlib.crc32(prompt_data):
+            return None  # changed since it was written
+        if beside["search_crc"] != zlib.crc32(search):
             return None
-        ids, sizes = beside["ids"], beside["sizes"]
-    except (ValueError, KeyError, TypeError):
+        ids, sizes, steady = beside["ids"], beside["sizes"], float(beside["steady"])
+    except (KeyError, TypeError, ValueError):
         return None
     if not isinstance(ids, list) or not isinstance(sizes, list):
         return None
@@ -293,6 +298,9 @@ def patched(
                 continue
         if part.score_at(stamp) >= PROMPT_MIN_SCORE:
             total += 1
+            # Counted, perhaps shown: the next splice must come before it decays (a build
+            # would take only some of them; these are a few, so all of them are taken).
+            steady = min(steady, part.until)
             if not part.hidden:
                 arriving.append(part)
 
@@ -353,5 +361,4 @@ def patched(
     count = len(entries)
     head_part = {**key_part, "average": (length / count) if count else 0.0, "length": length}
     written = _search_file(head_part, pieces)
-    beside_part = _lines_file(sha256, new_id_list, new_sizes)
-    return Built(files, prompt_part, None, [], written, beside_part)
+    return Built(files, prompt_part, None, [], written, (new_id_list, new_sizes), steady)
