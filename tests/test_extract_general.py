@@ -385,3 +385,59 @@ def test_forget_requests_said_in_passing(said: str, target: str | None) -> None:
     from everbot_memory.extract.rules.updates import forget_request
 
     assert forget_request(said, KNOWN_TO_FORGET) == target
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        (
+            "the drive from our flat in Bath to work is only ten minutes",
+            "The user lives in Exeter.",
+        ),
+        ("我们家现在在无锡，空气好多了", "用户住在上海"),
+        ("在厦门住了一年多了，海鲜吃不腻", "用户住在福州"),
+        ("my new manager Olga is great at 1:1s", "The user's manager is Ben."),
+        ("since I retrained as an electrician the hours are better", "The user is an accountant."),
+        ("I now work as a translator, mostly German", "The user is a teacher."),
+        ("转岗做测试两个月了", "用户是产品经理"),
+        ("we ported the whole API to Rust this spring", "The user writes the API in Python."),
+        ("后端用 Go 重写了", "用户的后端用 Java 写"),
+        ("my Helix config is finally done", "The user uses VS Code as their editor."),
+        ("现在记账都用 Notion 了", "用户用印象笔记记账"),
+        ("picked up the new Mazda on friday, smooth ride", "The user drives a Toyota Corolla."),
+        ("I started eating chicken again last month", "The user is vegetarian."),
+        ("最近开始吃肉了", "用户吃素"),
+        ("my boyfriend and I are off to Lisbon in June", "The user is single."),
+    ],
+)
+def test_a_new_value_said_in_passing_retires_the_old(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("my husband just joined Canva as a designer", "The user works at Atlassian."),
+        ("我老公刚入职网易", "用户在百度工作"),
+        ("learning Rust on the side now, it's fun", "The user writes the API in Python."),
+        ("my dad wants to buy a Tesla", "The user drives a Toyota Corolla."),
+        ("my partner is vegan, what should I cook?", "The user is vegetarian."),
+        ("最近不想用印象笔记了，有没有别的", "用户用印象笔记记账"),
+        ("if I had a girlfriend I'd take her to Lisbon", "The user is single."),
+        ("我表姐在厦门住了十年", "用户住在福州"),
+    ],
+)
+def test_someone_elses_value_a_wish_or_a_tool_being_learned_retires_nothing(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)
+
+
+def test_one_word_of_a_switch_changes_the_value_nearest_it() -> None:
+    found = _close(
+        ["终于从 vim 转到 vscode 了 但是 python 的解释器一直选不对"], "[k1] 用户用 vim 写代码"
+    )
+    assert any("k1" in contradicts for *_, contradicts in found)
+    assert not any("Python" in content for _, content, _ in found)

@@ -227,6 +227,46 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
         },
     ),
     (
+        "car",
+        "fact",
+        {
+            "Tesla": r"tesla|特斯拉",
+            "Toyota": r"toyota|corolla|camry|prius|rav4|丰田",
+            "Honda": r"honda|civic|accord|cr-v|本田",
+            "Volkswagen": r"volkswagen|vw golf|vw polo|(?<=my )golf\b|大众",
+            "BMW": r"bmw|宝马",
+            "Audi": r"audi|奥迪",
+            "Mazda": r"mazda|马自达",
+            "Subaru": r"subaru|斯巴鲁",
+            "Hyundai": r"hyundai|现代汽车",
+            "Kia": r"(?<=my )kia\b|kia (?:niro|ev\d|sportage|rio|soul)",
+            "Ford": r"(?<=my )ford\b|ford (?:focus|fiesta|f-150|mustang|ranger)",
+            "BYD": r"byd|比亚迪",
+            "NIO": r"蔚来",
+            "Li Auto": r"理想(?=汽车|\s?[lL]\d|\s?one)",
+            "XPeng": r"xpeng|小鹏",
+        },
+    ),
+    (
+        "language",
+        "skill_usage",
+        {
+            "Python": r"python",
+            "Go": r"golang|(?<=\bin |\bto )(?-i:Go)\b|(?-i:Go)(?=\s*[\u4e00-\u9fff])|(?-i:Go)(?= (?:now|service|backend|code|instead)|$|[,.;，。])",
+            "Java": r"java(?!script)",
+            "Kotlin": r"kotlin",
+            "Rust": r"rust(?! belt)",
+            "TypeScript": r"typescript|ts(?= now)",
+            "JavaScript": r"javascript",
+            "C#": r"c#|\.net",
+            "Ruby": r"ruby(?! on rails)|rails",
+            "PHP": r"php",
+            "Swift": r"swift(?!ly)",
+            "Scala": r"scala",
+            "Elixir": r"elixir",
+        },
+    ),
+    (
         "bank",
         "fact",
         {
@@ -258,8 +298,12 @@ _NOW_TOOL = re.compile(
     r"gave up|never going back|now|nowadays|these days|been (?:on|using|living in) \w+ "
     r"since|(?:on|using) \w+(?: \w+)? (?:since|for (?:a|the past|about|over) \w+)|"
     r"(?:all|fully|full-time) (?:in|on) |went all in|"
-    r"no longer|not \w+ any ?more|anymore|instead)\b"
-    r"|换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|"
+    r"no longer|not \w+ any ?more|anymore|instead|"
+    # Work redone in the new one, or a use that has lasted ("rewrote the backend in Go",
+    # "I've been using Zed", "最近一直用 Cursor").
+    r"rewrote|rewritten|rewriting|ported|(?:i|we)(?:'ve| have)? been (?:using|on|living in|writing))\b"
+    r"|一直(?:在)?用|(?:最近|现在|如今|目前)(?:(?![不没别想])[\u4e00-\u9fff]){0,4}?(?:都|全|一直)?(?:在)?用|天天用|重写|全部迁|"
+    r"换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|"
     r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到|转(?:到|投|用|去)?\s*(?=[A-Za-z])",
     re.I,
 )
@@ -284,6 +328,15 @@ _LEFT_TOOL_AFTER = re.compile(
     re.I,
 )
 
+# The user's own setup of a tool: "my Neovim config", "our Linear board".
+_SETUP = re.compile(
+    r"\s*(?:config|configs|configuration|setup|set-up|dotfiles|plugins?|keybind\w*|board|"
+    r"workspace|vault)\b",
+    re.I,
+)
+# A tool being learned is not the one in use ("learning Rust on the side", "在学 Go").
+_LEARNING = re.compile(r"\blearn(?:ing|t|ed)?\b[^,.;]{0,20}$|学(?:习|了)?\s*$", re.I)
+
 # Plans, wishes, questions and conditions state no value as the user's now.
 _NOT_NOW = re.compile(
     r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
@@ -307,13 +360,23 @@ _HOME_EN = re.compile(
     rf"|\b(?:since|after) (?:we |i )?(?:moved|moving|relocated|relocating) to (?P<d>{_NAME})"
     rf"|\b(?:signed|got|found) (?:a |the |our |my )?(?:new )?(?:lease|place|flat|apartment|house)"
     rf"(?: on (?:a |an |the )?[\w-]+)? in (?P<f>{_NAME})"
-    rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})",
+    rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})"
+    # The user's home named as theirs ("the commute from my place in Cardiff", "our flat in
+    # Leeds").
+    rf"|\b(?:my|our) (?:new |little |tiny |own )?(?:place|flat|apartment|house|home|condo)"
+    rf" (?:here )?(?:in|out in|up in|down in|over in) (?P<g>{_NAME})",
     re.I,
 )
 _HOME_ZH = re.compile(
     rf"(?:搬到了?|搬去了?|搬来了?|迁到|落户|定居(?:在|到)?|安家(?:在|到)?|现在住(?:在|到)?|"
-    rf"目前住(?:在)?|住到了?|回到了?|新家在|房子买在了?)(?P<z>[{_CJK}]{{2,6}})"
+    rf"目前住(?:在)?|住到了?|回到了?|新家在|房子买在了?|(?:我|我们)家(?:现在|目前|如今)(?:在|搬到了?))"
+    rf"(?P<z>[{_CJK}]{{2,6}})"
+    # "在成都住了快半年了": lived in a place for a while, said as the user's ("在酒店住了两晚" is
+    # a stay, see _ZH_STAY).
+    rf"|(?:^|我|我们|已经|现在)在(?P<w>[{_CJK}]{{2,4}}?)(?:住了|生活了|定居|安家|扎根)"
 )
+# Where one stays, not lives.
+_ZH_STAY = re.compile(r"酒店|宾馆|民宿|朋友家|亲戚家|家里|医院|公司|宿舍|这边|那边|老家")
 _HOME_ZH_STOP = re.compile(
     r"(?:了|快|已经|都|有|的|这|那|半|一|两|三|几|个|后|以后|之后|这边|那边|来|去|住|市|区).*$"
 )
@@ -322,7 +385,10 @@ _SOMEONE_ELSE = re.compile(
     r"\b(?:he|she|they|his|her|their|(?:my|our) (?:\w+ )?(?:friend|friends|coworker|colleague|"
     r"boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|son|daughter|"
     r"neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws))\b"
-    r"|他|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学",
+    # A partner's news is theirs, unless the user is in it ("my wife and I moved").
+    r"|\bmy (?:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)\b(?! and (?:i|me)\b)"
+    r"|他|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学"
+    r"|(?<!我和)(?<!我跟)(?:老公|老婆|媳妇|男朋友|女朋友|对象)(?![和跟]我)",
     re.I,
 )
 # Where the user works: the new job, the first day, joining, starting.
@@ -333,7 +399,7 @@ _EMPLOYER_EN = re.compile(
     rf"(?:i'm|i am) now (?:working )?(?:at|with|for)|(?:i )?work (?:at|for)(?= (?-i:[A-Z])\S+ now)|"
     rf"(?:^|i |i've |just |finally )started (?:at|with|working (?:at|for))|"
     rf"(?:accepted|took|signed) (?:the|an|their) offer (?:from|at)|got hired (?:at|by)|"
-    rf"onboarding at|hired (?:at|by))"
+    rf"onboarding at|hired (?:at|by)|(?:my )?new (?:employer|company|workplace)(?:,| is| at)?)"
     rf" (?P<a>{_NAME})",
     re.I,
 )
@@ -348,17 +414,26 @@ _ROLE_WORDS = (
     r"developer|engineer|designer|scientist|researcher|teacher|student|doctor|nurse|lawyer|"
     r"manager|analyst|architect|writer|consultant|founder|programmer|accountant|professor|"
     r"lead|director|head of \w+|intern|associate|principal|vp|cto|ceo|coordinator|"
-    r"supervisor|specialist|editor|producer"
+    r"supervisor|specialist|editor|producer|illustrator|tester|photographer|chef|cook|"
+    r"pharmacist|electrician|plumber|translator|freelancer|contractor|barista|artist|"
+    r"paramedic|therapist|dentist|vet|veterinarian|journalist|librarian|mechanic|pilot|"
+    r"technician|administrator|admin|recruiter|marketer|copywriter|owner|officer"
 )
 _ROLE_EN = re.compile(
     rf"\b(?:(?:got|been|was|just got|finally got) promoted to|new role as|"
-    rf"(?:i'm|i am) (?:now )?(?:the |an? )?new)"
+    rf"(?:i'm|i am) (?:now )?(?:the |an? )?new|"
+    # A change of trade said in passing ("since I retrained as a tester", "I work as a
+    # translator now").
+    rf"(?:i )?(?:retrained|requalified|re-skilled|reskilled) as|switched careers? to|"
+    rf"(?:i|i've|i have) (?:now )?(?:become|became)|(?:since|after) becoming|"
+    rf"(?:i )?now work(?:ing)? as)"
     rf" (?:an? |the )?(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b",
     re.I,
 )
 _ROLE_ZH = re.compile(
-    rf"(?:升职(?:成|为|做)了?|升(?:成|为|到)了?|被提拔(?:为|成)|当上了?|转岗(?:成|做|到)了?)"
-    rf"(?P<q>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|！|!|$)"
+    rf"(?:升职(?:成|为|做)了?|升(?:成|为|到)了?|被提拔(?:为|成)|当上了?|转岗(?:成|做|到|当)了?|"
+    rf"转行(?:成|做|当)了?|改行(?:做|当)了?)"
+    rf"(?P<q>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|！|!|$|快|已经|都|有|半|一|两|三|几|\d)"
 )
 _ROLE_MEMORY = re.compile(
     rf"\b(?:is|works as) (?:an? |the )(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b"
@@ -369,7 +444,8 @@ _ROLE_MEMORY = re.compile(
 # Who the user reports to.
 _MANAGER_EN = re.compile(
     rf"\b(?:report(?:ing)? to|new (?:manager|boss|lead) is|my (?:manager|boss|lead) is now)"
-    rf" (?P<a>{_NAME})(?= now|,|\.|!|$| instead| since| after)",
+    rf" (?P<a>{_NAME})(?= now|,|\.|!|$| instead| since| after)"
+    rf"|\bmy new (?:manager|boss|lead),? (?P<b>{_NAME})(?= is| has| seems| was| wants|,|\.|!|$)",
     re.I,
 )
 
@@ -603,6 +679,8 @@ def new_values(said: str) -> list[NewValue]:
                 value = _group(match).strip()
                 if chinese:
                     value = (_zh_place(value) if slot == "home" else _zh_name(value)) or ""
+                    if slot == "home" and _ZH_STAY.search(value):
+                        continue
                     if re.match(r"^(?:家|公司|单位|这|那|上班|外地)", value) or re.search(
                         r"[年月周天职岗了]", value
                     ):
@@ -641,11 +719,17 @@ def new_values(said: str) -> list[NewValue]:
             if (
                 _LEFT_TOOL.search(before)
                 or _BEFORE_TOOL.search(before)
+                or _LEARNING.search(before)
                 or _LEFT_TOOL_AFTER.search(after)
             ):
                 continue
-            # "my new Pixel": new says it is the one in use; otherwise a word of a switch.
-            if _NOW_TOOL.search(clause) or re.search(r"\bnew\s+$", before, re.I):
+            # "my new Pixel": new says it is the one in use, and so does the user's own setup
+            # of it ("my Neovim config"); otherwise a word of a switch.
+            if (
+                _NOW_TOOL.search(clause)
+                or re.search(r"\bnew\s+$", before, re.I)
+                or (re.search(r"\b(?:my|our)\s+$", before, re.I) and _SETUP.match(after))
+            ):
                 named.setdefault(slot, [])
                 if all(v.value != name for v in named[slot]):
                     words = match.group(0) if CJK_RE.search(match.group(0)) else ""
@@ -658,11 +742,30 @@ def new_values(said: str) -> list[NewValue]:
                 # switch goes to is the new one.
                 to = [v for v in values if _SWITCHED_TO(clause, v)]
                 named[slot] = to if len(to) == 1 else values
-        found += [values[0] for values in named.values() if len(values) == 1]
+        single = {slot: values[0] for slot, values in named.items() if len(values) == 1}
+        # One word of a switch says one thing changed ("转到 vscode 了，但是 python 的解释器
+        # 选不对" changes the editor, not the language): the value nearest to it.
+        cue = _NOW_TOOL.search(clause)
+        if len(single) > 1 and cue is not None:
+            near = min(single.values(), key=lambda v: _distance(clause, v, cue.start()))
+            single = {near.slot: near}
+        found += single.values()
     unique: dict[tuple[str, str], NewValue] = {}
     for new in found:
         unique.setdefault((new.slot, new.value.casefold()), new)
     return list(unique.values())
+
+
+def _distance(clause: str, value: NewValue, at: int) -> int:
+    """How far from ``at`` the clause names ``value``."""
+    return min(
+        (
+            abs(match.start() - at)
+            for slot, _, name, match in _tools_in(clause)
+            if slot == value.slot and name == value.value
+        ),
+        default=len(clause),
+    )
 
 
 def _SWITCHED_TO(clause: str, value: NewValue) -> bool:

@@ -221,6 +221,15 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             re.I,
         ),
     ),
+    (  # without meat
+        re.compile(r"\b(?:vegan|vegetarian|pescatarian|plant-based)\b|吃素|素食", re.I),
+        re.compile(
+            r"\b(?:started|start|starting|back to|began|begun) eating (?:meat|fish|chicken|beef|"
+            r"pork|seafood|steak|burgers|eggs|dairy)\b|\beat(?:ing)? (?:meat|fish|chicken|beef|"
+            r"pork|seafood|steak) again\b|开始吃(?:肉|鱼|荤)|又(?:开始)?吃(?:肉|荤)|开荤|不吃素了|不再吃素",
+            re.I,
+        ),
+    ),
 ]
 
 
@@ -231,6 +240,22 @@ _SOMEONE_ELSES = re.compile(
     r"|(?:朋友|同事|同学|姐姐?|妹妹?|哥哥?|弟弟?|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿)[^，。！？]{0,6}(?:结婚|订婚|领证|毕业)",
     re.I,
 )
+
+
+# A partner of the user's own, named as theirs: not single, whatever the sentence plans.
+_PARTNER = re.compile(
+    r"\b(?:my|our) (?:fianc[ée]e?|wife|husband|girlfriend|boyfriend)\b"
+    r"|我(?:的)?(?:老婆|老公|媳妇|女朋友|男朋友|对象|未婚妻|未婚夫)",
+    re.I,
+)
+
+
+def _partner_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories that the user is single, when ``said`` names their partner."""
+    if not _PARTNER.search(said) or _SOMEONE_ELSES.search(said):
+        return []
+    single = _STAGES[0][0]
+    return [i for i, content in known if single.search(content) and not _PARTNER.search(content)]
 
 
 def _stage_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
@@ -275,7 +300,7 @@ def _slot_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
 _UNSURE = re.compile(
     r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
     r"maybe|perhaps|whether|if|plan(?:ning)? to|want(?:s|ed)? to|wanna|hoping to|hope to|"
-    r"going to|gonna|would|could|may|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
+    r"going to|gonna|would|could|(?<!\bin )(?<!\bof )(?<!\bby )(?<!\buntil )may(?! \d)|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
     r"worth)\b"
     # "不想折腾配置" is a taste, not a wish for a change.
     r"|(?<!不)想(?!起|到)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
@@ -287,9 +312,9 @@ _OTHER_SUBJECT = re.compile(
     r"^(?:\W*\w+\W+){0,2}?(?:he|she|they|(?:my|our) (?:\w+ )?(?:friend|friends|coworker|"
     r"co-worker|colleague|boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|"
     r"son|daughter|neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws|kid|kids|"
-    r"team ?mate|classmate)s?)\b"
+    r"team ?mate|classmate|wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)s?)\b"
     r"|^[^，,。]{0,4}?(?:他|她|他们|她们|(?:我|我的)?(?:朋友|同事|领导|老板|妹妹?|姐姐?|哥哥?|弟弟?|"
-    r"爸爸?|妈妈?|父母|室友|邻居|同学|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿))",
+    r"爸爸?|妈妈?|父母|室友|邻居|同学|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿|老公|老婆|媳妇|男朋友|女朋友))",
     re.I,
 )
 _CLAUSES = re.compile(
@@ -308,9 +333,19 @@ _YES_NO = re.compile(
 _WITH_USER = re.compile(r"\b(?:and I|and me|me and|I and)\b|[和跟]我(?!的)|我[和跟]", re.I)
 
 
-def _own_statements(said: str) -> str:
+# A condition or a wish: what it names may not be so ("if I had a girlfriend", "希望有个对象").
+_IMAGINED = re.compile(
+    r"\b(?:if|unless|whether|would|wish|hope|hoping|might|maybe|perhaps|someday|one day|"
+    r"want(?:s|ed)? (?:a|an|to))\b|如果|假如|要是|万一|的话|希望|想要|想找",
+    re.I,
+)
+
+
+def _own_statements(said: str, plans: bool = False) -> str:
     """The clauses of ``said`` that state something of the user's as so: without the ones
-    that ask, plan, wish or weigh, and the ones about someone else."""
+    that ask, plan, wish or weigh, and the ones about someone else. With ``plans``, a plan
+    is kept: what it says of the user's life now still holds ("going to Rome with my
+    girlfriend" says the user has one)."""
     kept = []
     for clause in _CLAUSES.split(said):
         text = (clause or "").strip()
@@ -319,7 +354,7 @@ def _own_statements(said: str) -> str:
         # takes the change as so.
         if not text or _YES_NO.search(text):
             continue
-        if _UNSURE.search(text):
+        if (_IMAGINED if plans else _UNSURE).search(text):
             continue
         if _OTHER_SUBJECT.search(text) and not _WITH_USER.search(text):
             continue
@@ -569,10 +604,11 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
         return ()
+    partnered = _partner_changes(_own_statements(said, plans=True), known)
     said = _own_statements(said)
     if not said:
-        return ()
-    ids = (
+        return tuple(partnered)
+    ids = partnered + (
         _slot_changes(said, known)
         + _stage_changes(said, known)
         + _value_changes(said, known)
