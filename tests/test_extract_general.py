@@ -441,3 +441,49 @@ def test_one_word_of_a_switch_changes_the_value_nearest_it() -> None:
     )
     assert any("k1" in contradicts for *_, contradicts in found)
     assert not any("Python" in content for _, content, _ in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("our new neighbours in Galway brought us bread", "The user lives in Cork."),
+        ("my team at Figma ships on thursdays", "The user works at Adobe."),
+        ("在京东上班快一年了", "用户在美团工作"),
+        ("现在做产品经理了", "用户是前端工程师"),
+        ("I'm a midwife now, finished the course", "The user is a nurse."),
+        ("these days I'm doing backend work as a platform engineer", "The user is a designer."),
+        ("we switched the whole org to Microsoft Teams", "The user's team chats on Slack."),
+        ("got a MacBook Pro from the new job", "The user uses Windows."),
+        ("please reply in Spanish from now on", "The user prefers replies in English."),
+        ("以后用中文回复我", "用户希望用英文回复"),
+        ("Biscuit passed away on sunday", "The user has a dog named Biscuit."),
+    ],
+)
+def test_a_workplace_a_trade_a_chat_tool_or_an_answer_language_said_anew_retires_the_old(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("my brother's company moved everyone to Teams", "The user's team chats on Slack."),
+        ("bought my daughter a MacBook for college", "The user uses Windows."),
+        (
+            "can you translate this answer into Spanish for my client?",
+            "The user prefers replies in English.",
+        ),
+        ("my neighbour's dog passed away", "The user has a dog named Biscuit."),
+        (
+            "the alerts go to a slack channel nobody reads anymore",
+            "The user's team chats on Teams.",
+        ),
+    ],
+)
+def test_someone_elses_tool_a_translation_or_someone_elses_loss_retires_nothing(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)

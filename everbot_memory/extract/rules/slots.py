@@ -146,6 +146,7 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
             "Shortcut": r"shortcut(?=\.com| app)",
             "YouTrack": r"youtrack",
             "Tapd": r"tapd",
+            "飞书项目": r"飞书项目",
         },
     ),
     (
@@ -267,6 +268,18 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
         },
     ),
     (
+        "chat",
+        "fact",
+        {
+            "Slack": r"(?-i:Slack)(?! channel)|(?<=to |on )slack\b(?! channel)",
+            "Microsoft Teams": r"microsoft teams|ms teams|(?<=to )teams\b|(?<=on )teams\b",
+            "飞书": r"飞书(?!项目|文档)|lark(?= suite| messenger)",
+            "钉钉": r"钉钉|dingtalk",
+            "企业微信": r"企业微信|wecom",
+            "Mattermost": r"mattermost",
+        },
+    ),
+    (
         "bank",
         "fact",
         {
@@ -294,6 +307,7 @@ _TOOL_RES = [
 # The words that say a tool in use now: a switch, "now", "new", "since", "these days".
 _NOW_TOOL = re.compile(
     r"\b(?:switched|switching over|made the (?:switch|jump|move)|moved (?:over )?(?:to|onto)|"
+    r"(?:moved|switched|migrated) (?:(?:the|our|my|whole|entire|all|every|\w+) ){1,3}(?:over )?(?:to|onto)|"
     r"migrated|jumped (?:ship )?to|went (?:over )?to|converted to|replaced|ditched|dropped|"
     r"gave up|never going back|now|nowadays|these days|been (?:on|using|living in) \w+ "
     r"since|(?:on|using) \w+(?: \w+)? (?:since|for (?:a|the past|about|over) \w+)|"
@@ -363,6 +377,8 @@ _HOME_EN = re.compile(
     rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})"
     # The user's home named as theirs ("the commute from my place in Cardiff", "our flat in
     # Leeds").
+    rf"|\b(?:my|our) new (?:neighbou?rs?|neighbou?rhood|landlord|landlady|street)(?: here)?"
+    rf" in (?P<h>{_NAME})"
     rf"|\b(?:my|our) (?:new |little |tiny |own )?(?:place|flat|apartment|house|home|condo)"
     rf" (?:here )?(?:in|out in|up in|down in|over in) (?P<g>{_NAME})",
     re.I,
@@ -399,7 +415,11 @@ _EMPLOYER_EN = re.compile(
     rf"(?:i'm|i am) now (?:working )?(?:at|with|for)|(?:i )?work (?:at|for)(?= (?-i:[A-Z])\S+ now)|"
     rf"(?:^|i |i've |just |finally )started (?:at|with|working (?:at|for))|"
     rf"(?:accepted|took|signed) (?:the|an|their) offer (?:from|at)|got hired (?:at|by)|"
-    rf"onboarding at|hired (?:at|by)|(?:my )?new (?:employer|company|workplace)(?:,| is| at)?)"
+    rf"onboarding at|hired (?:at|by)|(?:my )?new (?:employer|company|workplace)(?:,| is| at)?|"
+    # The user's own workplace named through its people ("our CEO at Shopify", "my team at
+    # Canva").
+    rf"(?:my|our) (?:ceo|cto|founders?|team|office|manager|boss|hr|team lead|skip-level|"
+    rf"colleagues|coworkers|standups?|all-hands|onboarding)(?: over)? at)"
     rf" (?P<a>{_NAME})",
     re.I,
 )
@@ -407,6 +427,9 @@ _EMPLOYER_ZH = re.compile(
     rf"(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
     rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
     rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
+    # "在小米上班半年了": a workplace of some time, said as the user's.
+    rf"|(?:^|我|我们|已经|现在)在(?P<x>[{_CJK}A-Za-z]{{2,8}}?)(?:上班|工作)了?(?:快|已经|都|有)?"
+    rf"(?:半|一|两|三|四|五|六|七|八|九|十|几|\d)"
 )
 # The user's role: said as a promotion or a new role ("got promoted to team lead", "升职做了
 # 主管"); a memory holds it as "is a/an ...", "works as ...".
@@ -417,7 +440,10 @@ _ROLE_WORDS = (
     r"supervisor|specialist|editor|producer|illustrator|tester|photographer|chef|cook|"
     r"pharmacist|electrician|plumber|translator|freelancer|contractor|barista|artist|"
     r"paramedic|therapist|dentist|vet|veterinarian|journalist|librarian|mechanic|pilot|"
-    r"technician|administrator|admin|recruiter|marketer|copywriter|owner|officer"
+    r"technician|administrator|admin|recruiter|marketer|copywriter|owner|officer|"
+    # A trade named by its ending: florist, optician, psychologist, photographer, midwife.
+    r"(?!(?:check|wait|play|wish|short|black|white|hit)list|insist|resist|assist|persist|consist)"
+    r"\w{3,}(?:ist|ician|ologist|grapher|wife)"
 )
 _ROLE_EN = re.compile(
     rf"\b(?:(?:got|been|was|just got|finally got) promoted to|new role as|"
@@ -432,7 +458,8 @@ _ROLE_EN = re.compile(
 )
 _ROLE_ZH = re.compile(
     rf"(?:升职(?:成|为|做)了?|升(?:成|为|到)了?|被提拔(?:为|成)|当上了?|转岗(?:成|做|到|当)了?|"
-    rf"转行(?:成|做|当)了?|改行(?:做|当)了?)"
+    rf"转行(?:成|做|当)了?|改行(?:做|当)了?|(?:现在|目前|如今)(?:改)?(?:做|当|是)(?=[{_CJK}A-Za-z]{{0,6}}"
+    rf"(?:开发|工程师|程序员|设计师|老师|医生|护士|产品|运营|销售|会计|律师|经理|主管|测试|研究员|编辑|记者)))"
     rf"(?P<q>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|！|!|$|快|已经|都|有|半|一|两|三|几|\d)"
 )
 _ROLE_MEMORY = re.compile(
@@ -515,7 +542,8 @@ _STATE_EN = [
     (
         "role",
         re.compile(
-            rf"\b(?:i'm|i am) (?:now |officially |finally )*(?:an? |the )"
+            rf"\b(?:(?:i'm|i am) (?:now |officially |finally )*|"
+            rf"(?:i )?(?:work|working|doing (?:\w+ )?work) as )(?:an? |the )"
             rf"(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b",
             re.I,
         ),
@@ -647,6 +675,15 @@ def _statement_part(clause: str) -> str:
     return clause[: match.start()]
 
 
+def _others(before: str) -> bool:
+    """True when the words before a value make it someone else's ("my mom got a Pixel", "my
+    sister's company moved to Teams"), not the user's too ("my coworker got me onto Zed")."""
+    someone = _SOMEONE_ELSE.search(before)
+    if someone is None:
+        return False
+    return not re.search(r"\b(?:me|i|we|us|my)\b|我", before[someone.end() :], re.I)
+
+
 def _stated(said: str) -> bool:
     """True when ``said`` states rather than plans, wishes or asks."""
     return not _NOT_NOW.search(said)
@@ -720,6 +757,7 @@ def new_values(said: str) -> list[NewValue]:
                 _LEFT_TOOL.search(before)
                 or _BEFORE_TOOL.search(before)
                 or _LEARNING.search(before)
+                or _others(before)
                 or _LEFT_TOOL_AFTER.search(after)
             ):
                 continue
@@ -727,7 +765,12 @@ def new_values(said: str) -> list[NewValue]:
             # of it ("my Neovim config"); otherwise a word of a switch.
             if (
                 _NOW_TOOL.search(clause)
-                or re.search(r"\bnew\s+$", before, re.I)
+                or re.search(
+                    r"\bnew\s+$|\b(?:got|bought|picked up|ordered|received)\s+(?:myself\s+)?"
+                    r"(?:a|an)\s+$",
+                    before,
+                    re.I,
+                )
                 or (re.search(r"\b(?:my|our)\s+$", before, re.I) and _SETUP.match(after))
             ):
                 named.setdefault(slot, [])

@@ -375,7 +375,8 @@ _NOW_CHANGED = re.compile(
 _NO_MORE = re.compile(
     r"\bno longer\b|\bnot\b[^.,;!?]{0,30}\bany ?more\b|\b(?:don't|do not|never)\b[^.,;!?]{0,30}"
     r"\bany ?more\b|\bstopped (?!by\b)\w+ing\b|\bquit\b|\bgave up\b|\bgot rid of\b|\bsold\b|"
-    r"\bbroke up\b|\bsplit up\b|不再|戒了|戒掉|没再|卖了|分手|不[\u4e00-\u9fff]{1,3}了|不用再|再也不用"
+    r"\bbroke up\b|\bsplit up\b|\bpassed away\b|\bdied\b|\bput (?:him|her|it) down\b|"
+    r"\brehomed\b|去世|过世|走了|没了|不再|戒了|戒掉|没再|卖了|分手|不[\u4e00-\u9fff]{1,3}了|不用再|再也不用"
     # "after 9 years vegetarian I've started eating fish again": the years are over.
     r"|\bafter \w+ (?:years?|months?)(?: of| as(?: an?)?)? (?=.*\b(?:again|now|started|switched|"
     r"quit|stopped|no longer|gave up)\b)",
@@ -600,11 +601,50 @@ def _left_values(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     return ids
 
 
+# The language the user is answered in: one at a time. A request for another one ("from now
+# on reply in Chinese", "以后用英文回答我") retires the known one; a text to translate or to
+# write for someone else says nothing of it.
+_LANGUAGES = {
+    "english": re.compile(r"\benglish\b|英文|英语", re.I),
+    "chinese": re.compile(r"\b(?:chinese|mandarin)\b|中文|汉语|普通话", re.I),
+    "japanese": re.compile(r"\bjapanese\b|日语|日文", re.I),
+    "german": re.compile(r"\bgerman\b|德语", re.I),
+    "french": re.compile(r"\bfrench\b|法语", re.I),
+    "spanish": re.compile(r"\bspanish\b|西班牙语", re.I),
+}
+_ANSWERED = re.compile(
+    r"\b(?:repl(?:y|ies|ied)|respon(?:d|ds|ses?)|answers?|talk to me|speak to me|write to me|"
+    r"chat with me)\b|回复|回答|答复|跟我说|和我说|跟我聊|和我交流|跟我交流",
+    re.I,
+)
+
+
+def _languages(text: str) -> set[str]:
+    return {name for name, pattern in _LANGUAGES.items() if pattern.search(text)}
+
+
+def _answer_language_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories of the language the user is answered in, when ``said`` asks
+    for another one."""
+    if not _ANSWERED.search(said) or re.search(r"\btranslat\w*|翻译", said, re.I):
+        return []
+    new = _languages(said)
+    if len(new) != 1:
+        return []
+    return [
+        entry_id
+        for entry_id, content in known
+        if _ANSWERED.search(content) and _languages(content) and not new & _languages(content)
+    ]
+
+
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
         return ()
+    # Asked of the assistant, a language to be answered in is a request, not a plan.
     partnered = _partner_changes(_own_statements(said, plans=True), known)
+    partnered += _answer_language_changes(said, known)
     said = _own_statements(said)
     if not said:
         return tuple(partnered)
