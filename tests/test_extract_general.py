@@ -487,3 +487,31 @@ def test_someone_elses_tool_a_translation_or_someone_elses_loss_retires_nothing(
 ) -> None:
     found = _close([said], f"[k1] {known}")
     assert not any(contradicts for *_, contradicts in found)
+
+
+MORE_TO_FORGET = [
+    ("k1", "The user is allergic to shellfish."),
+    ("k2", "The user lives at 14 Elm Road, Leeds."),
+    ("k3", "The user's girlfriend is called Mia."),
+    ("k4", "用户住在成都市武侯区"),
+    ("k5", "用户的女朋友在长沙读书"),
+]
+
+
+@pytest.mark.parametrize(
+    "said, target",
+    [
+        ("could you wipe the shellfish allergy note", "k1"),
+        ("no need to keep anything about my allergy", "k1"),
+        ("please purge my address, it feels too detailed", "k2"),
+        ("my ex, you can clear that whole thing", "k3"),
+        ("前女友的事清掉吧", "k5"),
+        ("我家地址那条作废吧", "k4"),
+        ("it's clear that the allergy is getting worse", None),
+        ("how do I clear my browser history?", None),
+    ],
+)
+def test_forget_requests_in_other_verbs_and_by_topic(said: str, target: str | None) -> None:
+    from everbot_memory.extract.rules.updates import forget_request
+
+    assert forget_request(said, MORE_TO_FORGET) == target

@@ -20,8 +20,10 @@ __all__ = ["changed_memories", "forget_request"]
 _FORGET = re.compile(
     r"\b(?:forget|drop|delete|remove|erase|scrap|scratch|get rid of|ignore what|don'?t keep|"
     r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me|nvm|"
-    r"never ?mind)\b"
-    r"|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存",
+    r"never ?mind|wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store|"
+    r"(?:don'?t|no) need to (?:keep|remember|store)|rather you didn'?t (?:remember|keep|store))\b"
+    r"|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存"
+    r"|清掉|清除|清空|作废|抹掉|划掉|撤掉|拿掉|别留|不用留|不要留",
     re.I,
 )
 # The speaker forgetting something ("I always forget that coffee...", "我老是忘记...") asks
@@ -38,7 +40,9 @@ _ABOUT_MEMORY = re.compile(
     r"the whole thing|earlier|info|detail|details|entry|whatever you|everything about|anything about|"
     r"all (?:of )?(?:that|it)|about (?:him|her|them|it)|bit|part|piece|line|one about|"
     # "pls forget my phone number", "nvm the peru trip, it's not happening".
-    r"(?:forget|delete|drop|remove|erase) (?:about )?my|not happening|called off|cancell?ed)\b|那个|那条|那些|的事|这事|那事|记录|说的|说过|"
+    r"(?:forget|delete|drop|remove|erase|wipe|purge|clear) (?:about )?my|not happening|called off|cancell?ed|"
+    r"is off|what you (?:have|know|keep)|about my|my \w+'s name|you(?:'ve)? stored)\b"
+    r"|那个|那条|那些|这条|这个|的事|这事|那事|记录|说的|说过|名字|的信息|的资料|关于|"
     r"关于(?:他|她|它)",
     re.I,
 )
@@ -64,11 +68,14 @@ _WEAK_CHANGE = re.compile(
 _REQUEST = re.compile(
     r"^(?:(?:oh|ok|okay|and|also|so|hey|btw)[, ]+)*(?:please |pls |just |can you |could you |"
     r"you can |you could |go ahead and )?(?:forget|drop|delete|remove|erase|scrap|scratch|"
-    r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind)\b"
+    r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind|"
+    r"wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store)\b"
     r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
-    r"remove|erase|get rid of|ignore|don'?t keep)\b"
+    r"remove|erase|get rid of|ignore|don'?t keep|wipe|clear|purge|unlearn|don'?t hold on to)\b"
+    r"|\b(?:you (?:don'?t|do not)|no) need to (?:keep|remember|store)\b"
+    r"|\b(?:i'd|i would) rather you didn'?t (?:remember|keep|store)\b"
     r"|,\s*(?:get rid of it|delete it|drop it|forget it|remove it)\b"
-    r"|吧|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉",
+    r"|吧|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉|作废|清掉|清除|抹掉|别留|不用留|不要留",
     re.I,
 )
 
@@ -98,6 +105,24 @@ def _value_words(text: str) -> set[str]:
     return names
 
 
+def _alike(words: set[str], others: set[str]) -> set[str]:
+    """The words of ``words`` found in ``others``, or there with another ending of the same
+    stem ("allergy" and "allergic": "allergi", "allerg")."""
+    shared = words & others
+    for word in words - shared:
+        if len(word) < 5 or not word.isascii():
+            continue
+        for other in others:
+            common = next(
+                (i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b),
+                min(len(word), len(other)),
+            )
+            if common >= 5 and min(len(word), len(other)) - common <= 1:
+                shared.add(word)
+                break
+    return shared
+
+
 def _best(
     said: str, known: Sequence[tuple[str, str]], least: int, names: bool = False
 ) -> list[str]:
@@ -107,7 +132,7 @@ def _best(
     named = _value_words(said)
     scored = []
     for entry_id, content in known:
-        shared = words & _telling(content)
+        shared = _alike(words, _telling(content))
         # A name either side writes as one ("switched from emacs" retires "uses Emacs").
         if len(shared) >= least or (names and shared & (named | _value_words(content))):
             scored.append((len(shared), entry_id))
@@ -136,10 +161,61 @@ def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
         return None
     if _SELF_FORGETTING.search(said):
         return None
-    ids = (
-        _best(said, known, 2, names=True) or _best(said, known, 1) if _REQUEST.search(said) else []
-    )
+    if not _REQUEST.search(said):
+        return None
+    ids = _best(said, known, 2, names=True) or _best(said, known, 1) or _by_topic(said, known)
     return ids[0] if len(ids) == 1 else None
+
+
+# What a request names by its topic, and how a memory of that topic says it: "my address"
+# is the memory where the user lives, "我前女友的事" the one of their girlfriend.
+_TOPICS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (
+        re.compile(r"\b(?:address|where i live|home)\b|住址|地址|住哪", re.I),
+        re.compile(
+            r"\b(?:lives?|living|based|resides?) (?:in|at)\b|\baddress\b|住在|家在|地址", re.I
+        ),
+    ),
+    (
+        re.compile(r"\b(?:job|employer|workplace|company)\b|工作|公司|单位", re.I),
+        re.compile(r"\bworks? (?:at|for|as)\b|\bemployed\b|工作|上班|任职", re.I),
+    ),
+    (
+        re.compile(
+            r"\b(?:ex|girlfriend|boyfriend|partner|wife|husband)\b|女朋友|男朋友|女友|男友|对象",
+            re.I,
+        ),
+        re.compile(
+            r"\b(?:girlfriend|boyfriend|partner|wife|husband)\b|女朋友|男朋友|女友|男友|对象", re.I
+        ),
+    ),
+    (
+        re.compile(r"\b(?:phone|number)\b|电话|手机号|号码", re.I),
+        re.compile(r"\bphone\b|\bnumber\b|电话|手机号|号码", re.I),
+    ),
+    (
+        re.compile(r"\bbirthday\b|生日", re.I),
+        re.compile(r"\bbirthday\b|\bborn\b|生日|出生", re.I),
+    ),
+    (
+        re.compile(r"\b(?:health|medical|diagnosis)\b|病|健康|诊断", re.I),
+        re.compile(r"\b(?:diagnosed|allerg\w*|condition|medication)\b|病|过敏|确诊|吃药", re.I),
+    ),
+]
+
+
+def _by_topic(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of the known memories of the topic ``said`` names, when one topic is named, in
+    the language of ``said``."""
+    topics = [memory for asked, memory in _TOPICS if asked.search(said)]
+    if len(topics) != 1:
+        return []
+    chinese = bool(CJK_RE.search(said))
+    return [
+        entry_id
+        for entry_id, content in known
+        if topics[0].search(content) and bool(CJK_RE.search(content)) == chinese
+    ]
 
 
 # Facts with one value at a time. A tool is named from a list of values ("moved to neovim"
