@@ -515,3 +515,40 @@ def test_forget_requests_in_other_verbs_and_by_topic(said: str, target: str | No
     from everbot_memory.extract.rules.updates import forget_request
 
     assert forget_request(said, MORE_TO_FORGET) == target
+
+
+def test_a_title_alone_is_no_name_and_a_cut_list_is_no_memory() -> None:
+    found = _close(["PASSED my viva!!! it's Dr now", "待办：1.改简历 2.约体检 3."])
+    assert not any("name is" in content for _, content, _ in found)
+    assert not any(content.rstrip("。. ").endswith("3.") for _, content, _ in found)
+
+
+@pytest.mark.parametrize(
+    "content, kept",
+    [
+        ("The user reports to Ines now instead of Paul.", "The user reports to Ines now."),
+        ("The user's surname is Okafor now, not Bello.", "The user's surname is Okafor now."),
+        ("用户现在用的是 Vue，而不是 React 了。", "用户现在用的是 Vue。"),
+        ("The user is not Happy with the move.", "The user is not Happy with the move."),
+    ],
+)
+def test_a_memory_keeps_the_new_value_without_the_old_one_said_beside_it(
+    content: str, kept: str
+) -> None:
+    from everbot_memory.extract.rules.extractor import _without_old_value
+
+    assert _without_old_value(content) == kept
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my new teammate pushes straight to main every day",
+        "our landlord repaints the hallway every spring",
+        "成都到重庆哪趟高铁最快",
+    ],
+)
+def test_someone_elses_habit_or_a_question_without_its_mark_is_not_judged(said: str) -> None:
+    from everbot_memory.extract.rules import judged
+
+    assert not judged(said)

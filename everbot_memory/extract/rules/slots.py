@@ -30,6 +30,20 @@ _NAME = r"(?-i:[A-Z][\w&'.-]*(?: (?:of |de |la |le |am |upon )?(?-i:[A-Z][\w&'.-
 # Words that may be capitalized at a sentence's start but name nothing.
 _NOT_NAMES = frozenset(
     [
+        # A title alone ("it's Dr now") is no name.
+        "dr",
+        "dr.",
+        "mr",
+        "mr.",
+        "mrs",
+        "mrs.",
+        "ms",
+        "ms.",
+        "prof",
+        "prof.",
+        "professor",
+        "doctor",
+        "sir",
         "i",
         "the",
         "a",
