@@ -552,3 +552,18 @@ def test_someone_elses_habit_or_a_question_without_its_mark_is_not_judged(said: 
     from everbot_memory.extract.rules import judged
 
     assert not judged(said)
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("我女儿五岁，啊不，上个月刚满六岁了", "我女儿六岁了"),
+        ("我家在九楼，不对，十一楼", "我家在十一楼"),
+        ("我们组12个人，不对，走了一个，现在11个", "我们组11个人"),
+        ("我上大二，不对，大三了", "我上大三了"),
+    ],
+)
+def test_a_value_corrected_in_chinese_numerals_keeps_the_later_one(said: str, kept: str) -> None:
+    from everbot_memory.extract.rules.wording import corrected
+
+    assert corrected(said) == kept

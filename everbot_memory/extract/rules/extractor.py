@@ -179,7 +179,7 @@ _CUT_LIST = re.compile(
 # Moreau now, not Turner", "用的是 React，而不是 Vue 了"): the memory keeps the new one alone.
 _OLD_VALUE = re.compile(
     r",?\s+(?:instead of|rather than|and not|not)\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*"
-    r"(?=\s*(?:[,;.!]|$))"
+    r"(?=\s*(?:[,;.!\"”]|$))"
     r"|[，,]\s*(?:而)?不是(?:用)?[^，,。！!]{1,12}?了?(?=[，,。！!]|$)",
 )
 
