@@ -567,3 +567,41 @@ def test_a_value_corrected_in_chinese_numerals_keeps_the_later_one(said: str, ke
     from everbot_memory.extract.rules.wording import corrected
 
     assert corrected(said) == kept
+
+
+@pytest.mark.parametrize(
+    "said, memory",
+    [
+        ("I'm dyslexic, any tips for reading long papers?", "The user is dyslexic."),
+        ("I'm lactose intolerant so can you suggest a dessert", "The user is lactose intolerant."),
+        (
+            "I ride a 2015 Vespa, is it worth replacing the battery myself?",
+            "The user rides a 2015 Vespa.",
+        ),
+        (
+            "our studio is in Leipzig, what's the quickest way to the airport",
+            "The user's studio is in Leipzig.",
+        ),
+        ("我是左撇子，有没有适合的剪刀推荐", "用户是左撇子"),
+        ("我有高血压，这个菜谱能吃吗", "用户有高血压"),
+        ("我们公司在无锡，周末去上海哪里好玩", "用户的公司在无锡"),
+    ],
+)
+def test_a_lasting_condition_a_vehicle_or_a_workplace_said_before_a_question_is_kept_alone(
+    said: str, memory: str
+) -> None:
+    found = _close([said])
+    assert [content for _, content, _ in found] == [memory]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I'm a vegan friend's guest tonight, what do I bring?", "I drive to work most days"],
+)
+def test_a_condition_word_about_someone_else_or_a_drive_without_a_vehicle_is_no_such_fact(
+    said: str,
+) -> None:
+    found = _close([said])
+    assert not any(
+        content.startswith(("The user is vegan", "The user drives")) for _, content, _ in found
+    )

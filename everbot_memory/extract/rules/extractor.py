@@ -214,7 +214,9 @@ def _whole(candidate: Candidate, said: str) -> Candidate | None:
     else:
         told = [t for t in search_tokens(content) if t not in _EMPTY_WORDS]
     # "The user is a nurse." says one thing, and enough; "The user always forgets." nothing.
-    if len(told) < (1 if re.match(r"The user is an? \w", content) else 2):
+    # A fixed rule's condition ("The user is dyslexic.") says one thing too.
+    one = r"The user is (?:an? )?\w" if candidate.importance == "high" else r"The user is an? \w"
+    if len(told) < (1 if re.match(one, content) else 2):
         return None
     return candidate if content == candidate.content else candidate.replace(content=content)
 
@@ -238,7 +240,7 @@ _ASKS = re.compile(
     r"are there)\b)"
     r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$"
     r"|为啥|为什么|会不会|能不能|是不是|要不要|有没有|咋整|咋办|怎么办|怎么弄|怎么回事"
-    r"|多久|多长时间|多远|几个小时|多少钱|哪(?:趟|班|款|种|位|一个|一家|一款)",
+    r"|多久|多长时间|多远|几个小时|多少钱|哪(?:趟|班|款|种|位|一个|一家|一款)|哪里好|哪儿好|去哪",
 )
 
 
