@@ -605,3 +605,20 @@ def test_a_condition_word_about_someone_else_or_a_drive_without_a_vehicle_is_no_
     assert not any(
         content.startswith(("The user is vegan", "The user drives")) for _, content, _ in found
     )
+
+
+@pytest.mark.parametrize(
+    "said, memory",
+    [
+        ("I don't drink so skip the cocktail suggestions", "The user doesn't drink."),
+        (
+            "we have a toddler who naps after lunch so keep it quiet",
+            "The user has a toddler who naps after lunch.",
+        ),
+        ("我们家养了一只金毛", "用户家养了一只金毛"),
+    ],
+)
+def test_a_statement_keeps_no_request_said_after_so_and_a_household_is_the_users(
+    said: str, memory: str
+) -> None:
+    assert [content for _, content, _ in _close([said])] == [memory]

@@ -54,6 +54,15 @@ def _zh_rules() -> list[Rule]:
             "high",
             lambda m: f"用户{'有' if m.group(0)[1] == '有' else '是'}{m.group(1)}",
         ),
+        # A pet of the household: "我们家养了一只金毛", "我养了两只猫".
+        (
+            c(
+                r"^我(?:们)?(?:家)?(?:里)?养了?((?:[一两二三四五六\d]+|几)(?:只|条|个|头)[\u4e00-\u9fffA-Za-z]{1,8})"
+            ),
+            "fact",
+            "medium",
+            lambda m: f"用户家养了{m.group(1)}",
+        ),
         # Where the user's workplace is: "我们公司在苏州".
         (
             c(

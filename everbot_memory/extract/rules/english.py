@@ -67,9 +67,10 @@ def _en_rules() -> list[Rule]:
         (
             # "I have two kids", "I've got a 3 year old beagle"
             r(
-                r"^I (?:have|'ve got|have got) ((?:a|an|one|two|three|four|five|\d+) (?:[\w-]+ ){0,3}"
-                r"(?:kids?|children|sons?|daughters?|dogs?|cats?|puppy|kitten|twins|grandkids|"
-                r"grandchildren|brothers?|sisters?|siblings))\b(.{0,60})$"
+                r"^(?:I|we) (?:have|'ve got|have got|got) ((?:a|an|one|two|three|four|five|\d+) "
+                r"(?:[\w-]+ ){0,3}(?:kids?|children|sons?|daughters?|dogs?|cats?|puppy|kitten|twins|"
+                r"grandkids|grandchildren|brothers?|sisters?|siblings|toddlers?|newborn|baby|babies|"
+                r"rabbits?|parrots?|hamsters?))\b(.{0,60})$"
             ),
             "fact",
             "medium",
@@ -127,6 +128,13 @@ def _en_rules() -> list[Rule]:
             "fact",
             "medium",
             lambda m: f"The user's {m.group(1).lower()} is in {m.group(2)}.",
+        ),
+        (
+            # "I don't drink (so ...)": a habit of abstaining, said without an object.
+            r(r"^I (?:don't|do not|never) (drink|smoke|drive)$"),
+            "preference",
+            "high",
+            lambda m: f"The user doesn't {m.group(1)}.",
         ),
         (
             r(r"^I(?: currently)? live in (.{2,60})$"),

@@ -279,9 +279,20 @@ _CLAUSE = re.compile(r"(?<=[，,;；])\s*")
 _NOTE = re.compile(r"记住|记一下|记下|记着|\bremember\b|\bnote that\b|\bkeep in mind\b", re.I)
 
 
+# What the user asks of the assistant after "so" ("I don't drink so skip the cocktails").
+_SO_ASKING = re.compile(
+    r"\s+so\s+(?:please |pls |can you |could you |would you |skip|don'?t|do not|stop|give me|"
+    r"keep|avoid|never|no |what|how|which|any )",
+    re.I,
+)
+
+
 def statement(said: str) -> str:
     """``said`` without the clauses that ask the assistant something ("帮我改下简历，我做了五年
     的测试" -> "我做了五年的测试"): what the selector judges, and what a memory may keep."""
+    asking = _SO_ASKING.search(said)
+    if asking and len(re.findall(r"[A-Za-z0-9]+", said[: asking.start()])) >= 3:
+        said = said[: asking.start()]
     clauses = _CLAUSE.split(said)
     if len(clauses) == 1:
         return said
