@@ -622,3 +622,44 @@ def test_a_statement_keeps_no_request_said_after_so_and_a_household_is_the_users
     said: str, memory: str
 ) -> None:
     assert [content for _, content, _ in _close([said])] == [memory]
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("since joining Zalando my commute doubled", "The user works at SAP."),
+        ("got my first paycheck from Zalando today", "The user works at SAP."),
+        ("SAP let me go in March", "The user works at SAP."),
+        ("our landlord here in Porto fixed the boiler", "The user lives in Lisbon."),
+        ("our first winter in Tromsø has been pitch dark", "The user lives in Oslo."),
+        ("在厦门这边的第一个冬天，一点都不冷", "用户住在广州"),
+        ("we binned Asana, everything lives in Notion", "The user's team uses Asana."),
+        ("I stepped down as team lead, back to writing code", "The user is a team lead."),
+        ("traded in the Mustang for a Tesla", "The user drives a Ford Mustang."),
+        ("since the divorce I've been cooking for one", "The user is married to Sam."),
+        ("离婚半年了，慢慢走出来了", "用户已婚"),
+    ],
+)
+def test_a_job_a_home_a_role_a_car_or_a_marriage_said_to_be_over_in_other_words_retires_it(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("SAP has a new CEO", "The user works at SAP."),
+        ("our first trip to Porto was rainy", "The user lives in Lisbon."),
+        ("在厦门出差的第一天就下雨", "用户住在广州"),
+        ("our team lead quit on friday", "The user is a team lead."),
+        ("my parents are getting divorced", "The user is married to Sam."),
+        ("我爸妈离婚了", "用户已婚"),
+    ],
+)
+def test_someone_elses_divorce_or_role_a_trip_or_news_of_the_employer_retires_nothing(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)

@@ -255,7 +255,7 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
             "Subaru": r"subaru|斯巴鲁",
             "Hyundai": r"hyundai|现代汽车",
             "Kia": r"(?<=my )kia\b|kia (?:niro|ev\d|sportage|rio|soul)",
-            "Ford": r"(?<=my )ford\b|ford (?:focus|fiesta|f-150|mustang|ranger)",
+            "Ford": r"(?<=my )ford\b|ford (?:focus|fiesta|f-150|mustang|ranger)|(?-i:Focus|Fiesta|Mustang)",
             "BYD": r"byd|比亚迪",
             "NIO": r"蔚来",
             "Li Auto": r"理想(?=汽车|\s?[lL]\d|\s?one)",
@@ -329,7 +329,7 @@ _NOW_TOOL = re.compile(
     r"no longer|not \w+ any ?more|anymore|instead|"
     # Work redone in the new one, or a use that has lasted ("rewrote the backend in Go",
     # "I've been using Zed", "最近一直用 Cursor").
-    r"rewrote|rewritten|rewriting|ported|(?:i|we)(?:'ve| have)? been (?:using|on|living in|writing))\b"
+    r"rewrote|rewritten|rewriting|ported|traded (?:in )?(?:\w+ ){0,3}for|caved and got|(?:i|we)(?:'ve| have)? been (?:using|on|living in|writing))\b"
     r"|一直(?:在)?用|(?:最近|现在|如今|目前)(?:(?![不没别想])[\u4e00-\u9fff]){0,4}?(?:都|全|一直)?(?:在)?用|天天用|重写|全部迁|"
     r"换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|"
     r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到|转(?:到|投|用|去)?\s*(?=[A-Za-z])",
@@ -391,7 +391,9 @@ _HOME_EN = re.compile(
     rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})"
     # The user's home named as theirs ("the commute from my place in Cardiff", "our flat in
     # Leeds").
-    rf"|\b(?:my|our) new (?:neighbou?rs?|neighbou?rhood|landlord|landlady|street)(?: here)?"
+    # The first season of a new home ("our first winter in Oslo", "first summer here in Perth").
+    rf"|\b(?:my|our) first (?:winter|summer|spring|autumn|fall|year|christmas)(?: here)? in (?P<i>{_NAME})"
+    rf"|\b(?:my|our) (?:new )?(?:neighbou?rs?|neighbou?rhood|landlord|landlady|street)(?: here)?"
     rf" in (?P<h>{_NAME})"
     rf"|\b(?:my|our) (?:new |little |tiny |own )?(?:place|flat|apartment|house|home|condo)"
     rf" (?:here )?(?:in|out in|up in|down in|over in) (?P<g>{_NAME})",
@@ -404,6 +406,7 @@ _HOME_ZH = re.compile(
     # "在成都住了快半年了": lived in a place for a while, said as the user's ("在酒店住了两晚" is
     # a stay, see _ZH_STAY).
     rf"|(?:^|我|我们|已经|现在)在(?P<w>[{_CJK}]{{2,4}}?)(?:住了|生活了|定居|安家|扎根)"
+    rf"|(?:^|我|我们)?在(?P<v>[{_CJK}]{{2,4}}?)(?:这边|这里)的?第一(?:个|年)(?:春天|夏天|秋天|冬天|春节|年)"
 )
 # Where one stays, not lives.
 _ZH_STAY = re.compile(r"酒店|宾馆|民宿|朋友家|亲戚家|家里|医院|公司|宿舍|这边|那边|老家")
@@ -430,6 +433,7 @@ _EMPLOYER_EN = re.compile(
     rf"(?:^|i |i've |just |finally )started (?:at|with|working (?:at|for))|"
     rf"(?:accepted|took|signed) (?:the|an|their) offer (?:from|at)|got hired (?:at|by)|"
     rf"onboarding at|hired (?:at|by)|(?:my )?new (?:employer|company|workplace)(?:,| is| at)?|"
+    rf"(?:since|after) (?:joining|starting at)|(?:first|my) (?:paycheck|payslip|pay ?check) from|"
     # The user's own workplace named through its people ("our CEO at Shopify", "my team at
     # Canva").
     rf"(?:my|our) (?:ceo|cto|founders?|team|office|manager|boss|hr|team lead|skip-level|"

@@ -297,6 +297,16 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             re.I,
         ),
     ),
+    (  # married
+        re.compile(
+            r"\b(?:is married|married to|has a (?:wife|husband)|spouse)\b|已婚|有老婆|有老公", re.I
+        ),
+        re.compile(
+            r"\b(?:(?:i|we)(?:'m|'re| am| are| got| have| had)? (?:divorced|separated)|the divorce|"
+            r"my divorce|my ex-?(?:wife|husband))\b|(?<![母妈爸])离婚|离异",
+            re.I,
+        ),
+    ),
     (  # without meat
         re.compile(r"\b(?:vegan|vegetarian|pescatarian|plant-based)\b|吃素|素食", re.I),
         re.compile(
@@ -312,8 +322,10 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 # "my sister is getting married", "我朋友结婚": the later stage is someone else's.
 _SOMEONE_ELSES = re.compile(
     r"\b(?:my|our) (?:\w+ )?(?:friend|coworker|colleague|boss|brother|sister|cousin|son|daughter|"
-    r"neighbou?r|roommate)'?s?\b[^.!?]{0,30}\b(?:married|engaged|wedding|graduat\w+|defend\w+)"
-    r"|(?:朋友|同事|同学|姐姐?|妹妹?|哥哥?|弟弟?|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿)[^，。！？]{0,6}(?:结婚|订婚|领证|毕业)",
+    r"neighbou?r|roommate|parents|mom|mum|dad)'?s?\b[^.!?]{0,30}\b(?:married|engaged|wedding|graduat\w+|"
+    r"defend\w+|divorc\w+|separat\w+)"
+    r"|(?:朋友|同事|同学|姐姐?|妹妹?|哥哥?|弟弟?|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿|父母|爸妈)[^，。！？]{0,6}"
+    r"(?:结婚|订婚|领证|毕业|离婚)",
     re.I,
 )
 
@@ -387,7 +399,7 @@ _UNSURE = re.compile(
 _OTHER_SUBJECT = re.compile(
     r"^(?:\W*\w+\W+){0,2}?(?:he|she|they|(?:my|our) (?:\w+ )?(?:friend|friends|coworker|"
     r"co-worker|colleague|boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|"
-    r"son|daughter|neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws|kid|kids|"
+    r"son|daughter|neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws|kid|kids|lead|"
     r"team ?mate|classmate|wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)s?)\b"
     r"|^[^，,。]{0,4}?(?:他|她|他们|她们|(?:我|我的)?(?:朋友|同事|领导|老板|妹妹?|姐姐?|哥哥?|弟弟?|"
     r"爸爸?|妈妈?|父母|室友|邻居|同学|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿|老公|老婆|媳妇|男朋友|女朋友))",
@@ -595,8 +607,14 @@ _LEAVING = {
         r"laid off (?:from|at|by))\b|离职|辞职|离开|从(?=\S{0,8}?(?:离职|辞职|出来|跳槽))",
         re.I,
     ),
+    "role": re.compile(
+        r"\b(?:stepped down (?:as|from)|no longer (?:a|an|the)|quit being|gave up being|"
+        r"not (?:a|an|the) (?=\w+(?: \w+)? any ?more))|不当|不再是|不再当|卸任",
+        re.I,
+    ),
     "tool": re.compile(
-        r"\b(?:ditched|dropped|switched (?:away )?from|migrated (?:\w+ )?(?:from|off)|moved off|"
+        r"\b(?:ditched|dumped|abandoned|binned|stopped using|no longer use|"
+        r"dropped|switched (?:away )?from|migrated (?:\w+ )?(?:from|off)|moved off|"
         r"off of|quit|gave up(?: on)?|uninstalled)\b|卸了|弃用|从(?=\S{0,12}?(?:转|换|迁|改))",
         re.I,
     ),
@@ -659,7 +677,17 @@ def _left_values(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
         for entry_id, content in known:
             for slot, value in slot_values(content):
                 cue = _LEAVING.get(slot, _LEAVING["tool"]).search(clause)
-                if not cue or slot in ("role", "name", "manager"):
+                if slot == "employer" and not cue:
+                    # "Siemens let me go": the employer named before the words that say so.
+                    cue = re.search(
+                        rf"{re.escape(value)}\s+(?:let me go|laid me off|fired me|made me redundant)",
+                        clause,
+                        re.I,
+                    )
+                    if cue:
+                        ids.append(entry_id)
+                        break
+                if not cue or slot in ("name", "manager"):
                     continue
                 after = clause[cue.end() :].casefold()
                 name = value.casefold().strip()
