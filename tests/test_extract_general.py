@@ -663,3 +663,38 @@ def test_someone_elses_divorce_or_role_a_trip_or_news_of_the_employer_retires_no
 ) -> None:
     found = _close([said], f"[k1] {known}")
     assert not any(contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("我们一家现在在烟台了，孩子也转学过来了", "用户住在济南"),
+        ("滴滴那边已经交接完了，下周一去快手报到", "用户在滴滴工作"),
+        ("我现在是快手的员工了", "用户在滴滴工作"),
+        ("裸辞了，先休息几个月", "用户在滴滴工作"),
+        ("现在全面转 Mac 了", "用户用 Windows 电脑"),
+        ("工作第一年，还在适应", "用户是研究生"),
+        ("新提了一辆理想 L6", "用户开一辆丰田"),
+        ("我和男朋友在一起两年了", "用户单身"),
+    ],
+)
+def test_chinese_changes_said_as_the_present_retire_the_old(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("在 Jira 上提了个 bug 给供应商", "用户的团队用 Tapd 管任务"),
+        ("给我妈新买了个小米", "用户用华为手机"),
+        ("我现在在昆明出差", "用户住在济南"),
+        ("我表弟是快手的员工", "用户在滴滴工作"),
+        ("我哥工作第一年就买房了", "用户是研究生"),
+        ("我和女朋友分手半年了", "用户单身"),
+        ("同事都用 Mac，我还是习惯 Windows", "用户用 Windows 电脑"),
+    ],
+)
+def test_chinese_news_of_others_a_trip_or_a_breakup_retires_nothing(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)

@@ -183,7 +183,7 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
         "os",
         "fact",
         {
-            "macOS": r"macos|mac os|macbook|mac(?= now| mini| studio)",
+            "macOS": r"macos|mac os|macbook|mac(?= now| mini| studio|\s*[\u4e00-\u9fff，。]|$)",
             "Windows": r"windows(?! key)",
             "Linux": r"linux|ubuntu|fedora|arch linux|debian|nixos",
         },
@@ -330,7 +330,7 @@ _NOW_TOOL = re.compile(
     # Work redone in the new one, or a use that has lasted ("rewrote the backend in Go",
     # "I've been using Zed", "最近一直用 Cursor").
     r"rewrote|rewritten|rewriting|ported|traded (?:in )?(?:\w+ ){0,3}for|caved and got|(?:i|we)(?:'ve| have)? been (?:using|on|living in|writing))\b"
-    r"|一直(?:在)?用|(?:最近|现在|如今|目前)(?:(?![不没别想])[\u4e00-\u9fff]){0,4}?(?:都|全|一直)?(?:在)?用|天天用|重写|全部迁|"
+    r"|新提|提了(?:一?辆|台)|提车|新买的?|入手了?|一直(?:在)?用|(?:最近|现在|如今|目前)(?:(?![不没别想])[\u4e00-\u9fff]){0,4}?(?:都|全|一直)?(?:在)?用|天天用|重写|全部迁|"
     r"换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|"
     r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到|转(?:到|投|用|去)?\s*(?=[A-Za-z])",
     re.I,
@@ -370,7 +370,7 @@ _NOT_NOW = re.compile(
     r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
     r"maybe|perhaps|worth|whether|if|plan(?:ning)? to|want(?:ed)? to|wanna|hoping to|"
     r"going to|gonna|will|'ll|would|could|tempted|torn between|versus|or)\b"
-    r"|(?<!不)想(?!起|到)|打算|考虑|准备|要不要|是否|如果|计划|可能|纠结|还是|或者|哪个",
+    r"|(?<![不理思感])想(?!起|到|法)|打算|考虑|准备|要不要|是否|如果|计划|可能|纠结|还是|或者|哪个",
     re.I,
 )
 
@@ -407,6 +407,9 @@ _HOME_ZH = re.compile(
     # a stay, see _ZH_STAY).
     rf"|(?:^|我|我们|已经|现在)在(?P<w>[{_CJK}]{{2,4}}?)(?:住了|生活了|定居|安家|扎根)"
     rf"|(?:^|我|我们)?在(?P<v>[{_CJK}]{{2,4}}?)(?:这边|这里)的?第一(?:个|年)(?:春天|夏天|秋天|冬天|春节|年)"
+    # "我们一家现在在青岛了": the household is there now.
+    rf"|(?:我|我们|我们一家|全家|一家人?)(?:现在|目前|如今)都?在(?P<u>[{_CJK}]{{2,4}}?)"
+    rf"(?:了|住|生活|定居|安家|落脚)"
 )
 # Where one stays, not lives.
 _ZH_STAY = re.compile(r"酒店|宾馆|民宿|朋友家|亲戚家|家里|医院|公司|宿舍|这边|那边|老家")
@@ -445,6 +448,8 @@ _EMPLOYER_ZH = re.compile(
     rf"(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
     rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
     rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
+    # "我现在是字节的员工了": one of its staff.
+    rf"|(?:我|我现在|我目前)是(?P<w>[{_CJK}A-Za-z]{{2,8}}?)的(?:员工|正式员工|一员|人)"
     # "在小米上班半年了": a workplace of some time, said as the user's.
     rf"|(?:^|我|我们|已经|现在)在(?P<x>[{_CJK}A-Za-z]{{2,8}}?)(?:上班|工作)了?(?:快|已经|都|有)?"
     rf"(?:半|一|两|三|四|五|六|七|八|九|十|几|\d)"
@@ -906,7 +911,9 @@ def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewVa
                 if any(
                     old.casefold() in lowered
                     and not re.search(
-                        rf"(?:from|left|quit|off|instead of|从|离开|离职)\s*{re.escape(old.casefold())}",
+                        rf"(?:from|left|quit|off|instead of|从|离开|离职)\s*{re.escape(old.casefold())}"
+                        # "网易那边已经交接完了": the old one named before the words of leaving.
+                        rf"|{re.escape(old.casefold())}[^，,。]{{0,6}}(?:交接完|离职|辞职|不干了|走人)",
                         lowered,
                     )
                     for old in olds

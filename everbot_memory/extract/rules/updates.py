@@ -260,7 +260,7 @@ _PLACES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(r"\bworks? (?:at|for)\s+([A-Z][\w&'-]*)|在(\w{2}).{0,10}(?:工作|上班)"),
         re.compile(
             r"\b(?:joined|started at|new job at|(?:left|quit) (?-i:[A-Z])|laid off|resigned)\b"
-            r"|离职|辞职|跳槽|入职|被裁",
+            r"|离职|辞职|裸辞|跳槽|入职|被裁",
             re.I,
         ),
     ),
@@ -292,6 +292,8 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(
             r"\b(?:i|we)(?:'ve| have)? (?:graduated|defended|finished (?:my|the) (?:phd|degree|"
             r"master'?s|thesis))\b|\b(?:my|the) postdoc\b|\bsince (?:i )?(?:graduated|defended)\b"
+            r"|\b(?:started )?my first (?:full-time |real )?job\b"
+            r"|工作第一年|刚参加工作|参加工作|上班第一年"
             r"|我(?:已经)?(?:毕业|答辩完|博士后)|(?:^|[，,。！!\s])(?:终于|总算|已经)?毕业了"
             r"|(?:学生|研究生|读书)生涯(?:终于|总算)?结束",
             re.I,
@@ -333,14 +335,20 @@ _SOMEONE_ELSES = re.compile(
 # A partner of the user's own, named as theirs: not single, whatever the sentence plans.
 _PARTNER = re.compile(
     r"\b(?:my|our) (?:fianc[ée]e?|wife|husband|girlfriend|boyfriend)\b"
-    r"|我(?:的)?(?:老婆|老公|媳妇|女朋友|男朋友|对象|未婚妻|未婚夫)",
+    r"|我(?:的|和|跟)?(?:老婆|老公|媳妇|女朋友|男朋友|对象|未婚妻|未婚夫)",
     re.I,
+)
+
+
+# A partner the user is no longer with ("broke up with my girlfriend", "和女朋友分手了").
+_BROKE_UP = re.compile(
+    r"\b(?:broke up|split up|separated|my ex)\b|分手|分了|前女友|前男友|前妻|前夫", re.I
 )
 
 
 def _partner_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     """Ids of known memories that the user is single, when ``said`` names their partner."""
-    if not _PARTNER.search(said) or _SOMEONE_ELSES.search(said):
+    if not _PARTNER.search(said) or _SOMEONE_ELSES.search(said) or _BROKE_UP.search(said):
         return []
     single = _STAGES[0][0]
     return [i for i, content in known if single.search(content) and not _PARTNER.search(content)]
@@ -391,7 +399,7 @@ _UNSURE = re.compile(
     r"going to|gonna|would|could|(?<!\bin )(?<!\bof )(?<!\bby )(?<!\buntil )may(?! \d)|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
     r"worth)\b"
     # "不想折腾配置" is a taste, not a wish for a change.
-    r"|(?<!不)想(?!起|到)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
+    r"|(?<![不理思感])想(?!起|到|法)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
     re.I,
 )
 # Someone else as the subject of the clause ("my sister just moved to Boston", "我朋友搬到成都
