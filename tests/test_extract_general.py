@@ -385,3 +385,316 @@ def test_forget_requests_said_in_passing(said: str, target: str | None) -> None:
     from everbot_memory.extract.rules.updates import forget_request
 
     assert forget_request(said, KNOWN_TO_FORGET) == target
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        (
+            "the drive from our flat in Bath to work is only ten minutes",
+            "The user lives in Exeter.",
+        ),
+        ("我们家现在在无锡，空气好多了", "用户住在上海"),
+        ("在厦门住了一年多了，海鲜吃不腻", "用户住在福州"),
+        ("my new manager Olga is great at 1:1s", "The user's manager is Ben."),
+        ("since I retrained as an electrician the hours are better", "The user is an accountant."),
+        ("I now work as a translator, mostly German", "The user is a teacher."),
+        ("转岗做测试两个月了", "用户是产品经理"),
+        ("we ported the whole API to Rust this spring", "The user writes the API in Python."),
+        ("后端用 Go 重写了", "用户的后端用 Java 写"),
+        ("my Helix config is finally done", "The user uses VS Code as their editor."),
+        ("现在记账都用 Notion 了", "用户用印象笔记记账"),
+        ("picked up the new Mazda on friday, smooth ride", "The user drives a Toyota Corolla."),
+        ("I started eating chicken again last month", "The user is vegetarian."),
+        ("最近开始吃肉了", "用户吃素"),
+        ("my boyfriend and I are off to Lisbon in June", "The user is single."),
+    ],
+)
+def test_a_new_value_said_in_passing_retires_the_old(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("my husband just joined Canva as a designer", "The user works at Atlassian."),
+        ("我老公刚入职网易", "用户在百度工作"),
+        ("learning Rust on the side now, it's fun", "The user writes the API in Python."),
+        ("my dad wants to buy a Tesla", "The user drives a Toyota Corolla."),
+        ("my partner is vegan, what should I cook?", "The user is vegetarian."),
+        ("最近不想用印象笔记了，有没有别的", "用户用印象笔记记账"),
+        ("if I had a girlfriend I'd take her to Lisbon", "The user is single."),
+        ("我表姐在厦门住了十年", "用户住在福州"),
+    ],
+)
+def test_someone_elses_value_a_wish_or_a_tool_being_learned_retires_nothing(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)
+
+
+def test_one_word_of_a_switch_changes_the_value_nearest_it() -> None:
+    found = _close(
+        ["终于从 vim 转到 vscode 了 但是 python 的解释器一直选不对"], "[k1] 用户用 vim 写代码"
+    )
+    assert any("k1" in contradicts for *_, contradicts in found)
+    assert not any("Python" in content for _, content, _ in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("our new neighbours in Galway brought us bread", "The user lives in Cork."),
+        ("my team at Figma ships on thursdays", "The user works at Adobe."),
+        ("在京东上班快一年了", "用户在美团工作"),
+        ("现在做产品经理了", "用户是前端工程师"),
+        ("I'm a midwife now, finished the course", "The user is a nurse."),
+        ("these days I'm doing backend work as a platform engineer", "The user is a designer."),
+        ("we switched the whole org to Microsoft Teams", "The user's team chats on Slack."),
+        ("got a MacBook Pro from the new job", "The user uses Windows."),
+        ("please reply in Spanish from now on", "The user prefers replies in English."),
+        ("以后用中文回复我", "用户希望用英文回复"),
+        ("Biscuit passed away on sunday", "The user has a dog named Biscuit."),
+    ],
+)
+def test_a_workplace_a_trade_a_chat_tool_or_an_answer_language_said_anew_retires_the_old(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("my brother's company moved everyone to Teams", "The user's team chats on Slack."),
+        ("bought my daughter a MacBook for college", "The user uses Windows."),
+        (
+            "can you translate this answer into Spanish for my client?",
+            "The user prefers replies in English.",
+        ),
+        ("my neighbour's dog passed away", "The user has a dog named Biscuit."),
+        (
+            "the alerts go to a slack channel nobody reads anymore",
+            "The user's team chats on Teams.",
+        ),
+    ],
+)
+def test_someone_elses_tool_a_translation_or_someone_elses_loss_retires_nothing(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)
+
+
+MORE_TO_FORGET = [
+    ("k1", "The user is allergic to shellfish."),
+    ("k2", "The user lives at 14 Elm Road, Leeds."),
+    ("k3", "The user's girlfriend is called Mia."),
+    ("k4", "用户住在成都市武侯区"),
+    ("k5", "用户的女朋友在长沙读书"),
+]
+
+
+@pytest.mark.parametrize(
+    "said, target",
+    [
+        ("could you wipe the shellfish allergy note", "k1"),
+        ("no need to keep anything about my allergy", "k1"),
+        ("please purge my address, it feels too detailed", "k2"),
+        ("my ex, you can clear that whole thing", "k3"),
+        ("前女友的事清掉吧", "k5"),
+        ("我家地址那条作废吧", "k4"),
+        ("it's clear that the allergy is getting worse", None),
+        ("how do I clear my browser history?", None),
+    ],
+)
+def test_forget_requests_in_other_verbs_and_by_topic(said: str, target: str | None) -> None:
+    from everbot_memory.extract.rules.updates import forget_request
+
+    assert forget_request(said, MORE_TO_FORGET) == target
+
+
+def test_a_title_alone_is_no_name_and_a_cut_list_is_no_memory() -> None:
+    found = _close(["PASSED my viva!!! it's Dr now", "待办：1.改简历 2.约体检 3."])
+    assert not any("name is" in content for _, content, _ in found)
+    assert not any(content.rstrip("。. ").endswith("3.") for _, content, _ in found)
+
+
+@pytest.mark.parametrize(
+    "content, kept",
+    [
+        ("The user reports to Ines now instead of Paul.", "The user reports to Ines now."),
+        ("The user's surname is Okafor now, not Bello.", "The user's surname is Okafor now."),
+        ("用户现在用的是 Vue，而不是 React 了。", "用户现在用的是 Vue。"),
+        ("The user is not Happy with the move.", "The user is not Happy with the move."),
+    ],
+)
+def test_a_memory_keeps_the_new_value_without_the_old_one_said_beside_it(
+    content: str, kept: str
+) -> None:
+    from everbot_memory.extract.rules.extractor import _without_old_value
+
+    assert _without_old_value(content) == kept
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my new teammate pushes straight to main every day",
+        "our landlord repaints the hallway every spring",
+        "成都到重庆哪趟高铁最快",
+    ],
+)
+def test_someone_elses_habit_or_a_question_without_its_mark_is_not_judged(said: str) -> None:
+    from everbot_memory.extract.rules import judged
+
+    assert not judged(said)
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("我女儿五岁，啊不，上个月刚满六岁了", "我女儿六岁了"),
+        ("我家在九楼，不对，十一楼", "我家在十一楼"),
+        ("我们组12个人，不对，走了一个，现在11个", "我们组11个人"),
+        ("我上大二，不对，大三了", "我上大三了"),
+    ],
+)
+def test_a_value_corrected_in_chinese_numerals_keeps_the_later_one(said: str, kept: str) -> None:
+    from everbot_memory.extract.rules.wording import corrected
+
+    assert corrected(said) == kept
+
+
+@pytest.mark.parametrize(
+    "said, memory",
+    [
+        ("I'm dyslexic, any tips for reading long papers?", "The user is dyslexic."),
+        ("I'm lactose intolerant so can you suggest a dessert", "The user is lactose intolerant."),
+        (
+            "I ride a 2015 Vespa, is it worth replacing the battery myself?",
+            "The user rides a 2015 Vespa.",
+        ),
+        (
+            "our studio is in Leipzig, what's the quickest way to the airport",
+            "The user's studio is in Leipzig.",
+        ),
+        ("我是左撇子，有没有适合的剪刀推荐", "用户是左撇子"),
+        ("我有高血压，这个菜谱能吃吗", "用户有高血压"),
+        ("我们公司在无锡，周末去上海哪里好玩", "用户的公司在无锡"),
+    ],
+)
+def test_a_lasting_condition_a_vehicle_or_a_workplace_said_before_a_question_is_kept_alone(
+    said: str, memory: str
+) -> None:
+    found = _close([said])
+    assert [content for _, content, _ in found] == [memory]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I'm a vegan friend's guest tonight, what do I bring?", "I drive to work most days"],
+)
+def test_a_condition_word_about_someone_else_or_a_drive_without_a_vehicle_is_no_such_fact(
+    said: str,
+) -> None:
+    found = _close([said])
+    assert not any(
+        content.startswith(("The user is vegan", "The user drives")) for _, content, _ in found
+    )
+
+
+@pytest.mark.parametrize(
+    "said, memory",
+    [
+        ("I don't drink so skip the cocktail suggestions", "The user doesn't drink."),
+        (
+            "we have a toddler who naps after lunch so keep it quiet",
+            "The user has a toddler who naps after lunch.",
+        ),
+        ("我们家养了一只金毛", "用户家养了一只金毛"),
+    ],
+)
+def test_a_statement_keeps_no_request_said_after_so_and_a_household_is_the_users(
+    said: str, memory: str
+) -> None:
+    assert [content for _, content, _ in _close([said])] == [memory]
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("since joining Zalando my commute doubled", "The user works at SAP."),
+        ("got my first paycheck from Zalando today", "The user works at SAP."),
+        ("SAP let me go in March", "The user works at SAP."),
+        ("our landlord here in Porto fixed the boiler", "The user lives in Lisbon."),
+        ("our first winter in Tromsø has been pitch dark", "The user lives in Oslo."),
+        ("在厦门这边的第一个冬天，一点都不冷", "用户住在广州"),
+        ("we binned Asana, everything lives in Notion", "The user's team uses Asana."),
+        ("I stepped down as team lead, back to writing code", "The user is a team lead."),
+        ("traded in the Mustang for a Tesla", "The user drives a Ford Mustang."),
+        ("since the divorce I've been cooking for one", "The user is married to Sam."),
+        ("离婚半年了，慢慢走出来了", "用户已婚"),
+    ],
+)
+def test_a_job_a_home_a_role_a_car_or_a_marriage_said_to_be_over_in_other_words_retires_it(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("SAP has a new CEO", "The user works at SAP."),
+        ("our first trip to Porto was rainy", "The user lives in Lisbon."),
+        ("在厦门出差的第一天就下雨", "用户住在广州"),
+        ("our team lead quit on friday", "The user is a team lead."),
+        ("my parents are getting divorced", "The user is married to Sam."),
+        ("我爸妈离婚了", "用户已婚"),
+    ],
+)
+def test_someone_elses_divorce_or_role_a_trip_or_news_of_the_employer_retires_nothing(
+    said: str, known: str
+) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("我们一家现在在烟台了，孩子也转学过来了", "用户住在济南"),
+        ("滴滴那边已经交接完了，下周一去快手报到", "用户在滴滴工作"),
+        ("我现在是快手的员工了", "用户在滴滴工作"),
+        ("裸辞了，先休息几个月", "用户在滴滴工作"),
+        ("现在全面转 Mac 了", "用户用 Windows 电脑"),
+        ("工作第一年，还在适应", "用户是研究生"),
+        ("新提了一辆理想 L6", "用户开一辆丰田"),
+        ("我和男朋友在一起两年了", "用户单身"),
+    ],
+)
+def test_chinese_changes_said_as_the_present_retire_the_old(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert any("k1" in contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("在 Jira 上提了个 bug 给供应商", "用户的团队用 Tapd 管任务"),
+        ("给我妈新买了个小米", "用户用华为手机"),
+        ("我现在在昆明出差", "用户住在济南"),
+        ("我表弟是快手的员工", "用户在滴滴工作"),
+        ("我哥工作第一年就买房了", "用户是研究生"),
+        ("我和女朋友分手半年了", "用户单身"),
+        ("同事都用 Mac，我还是习惯 Windows", "用户用 Windows 电脑"),
+    ],
+)
+def test_chinese_news_of_others_a_trip_or_a_breakup_retires_nothing(said: str, known: str) -> None:
+    found = _close([said], f"[k1] {known}")
+    assert not any(contradicts for *_, contradicts in found)

@@ -44,6 +44,34 @@ def _zh_rules() -> list[Rule]:
             lambda m: f"用户住在{zh_third_person(m.group(1))}",
         ),
         (c(r"^我对(.{1,20}?)过敏"), "fact", "high", lambda m: f"用户对{m.group(1)}过敏"),
+        # A lasting condition of the user's ("我是左撇子", "我有糖尿病").
+        (
+            c(
+                r"^我(?:是|有)(?:个)?(左撇子|色盲|色弱|红绿色盲|[一二12]型糖尿病|糖尿病|乳糖不耐受?|素食者|"
+                r"高度近视|哮喘|高血压|痛风|夜猫子|社恐|孕妇)"
+            ),
+            "fact",
+            "high",
+            lambda m: f"用户{'有' if m.group(0)[1] == '有' else '是'}{m.group(1)}",
+        ),
+        # A pet of the household: "我们家养了一只金毛", "我养了两只猫".
+        (
+            c(
+                r"^我(?:们)?(?:家)?(?:里)?养了?((?:[一两二三四五六\d]+|几)(?:只|条|个|头)[\u4e00-\u9fffA-Za-z]{1,8})"
+            ),
+            "fact",
+            "medium",
+            lambda m: f"用户家养了{m.group(1)}",
+        ),
+        # Where the user's workplace is: "我们公司在苏州".
+        (
+            c(
+                r"^我们?(?:的)?(公司|单位|办公室|工作室|学校)在([\u4e00-\u9fff]{2,4}?)(?=[，,。；;]|$|市|区)"
+            ),
+            "fact",
+            "medium",
+            lambda m: f"用户的{m.group(1)}在{m.group(2)}",
+        ),
         (
             # "我有两个孩子", "我家有一只英短"
             c(

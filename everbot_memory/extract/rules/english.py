@@ -67,9 +67,10 @@ def _en_rules() -> list[Rule]:
         (
             # "I have two kids", "I've got a 3 year old beagle"
             r(
-                r"^I (?:have|'ve got|have got) ((?:a|an|one|two|three|four|five|\d+) (?:[\w-]+ ){0,3}"
-                r"(?:kids?|children|sons?|daughters?|dogs?|cats?|puppy|kitten|twins|grandkids|"
-                r"grandchildren|brothers?|sisters?|siblings))\b(.{0,60})$"
+                r"^(?:I|we) (?:have|'ve got|have got|got) ((?:a|an|one|two|three|four|five|\d+) "
+                r"(?:[\w-]+ ){0,3}(?:kids?|children|sons?|daughters?|dogs?|cats?|puppy|kitten|twins|"
+                r"grandkids|grandchildren|brothers?|sisters?|siblings|toddlers?|newborn|baby|babies|"
+                r"rabbits?|parrots?|hamsters?))\b(.{0,60})$"
             ),
             "fact",
             "medium",
@@ -94,6 +95,46 @@ def _en_rules() -> list[Rule]:
             "fact",
             "high",
             lambda m: sentence(f"The user is allergic to {m.group(1).strip()}"),
+        ),
+        (
+            # A lasting condition of the user's, said before what it is for ("I'm colorblind,
+            # so...", "I'm type 1 diabetic so can you...").
+            r(
+                r"^(?:I am|I'm) (?:also |actually |severely |very )?((?:an? )?(?:type [12] )?"
+                r"(?:diabetic|vegan|vegetarian|pescatarian|colou?r-?blind|dyslexic|left-handed|"
+                r"deaf|hard of hearing|(?:lactose|gluten) intolerant|coeliac|celiac|autistic|"
+                r"epileptic|asthmatic|sober|teetotal|introvert|extrovert|night owl|morning person|"
+                r"short-sighted|near-?sighted))\b(?! (?:friend|friends|family|household)\b)"
+            ),
+            "fact",
+            "high",
+            lambda m: sentence(f"The user is {m.group(1)}"),
+        ),
+        (
+            # "I drive a 2012 Corolla", "I ride an old Vespa": the vehicle is the user's.
+            r(
+                r"^I (drive|ride) (an? (?:[\w'-]+ ){0,4}?[\w'-]+?)(?=,| and\b| so\b| but\b| with\b|$)"
+            ),
+            "fact",
+            "medium",
+            lambda m: sentence(f"The user {m.group(1)}s {m.group(2)}"),
+        ),
+        (
+            # Where the user's workplace is: "our office is in Rotterdam".
+            r(
+                r"^(?:our|my) (office|company|studio|lab|workplace|team|school|campus) is"
+                r" (?:based |located )?in ((?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*){0,2})"
+            ),
+            "fact",
+            "medium",
+            lambda m: f"The user's {m.group(1).lower()} is in {m.group(2)}.",
+        ),
+        (
+            # "I don't drink (so ...)": a habit of abstaining, said without an object.
+            r(r"^I (?:don't|do not|never) (drink|smoke|drive)$"),
+            "preference",
+            "high",
+            lambda m: f"The user doesn't {m.group(1)}.",
         ),
         (
             r(r"^I(?: currently)? live in (.{2,60})$"),

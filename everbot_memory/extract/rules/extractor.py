@@ -171,11 +171,36 @@ _EMPTY_WORDS = frozenset(
 )
 
 
+# A numbered list's marker left with nothing after it.
+_CUT_LIST = re.compile(
+    r"(?:^|[\s：:，,])\d{1,2}[.)、](?=\S).*[\s：:，,]\d{1,2}[.)、]\s*[。.!！]?\s*$"
+)
+# A value said to be the old one, after the new ("reports to Priya now instead of Tom", "it's
+# Moreau now, not Turner", "用的是 React，而不是 Vue 了"): the memory keeps the new one alone.
+_OLD_VALUE = re.compile(
+    r",?\s+(?:instead of|rather than|and not|not)\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*"
+    r"(?=\s*(?:[,;.!\"”]|$))"
+    r"|[，,]\s*(?:而)?不是(?:用)?[^，,。！!]{1,12}?了?(?=[，,。！!]|$)",
+)
+
+
+def _without_old_value(content: str) -> str:
+    """``content`` without the old value it names as no longer so, beside the one now (a
+    choice between two, "decided on Redis instead of Memcached", keeps both)."""
+    if not re.search(r"\bnow\b|现在|如今|目前", content, re.I):
+        return content
+    cut = _OLD_VALUE.sub("", content).strip()
+    return cut if len(cut) >= 6 else content
+
+
 def _whole(candidate: Candidate, said: str) -> Candidate | None:
     """The candidate with its words about the user whole: a memory that still speaks as "I"
     ("The user no longer works at X, I joined Y") is the user's sentence instead, rewritten
     whole or quoted; one that says nothing once the subject is gone is dropped."""
-    content = candidate.content
+    content = _without_old_value(candidate.content)
+    # A list cut at its marker ("本周：1.修复 bug 2.。") is damaged text, not a memory.
+    if _CUT_LIST.search(content):
+        return None
     if not CJK_RE.search(content) and _FIRST_PERSON_LEFT.search(
         content.replace("The user said:", "")
     ):
@@ -189,7 +214,9 @@ def _whole(candidate: Candidate, said: str) -> Candidate | None:
     else:
         told = [t for t in search_tokens(content) if t not in _EMPTY_WORDS]
     # "The user is a nurse." says one thing, and enough; "The user always forgets." nothing.
-    if len(told) < (1 if re.match(r"The user is an? \w", content) else 2):
+    # A fixed rule's condition ("The user is dyslexic.") says one thing too.
+    one = r"The user is (?:an? )?\w" if candidate.importance == "high" else r"The user is an? \w"
+    if len(told) < (1 if re.match(one, content) else 2):
         return None
     return candidate if content == candidate.content else candidate.replace(content=content)
 
@@ -213,7 +240,7 @@ _ASKS = re.compile(
     r"are there)\b)"
     r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$"
     r"|为啥|为什么|会不会|能不能|是不是|要不要|有没有|咋整|咋办|怎么办|怎么弄|怎么回事"
-    r"|多久|多长时间|多远|几个小时|多少钱",
+    r"|多久|多长时间|多远|几个小时|多少钱|哪(?:趟|班|款|种|位|一个|一家|一款)|哪里好|哪儿好|去哪",
 )
 
 
@@ -252,9 +279,20 @@ _CLAUSE = re.compile(r"(?<=[，,;；])\s*")
 _NOTE = re.compile(r"记住|记一下|记下|记着|\bremember\b|\bnote that\b|\bkeep in mind\b", re.I)
 
 
+# What the user asks of the assistant after "so" ("I don't drink so skip the cocktails").
+_SO_ASKING = re.compile(
+    r"\s+so\s+(?:please |pls |can you |could you |would you |skip|don'?t|do not|stop|give me|"
+    r"keep|avoid|never|no |what|how|which|any )",
+    re.I,
+)
+
+
 def statement(said: str) -> str:
     """``said`` without the clauses that ask the assistant something ("帮我改下简历，我做了五年
     的测试" -> "我做了五年的测试"): what the selector judges, and what a memory may keep."""
+    asking = _SO_ASKING.search(said)
+    if asking and len(re.findall(r"[A-Za-z0-9]+", said[: asking.start()])) >= 3:
+        said = said[: asking.start()]
     clauses = _CLAUSE.split(said)
     if len(clauses) == 1:
         return said
@@ -276,7 +314,8 @@ def statement(said: str) -> str:
 _SOMEONE_ELSE = re.compile(
     r"^(?:(?:lol|omg|ugh|so|and|also|btw)[, ]+)*(?:my|our) (?:\w+ )?(?:friend|friends|coworker|"
     r"co-worker|colleague|boss|manager|brother|sister|cousin|neighbou?r|roommate|flatmate|"
-    r"classmate|aunt|uncle|brother-in-law|sister-in-law)s?\b(?!'s name)"
+    r"classmate|aunt|uncle|brother-in-law|sister-in-law|teammate|team mate|team lead|tech lead|"
+    r"intern|new hire|landlord|landlady|mentor|client|customer)s?\b(?!'s name)"
     r"|^(?:笑死|哈哈+|唉|对了)?[，, ]*(?:我|我们)(?:的)?(?:朋友|同事|领导|老板|上司|妹妹?|姐姐?|哥哥?|弟弟?|"
     r"表[哥姐弟妹]|堂[哥姐弟妹]|室友|邻居|同学|舍友|楼下|隔壁)",
     re.I,

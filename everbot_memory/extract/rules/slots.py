@@ -30,6 +30,20 @@ _NAME = r"(?-i:[A-Z][\w&'.-]*(?: (?:of |de |la |le |am |upon )?(?-i:[A-Z][\w&'.-
 # Words that may be capitalized at a sentence's start but name nothing.
 _NOT_NAMES = frozenset(
     [
+        # A title alone ("it's Dr now") is no name.
+        "dr",
+        "dr.",
+        "mr",
+        "mr.",
+        "mrs",
+        "mrs.",
+        "ms",
+        "ms.",
+        "prof",
+        "prof.",
+        "professor",
+        "doctor",
+        "sir",
         "i",
         "the",
         "a",
@@ -146,6 +160,7 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
             "Shortcut": r"shortcut(?=\.com| app)",
             "YouTrack": r"youtrack",
             "Tapd": r"tapd",
+            "飞书项目": r"飞书项目",
         },
     ),
     (
@@ -168,7 +183,7 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
         "os",
         "fact",
         {
-            "macOS": r"macos|mac os|macbook|mac(?= now| mini| studio)",
+            "macOS": r"macos|mac os|macbook|mac(?= now| mini| studio|\s*[\u4e00-\u9fff，。]|$)",
             "Windows": r"windows(?! key)",
             "Linux": r"linux|ubuntu|fedora|arch linux|debian|nixos",
         },
@@ -227,6 +242,58 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
         },
     ),
     (
+        "car",
+        "fact",
+        {
+            "Tesla": r"tesla|特斯拉",
+            "Toyota": r"toyota|corolla|camry|prius|rav4|丰田",
+            "Honda": r"honda|civic|accord|cr-v|本田",
+            "Volkswagen": r"volkswagen|vw golf|vw polo|(?<=my )golf\b|大众",
+            "BMW": r"bmw|宝马",
+            "Audi": r"audi|奥迪",
+            "Mazda": r"mazda|马自达",
+            "Subaru": r"subaru|斯巴鲁",
+            "Hyundai": r"hyundai|现代汽车",
+            "Kia": r"(?<=my )kia\b|kia (?:niro|ev\d|sportage|rio|soul)",
+            "Ford": r"(?<=my )ford\b|ford (?:focus|fiesta|f-150|mustang|ranger)|(?-i:Focus|Fiesta|Mustang)",
+            "BYD": r"byd|比亚迪",
+            "NIO": r"蔚来",
+            "Li Auto": r"理想(?=汽车|\s?[lL]\d|\s?one)",
+            "XPeng": r"xpeng|小鹏",
+        },
+    ),
+    (
+        "language",
+        "skill_usage",
+        {
+            "Python": r"python",
+            "Go": r"golang|(?<=\bin |\bto )(?-i:Go)\b|(?-i:Go)(?=\s*[\u4e00-\u9fff])|(?-i:Go)(?= (?:now|service|backend|code|instead)|$|[,.;，。])",
+            "Java": r"java(?!script)",
+            "Kotlin": r"kotlin",
+            "Rust": r"rust(?! belt)",
+            "TypeScript": r"typescript|ts(?= now)",
+            "JavaScript": r"javascript",
+            "C#": r"c#|\.net",
+            "Ruby": r"ruby(?! on rails)|rails",
+            "PHP": r"php",
+            "Swift": r"swift(?!ly)",
+            "Scala": r"scala",
+            "Elixir": r"elixir",
+        },
+    ),
+    (
+        "chat",
+        "fact",
+        {
+            "Slack": r"(?-i:Slack)(?! channel)|(?<=to |on )slack\b(?! channel)",
+            "Microsoft Teams": r"microsoft teams|ms teams|(?<=to )teams\b|(?<=on )teams\b",
+            "飞书": r"飞书(?!项目|文档)|lark(?= suite| messenger)",
+            "钉钉": r"钉钉|dingtalk",
+            "企业微信": r"企业微信|wecom",
+            "Mattermost": r"mattermost",
+        },
+    ),
+    (
         "bank",
         "fact",
         {
@@ -254,12 +321,17 @@ _TOOL_RES = [
 # The words that say a tool in use now: a switch, "now", "new", "since", "these days".
 _NOW_TOOL = re.compile(
     r"\b(?:switched|switching over|made the (?:switch|jump|move)|moved (?:over )?(?:to|onto)|"
+    r"(?:moved|switched|migrated) (?:(?:the|our|my|whole|entire|all|every|\w+) ){1,3}(?:over )?(?:to|onto)|"
     r"migrated|jumped (?:ship )?to|went (?:over )?to|converted to|replaced|ditched|dropped|"
     r"gave up|never going back|now|nowadays|these days|been (?:on|using|living in) \w+ "
     r"since|(?:on|using) \w+(?: \w+)? (?:since|for (?:a|the past|about|over) \w+)|"
     r"(?:all|fully|full-time) (?:in|on) |went all in|"
-    r"no longer|not \w+ any ?more|anymore|instead)\b"
-    r"|换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|"
+    r"no longer|not \w+ any ?more|anymore|instead|"
+    # Work redone in the new one, or a use that has lasted ("rewrote the backend in Go",
+    # "I've been using Zed", "最近一直用 Cursor").
+    r"rewrote|rewritten|rewriting|ported|traded (?:in )?(?:\w+ ){0,3}for|caved and got|(?:i|we)(?:'ve| have)? been (?:using|on|living in|writing))\b"
+    r"|新提|提了(?:一?辆|台)|提车|新买的?|入手了?|一直(?:在)?用|(?:最近|现在|如今|目前)(?:(?![不没别想])[\u4e00-\u9fff]){0,4}?(?:都|全|一直)?(?:在)?用|天天用|重写|全部迁|"
+    r"换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|"
     r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到|转(?:到|投|用|去)?\s*(?=[A-Za-z])",
     re.I,
 )
@@ -284,12 +356,21 @@ _LEFT_TOOL_AFTER = re.compile(
     re.I,
 )
 
+# The user's own setup of a tool: "my Neovim config", "our Linear board".
+_SETUP = re.compile(
+    r"\s*(?:config|configs|configuration|setup|set-up|dotfiles|plugins?|keybind\w*|board|"
+    r"workspace|vault)\b",
+    re.I,
+)
+# A tool being learned is not the one in use ("learning Rust on the side", "在学 Go").
+_LEARNING = re.compile(r"\blearn(?:ing|t|ed)?\b[^,.;]{0,20}$|学(?:习|了)?\s*$", re.I)
+
 # Plans, wishes, questions and conditions state no value as the user's now.
 _NOT_NOW = re.compile(
     r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
     r"maybe|perhaps|worth|whether|if|plan(?:ning)? to|want(?:ed)? to|wanna|hoping to|"
     r"going to|gonna|will|'ll|would|could|tempted|torn between|versus|or)\b"
-    r"|(?<!不)想(?!起|到)|打算|考虑|准备|要不要|是否|如果|计划|可能|纠结|还是|或者|哪个",
+    r"|(?<![不理思感])想(?!起|到|法)|打算|考虑|准备|要不要|是否|如果|计划|可能|纠结|还是|或者|哪个",
     re.I,
 )
 
@@ -307,13 +388,31 @@ _HOME_EN = re.compile(
     rf"|\b(?:since|after) (?:we |i )?(?:moved|moving|relocated|relocating) to (?P<d>{_NAME})"
     rf"|\b(?:signed|got|found) (?:a |the |our |my )?(?:new )?(?:lease|place|flat|apartment|house)"
     rf"(?: on (?:a |an |the )?[\w-]+)? in (?P<f>{_NAME})"
-    rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})",
+    rf"|\b(?:been|have been|'ve been) (?:living|based) in (?P<e>{_NAME})"
+    # The user's home named as theirs ("the commute from my place in Cardiff", "our flat in
+    # Leeds").
+    # The first season of a new home ("our first winter in Oslo", "first summer here in Perth").
+    rf"|\b(?:my|our) first (?:winter|summer|spring|autumn|fall|year|christmas)(?: here)? in (?P<i>{_NAME})"
+    rf"|\b(?:my|our) (?:new )?(?:neighbou?rs?|neighbou?rhood|landlord|landlady|street)(?: here)?"
+    rf" in (?P<h>{_NAME})"
+    rf"|\b(?:my|our) (?:new |little |tiny |own )?(?:place|flat|apartment|house|home|condo)"
+    rf" (?:here )?(?:in|out in|up in|down in|over in) (?P<g>{_NAME})",
     re.I,
 )
 _HOME_ZH = re.compile(
     rf"(?:搬到了?|搬去了?|搬来了?|迁到|落户|定居(?:在|到)?|安家(?:在|到)?|现在住(?:在|到)?|"
-    rf"目前住(?:在)?|住到了?|回到了?|新家在|房子买在了?)(?P<z>[{_CJK}]{{2,6}})"
+    rf"目前住(?:在)?|住到了?|回到了?|新家在|房子买在了?|(?:我|我们)家(?:现在|目前|如今)(?:在|搬到了?))"
+    rf"(?P<z>[{_CJK}]{{2,6}})"
+    # "在成都住了快半年了": lived in a place for a while, said as the user's ("在酒店住了两晚" is
+    # a stay, see _ZH_STAY).
+    rf"|(?:^|我|我们|已经|现在)在(?P<w>[{_CJK}]{{2,4}}?)(?:住了|生活了|定居|安家|扎根)"
+    rf"|(?:^|我|我们)?在(?P<v>[{_CJK}]{{2,4}}?)(?:这边|这里)的?第一(?:个|年)(?:春天|夏天|秋天|冬天|春节|年)"
+    # "我们一家现在在青岛了": the household is there now.
+    rf"|(?:我|我们|我们一家|全家|一家人?)(?:现在|目前|如今)都?在(?P<u>[{_CJK}]{{2,4}}?)"
+    rf"(?:了|住|生活|定居|安家|落脚)"
 )
+# Where one stays, not lives.
+_ZH_STAY = re.compile(r"酒店|宾馆|民宿|朋友家|亲戚家|家里|医院|公司|宿舍|这边|那边|老家")
 _HOME_ZH_STOP = re.compile(
     r"(?:了|快|已经|都|有|的|这|那|半|一|两|三|几|个|后|以后|之后|这边|那边|来|去|住|市|区).*$"
 )
@@ -322,7 +421,10 @@ _SOMEONE_ELSE = re.compile(
     r"\b(?:he|she|they|his|her|their|(?:my|our) (?:\w+ )?(?:friend|friends|coworker|colleague|"
     r"boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|son|daughter|"
     r"neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws))\b"
-    r"|他|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学",
+    # A partner's news is theirs, unless the user is in it ("my wife and I moved").
+    r"|\bmy (?:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)\b(?! and (?:i|me)\b)"
+    r"|他|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学"
+    r"|(?<!我和)(?<!我跟)(?:老公|老婆|媳妇|男朋友|女朋友|对象)(?![和跟]我)",
     re.I,
 )
 # Where the user works: the new job, the first day, joining, starting.
@@ -333,7 +435,12 @@ _EMPLOYER_EN = re.compile(
     rf"(?:i'm|i am) now (?:working )?(?:at|with|for)|(?:i )?work (?:at|for)(?= (?-i:[A-Z])\S+ now)|"
     rf"(?:^|i |i've |just |finally )started (?:at|with|working (?:at|for))|"
     rf"(?:accepted|took|signed) (?:the|an|their) offer (?:from|at)|got hired (?:at|by)|"
-    rf"onboarding at|hired (?:at|by))"
+    rf"onboarding at|hired (?:at|by)|(?:my )?new (?:employer|company|workplace)(?:,| is| at)?|"
+    rf"(?:since|after) (?:joining|starting at)|(?:first|my) (?:paycheck|payslip|pay ?check) from|"
+    # The user's own workplace named through its people ("our CEO at Shopify", "my team at
+    # Canva").
+    rf"(?:my|our) (?:ceo|cto|founders?|team|office|manager|boss|hr|team lead|skip-level|"
+    rf"colleagues|coworkers|standups?|all-hands|onboarding)(?: over)? at)"
     rf" (?P<a>{_NAME})",
     re.I,
 )
@@ -341,6 +448,11 @@ _EMPLOYER_ZH = re.compile(
     rf"(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
     rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
     rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
+    # "我现在是字节的员工了": one of its staff.
+    rf"|(?:我|我现在|我目前)是(?P<w>[{_CJK}A-Za-z]{{2,8}}?)的(?:员工|正式员工|一员|人)"
+    # "在小米上班半年了": a workplace of some time, said as the user's.
+    rf"|(?:^|我|我们|已经|现在)在(?P<x>[{_CJK}A-Za-z]{{2,8}}?)(?:上班|工作)了?(?:快|已经|都|有)?"
+    rf"(?:半|一|两|三|四|五|六|七|八|九|十|几|\d)"
 )
 # The user's role: said as a promotion or a new role ("got promoted to team lead", "升职做了
 # 主管"); a memory holds it as "is a/an ...", "works as ...".
@@ -348,17 +460,30 @@ _ROLE_WORDS = (
     r"developer|engineer|designer|scientist|researcher|teacher|student|doctor|nurse|lawyer|"
     r"manager|analyst|architect|writer|consultant|founder|programmer|accountant|professor|"
     r"lead|director|head of \w+|intern|associate|principal|vp|cto|ceo|coordinator|"
-    r"supervisor|specialist|editor|producer"
+    r"supervisor|specialist|editor|producer|illustrator|tester|photographer|chef|cook|"
+    r"pharmacist|electrician|plumber|translator|freelancer|contractor|barista|artist|"
+    r"paramedic|therapist|dentist|vet|veterinarian|journalist|librarian|mechanic|pilot|"
+    r"technician|administrator|admin|recruiter|marketer|copywriter|owner|officer|"
+    # A trade named by its ending: florist, optician, psychologist, photographer, midwife.
+    r"(?!(?:check|wait|play|wish|short|black|white|hit)list|insist|resist|assist|persist|consist)"
+    r"\w{3,}(?:ist|ician|ologist|grapher|wife)"
 )
 _ROLE_EN = re.compile(
     rf"\b(?:(?:got|been|was|just got|finally got) promoted to|new role as|"
-    rf"(?:i'm|i am) (?:now )?(?:the |an? )?new)"
+    rf"(?:i'm|i am) (?:now )?(?:the |an? )?new|"
+    # A change of trade said in passing ("since I retrained as a tester", "I work as a
+    # translator now").
+    rf"(?:i )?(?:retrained|requalified|re-skilled|reskilled) as|switched careers? to|"
+    rf"(?:i|i've|i have) (?:now )?(?:become|became)|(?:since|after) becoming|"
+    rf"(?:i )?now work(?:ing)? as)"
     rf" (?:an? |the )?(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b",
     re.I,
 )
 _ROLE_ZH = re.compile(
-    rf"(?:升职(?:成|为|做)了?|升(?:成|为|到)了?|被提拔(?:为|成)|当上了?|转岗(?:成|做|到)了?)"
-    rf"(?P<q>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|！|!|$)"
+    rf"(?:升职(?:成|为|做)了?|升(?:成|为|到)了?|被提拔(?:为|成)|当上了?|转岗(?:成|做|到|当)了?|"
+    rf"转行(?:成|做|当)了?|改行(?:做|当)了?|(?:现在|目前|如今)(?:改)?(?:做|当|是)(?=[{_CJK}A-Za-z]{{0,6}}"
+    rf"(?:开发|工程师|程序员|设计师|老师|医生|护士|产品|运营|销售|会计|律师|经理|主管|测试|研究员|编辑|记者)))"
+    rf"(?P<q>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|！|!|$|快|已经|都|有|半|一|两|三|几|\d)"
 )
 _ROLE_MEMORY = re.compile(
     rf"\b(?:is|works as) (?:an? |the )(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b"
@@ -369,7 +494,8 @@ _ROLE_MEMORY = re.compile(
 # Who the user reports to.
 _MANAGER_EN = re.compile(
     rf"\b(?:report(?:ing)? to|new (?:manager|boss|lead) is|my (?:manager|boss|lead) is now)"
-    rf" (?P<a>{_NAME})(?= now|,|\.|!|$| instead| since| after)",
+    rf" (?P<a>{_NAME})(?= now|,|\.|!|$| instead| since| after)"
+    rf"|\bmy new (?:manager|boss|lead),? (?P<b>{_NAME})(?= is| has| seems| was| wants|,|\.|!|$)",
     re.I,
 )
 
@@ -439,7 +565,8 @@ _STATE_EN = [
     (
         "role",
         re.compile(
-            rf"\b(?:i'm|i am) (?:now |officially |finally )*(?:an? |the )"
+            rf"\b(?:(?:i'm|i am) (?:now |officially |finally )*|"
+            rf"(?:i )?(?:work|working|doing (?:\w+ )?work) as )(?:an? |the )"
             rf"(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b",
             re.I,
         ),
@@ -571,6 +698,15 @@ def _statement_part(clause: str) -> str:
     return clause[: match.start()]
 
 
+def _others(before: str) -> bool:
+    """True when the words before a value make it someone else's ("my mom got a Pixel", "my
+    sister's company moved to Teams"), not the user's too ("my coworker got me onto Zed")."""
+    someone = _SOMEONE_ELSE.search(before)
+    if someone is None:
+        return False
+    return not re.search(r"\b(?:me|i|we|us|my)\b|我", before[someone.end() :], re.I)
+
+
 def _stated(said: str) -> bool:
     """True when ``said`` states rather than plans, wishes or asks."""
     return not _NOT_NOW.search(said)
@@ -603,6 +739,8 @@ def new_values(said: str) -> list[NewValue]:
                 value = _group(match).strip()
                 if chinese:
                     value = (_zh_place(value) if slot == "home" else _zh_name(value)) or ""
+                    if slot == "home" and _ZH_STAY.search(value):
+                        continue
                     if re.match(r"^(?:家|公司|单位|这|那|上班|外地)", value) or re.search(
                         r"[年月周天职岗了]", value
                     ):
@@ -641,11 +779,23 @@ def new_values(said: str) -> list[NewValue]:
             if (
                 _LEFT_TOOL.search(before)
                 or _BEFORE_TOOL.search(before)
+                or _LEARNING.search(before)
+                or _others(before)
                 or _LEFT_TOOL_AFTER.search(after)
             ):
                 continue
-            # "my new Pixel": new says it is the one in use; otherwise a word of a switch.
-            if _NOW_TOOL.search(clause) or re.search(r"\bnew\s+$", before, re.I):
+            # "my new Pixel": new says it is the one in use, and so does the user's own setup
+            # of it ("my Neovim config"); otherwise a word of a switch.
+            if (
+                _NOW_TOOL.search(clause)
+                or re.search(
+                    r"\bnew\s+$|\b(?:got|bought|picked up|ordered|received)\s+(?:myself\s+)?"
+                    r"(?:a|an)\s+$",
+                    before,
+                    re.I,
+                )
+                or (re.search(r"\b(?:my|our)\s+$", before, re.I) and _SETUP.match(after))
+            ):
                 named.setdefault(slot, [])
                 if all(v.value != name for v in named[slot]):
                     words = match.group(0) if CJK_RE.search(match.group(0)) else ""
@@ -658,11 +808,30 @@ def new_values(said: str) -> list[NewValue]:
                 # switch goes to is the new one.
                 to = [v for v in values if _SWITCHED_TO(clause, v)]
                 named[slot] = to if len(to) == 1 else values
-        found += [values[0] for values in named.values() if len(values) == 1]
+        single = {slot: values[0] for slot, values in named.items() if len(values) == 1}
+        # One word of a switch says one thing changed ("转到 vscode 了，但是 python 的解释器
+        # 选不对" changes the editor, not the language): the value nearest to it.
+        cue = _NOW_TOOL.search(clause)
+        if len(single) > 1 and cue is not None:
+            near = min(single.values(), key=lambda v: _distance(clause, v, cue.start()))
+            single = {near.slot: near}
+        found += single.values()
     unique: dict[tuple[str, str], NewValue] = {}
     for new in found:
         unique.setdefault((new.slot, new.value.casefold()), new)
     return list(unique.values())
+
+
+def _distance(clause: str, value: NewValue, at: int) -> int:
+    """How far from ``at`` the clause names ``value``."""
+    return min(
+        (
+            abs(match.start() - at)
+            for slot, _, name, match in _tools_in(clause)
+            if slot == value.slot and name == value.value
+        ),
+        default=len(clause),
+    )
 
 
 def _SWITCHED_TO(clause: str, value: NewValue) -> bool:
@@ -742,7 +911,9 @@ def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewVa
                 if any(
                     old.casefold() in lowered
                     and not re.search(
-                        rf"(?:from|left|quit|off|instead of|从|离开|离职)\s*{re.escape(old.casefold())}",
+                        rf"(?:from|left|quit|off|instead of|从|离开|离职)\s*{re.escape(old.casefold())}"
+                        # "网易那边已经交接完了": the old one named before the words of leaving.
+                        rf"|{re.escape(old.casefold())}[^，,。]{{0,6}}(?:交接完|离职|辞职|不干了|走人)",
                         lowered,
                     )
                     for old in olds

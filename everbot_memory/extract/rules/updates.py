@@ -20,8 +20,10 @@ __all__ = ["changed_memories", "forget_request"]
 _FORGET = re.compile(
     r"\b(?:forget|drop|delete|remove|erase|scrap|scratch|get rid of|ignore what|don'?t keep|"
     r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me|nvm|"
-    r"never ?mind)\b"
-    r"|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存",
+    r"never ?mind|wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store|"
+    r"(?:don'?t|no) need to (?:keep|remember|store)|rather you didn'?t (?:remember|keep|store))\b"
+    r"|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存"
+    r"|清掉|清除|清空|作废|抹掉|划掉|撤掉|拿掉|别留|不用留|不要留",
     re.I,
 )
 # The speaker forgetting something ("I always forget that coffee...", "我老是忘记...") asks
@@ -38,7 +40,9 @@ _ABOUT_MEMORY = re.compile(
     r"the whole thing|earlier|info|detail|details|entry|whatever you|everything about|anything about|"
     r"all (?:of )?(?:that|it)|about (?:him|her|them|it)|bit|part|piece|line|one about|"
     # "pls forget my phone number", "nvm the peru trip, it's not happening".
-    r"(?:forget|delete|drop|remove|erase) (?:about )?my|not happening|called off|cancell?ed)\b|那个|那条|那些|的事|这事|那事|记录|说的|说过|"
+    r"(?:forget|delete|drop|remove|erase|wipe|purge|clear) (?:about )?my|not happening|called off|cancell?ed|"
+    r"is off|what you (?:have|know|keep)|about my|my \w+'s name|you(?:'ve)? stored)\b"
+    r"|那个|那条|那些|这条|这个|的事|这事|那事|记录|说的|说过|名字|的信息|的资料|关于|"
     r"关于(?:他|她|它)",
     re.I,
 )
@@ -64,11 +68,14 @@ _WEAK_CHANGE = re.compile(
 _REQUEST = re.compile(
     r"^(?:(?:oh|ok|okay|and|also|so|hey|btw)[, ]+)*(?:please |pls |just |can you |could you |"
     r"you can |you could |go ahead and )?(?:forget|drop|delete|remove|erase|scrap|scratch|"
-    r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind)\b"
+    r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind|"
+    r"wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store)\b"
     r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
-    r"remove|erase|get rid of|ignore|don'?t keep)\b"
+    r"remove|erase|get rid of|ignore|don'?t keep|wipe|clear|purge|unlearn|don'?t hold on to)\b"
+    r"|\b(?:you (?:don'?t|do not)|no) need to (?:keep|remember|store)\b"
+    r"|\b(?:i'd|i would) rather you didn'?t (?:remember|keep|store)\b"
     r"|,\s*(?:get rid of it|delete it|drop it|forget it|remove it)\b"
-    r"|吧|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉",
+    r"|吧|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉|作废|清掉|清除|抹掉|别留|不用留|不要留",
     re.I,
 )
 
@@ -98,6 +105,24 @@ def _value_words(text: str) -> set[str]:
     return names
 
 
+def _alike(words: set[str], others: set[str]) -> set[str]:
+    """The words of ``words`` found in ``others``, or there with another ending of the same
+    stem ("allergy" and "allergic": "allergi", "allerg")."""
+    shared = words & others
+    for word in words - shared:
+        if len(word) < 5 or not word.isascii():
+            continue
+        for other in others:
+            common = next(
+                (i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b),
+                min(len(word), len(other)),
+            )
+            if common >= 5 and min(len(word), len(other)) - common <= 1:
+                shared.add(word)
+                break
+    return shared
+
+
 def _best(
     said: str, known: Sequence[tuple[str, str]], least: int, names: bool = False
 ) -> list[str]:
@@ -107,7 +132,7 @@ def _best(
     named = _value_words(said)
     scored = []
     for entry_id, content in known:
-        shared = words & _telling(content)
+        shared = _alike(words, _telling(content))
         # A name either side writes as one ("switched from emacs" retires "uses Emacs").
         if len(shared) >= least or (names and shared & (named | _value_words(content))):
             scored.append((len(shared), entry_id))
@@ -136,10 +161,61 @@ def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
         return None
     if _SELF_FORGETTING.search(said):
         return None
-    ids = (
-        _best(said, known, 2, names=True) or _best(said, known, 1) if _REQUEST.search(said) else []
-    )
+    if not _REQUEST.search(said):
+        return None
+    ids = _best(said, known, 2, names=True) or _best(said, known, 1) or _by_topic(said, known)
     return ids[0] if len(ids) == 1 else None
+
+
+# What a request names by its topic, and how a memory of that topic says it: "my address"
+# is the memory where the user lives, "我前女友的事" the one of their girlfriend.
+_TOPICS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (
+        re.compile(r"\b(?:address|where i live|home)\b|住址|地址|住哪", re.I),
+        re.compile(
+            r"\b(?:lives?|living|based|resides?) (?:in|at)\b|\baddress\b|住在|家在|地址", re.I
+        ),
+    ),
+    (
+        re.compile(r"\b(?:job|employer|workplace|company)\b|工作|公司|单位", re.I),
+        re.compile(r"\bworks? (?:at|for|as)\b|\bemployed\b|工作|上班|任职", re.I),
+    ),
+    (
+        re.compile(
+            r"\b(?:ex|girlfriend|boyfriend|partner|wife|husband)\b|女朋友|男朋友|女友|男友|对象",
+            re.I,
+        ),
+        re.compile(
+            r"\b(?:girlfriend|boyfriend|partner|wife|husband)\b|女朋友|男朋友|女友|男友|对象", re.I
+        ),
+    ),
+    (
+        re.compile(r"\b(?:phone|number)\b|电话|手机号|号码", re.I),
+        re.compile(r"\bphone\b|\bnumber\b|电话|手机号|号码", re.I),
+    ),
+    (
+        re.compile(r"\bbirthday\b|生日", re.I),
+        re.compile(r"\bbirthday\b|\bborn\b|生日|出生", re.I),
+    ),
+    (
+        re.compile(r"\b(?:health|medical|diagnosis)\b|病|健康|诊断", re.I),
+        re.compile(r"\b(?:diagnosed|allerg\w*|condition|medication)\b|病|过敏|确诊|吃药", re.I),
+    ),
+]
+
+
+def _by_topic(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of the known memories of the topic ``said`` names, when one topic is named, in
+    the language of ``said``."""
+    topics = [memory for asked, memory in _TOPICS if asked.search(said)]
+    if len(topics) != 1:
+        return []
+    chinese = bool(CJK_RE.search(said))
+    return [
+        entry_id
+        for entry_id, content in known
+        if topics[0].search(content) and bool(CJK_RE.search(content)) == chinese
+    ]
 
 
 # Facts with one value at a time. A tool is named from a list of values ("moved to neovim"
@@ -184,7 +260,7 @@ _PLACES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(r"\bworks? (?:at|for)\s+([A-Z][\w&'-]*)|在(\w{2}).{0,10}(?:工作|上班)"),
         re.compile(
             r"\b(?:joined|started at|new job at|(?:left|quit) (?-i:[A-Z])|laid off|resigned)\b"
-            r"|离职|辞职|跳槽|入职|被裁",
+            r"|离职|辞职|裸辞|跳槽|入职|被裁",
             re.I,
         ),
     ),
@@ -216,8 +292,29 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(
             r"\b(?:i|we)(?:'ve| have)? (?:graduated|defended|finished (?:my|the) (?:phd|degree|"
             r"master'?s|thesis))\b|\b(?:my|the) postdoc\b|\bsince (?:i )?(?:graduated|defended)\b"
+            r"|\b(?:started )?my first (?:full-time |real )?job\b"
+            r"|工作第一年|刚参加工作|参加工作|上班第一年"
             r"|我(?:已经)?(?:毕业|答辩完|博士后)|(?:^|[，,。！!\s])(?:终于|总算|已经)?毕业了"
             r"|(?:学生|研究生|读书)生涯(?:终于|总算)?结束",
+            re.I,
+        ),
+    ),
+    (  # married
+        re.compile(
+            r"\b(?:is married|married to|has a (?:wife|husband)|spouse)\b|已婚|有老婆|有老公", re.I
+        ),
+        re.compile(
+            r"\b(?:(?:i|we)(?:'m|'re| am| are| got| have| had)? (?:divorced|separated)|the divorce|"
+            r"my divorce|my ex-?(?:wife|husband))\b|(?<![母妈爸])离婚|离异",
+            re.I,
+        ),
+    ),
+    (  # without meat
+        re.compile(r"\b(?:vegan|vegetarian|pescatarian|plant-based)\b|吃素|素食", re.I),
+        re.compile(
+            r"\b(?:started|start|starting|back to|began|begun) eating (?:meat|fish|chicken|beef|"
+            r"pork|seafood|steak|burgers|eggs|dairy)\b|\beat(?:ing)? (?:meat|fish|chicken|beef|"
+            r"pork|seafood|steak) again\b|开始吃(?:肉|鱼|荤)|又(?:开始)?吃(?:肉|荤)|开荤|不吃素了|不再吃素",
             re.I,
         ),
     ),
@@ -227,10 +324,34 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 # "my sister is getting married", "我朋友结婚": the later stage is someone else's.
 _SOMEONE_ELSES = re.compile(
     r"\b(?:my|our) (?:\w+ )?(?:friend|coworker|colleague|boss|brother|sister|cousin|son|daughter|"
-    r"neighbou?r|roommate)'?s?\b[^.!?]{0,30}\b(?:married|engaged|wedding|graduat\w+|defend\w+)"
-    r"|(?:朋友|同事|同学|姐姐?|妹妹?|哥哥?|弟弟?|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿)[^，。！？]{0,6}(?:结婚|订婚|领证|毕业)",
+    r"neighbou?r|roommate|parents|mom|mum|dad)'?s?\b[^.!?]{0,30}\b(?:married|engaged|wedding|graduat\w+|"
+    r"defend\w+|divorc\w+|separat\w+)"
+    r"|(?:朋友|同事|同学|姐姐?|妹妹?|哥哥?|弟弟?|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿|父母|爸妈)[^，。！？]{0,6}"
+    r"(?:结婚|订婚|领证|毕业|离婚)",
     re.I,
 )
+
+
+# A partner of the user's own, named as theirs: not single, whatever the sentence plans.
+_PARTNER = re.compile(
+    r"\b(?:my|our) (?:fianc[ée]e?|wife|husband|girlfriend|boyfriend)\b"
+    r"|我(?:的|和|跟)?(?:老婆|老公|媳妇|女朋友|男朋友|对象|未婚妻|未婚夫)",
+    re.I,
+)
+
+
+# A partner the user is no longer with ("broke up with my girlfriend", "和女朋友分手了").
+_BROKE_UP = re.compile(
+    r"\b(?:broke up|split up|separated|my ex)\b|分手|分了|前女友|前男友|前妻|前夫", re.I
+)
+
+
+def _partner_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories that the user is single, when ``said`` names their partner."""
+    if not _PARTNER.search(said) or _SOMEONE_ELSES.search(said) or _BROKE_UP.search(said):
+        return []
+    single = _STAGES[0][0]
+    return [i for i, content in known if single.search(content) and not _PARTNER.search(content)]
 
 
 def _stage_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
@@ -275,10 +396,10 @@ def _slot_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
 _UNSURE = re.compile(
     r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
     r"maybe|perhaps|whether|if|plan(?:ning)? to|want(?:s|ed)? to|wanna|hoping to|hope to|"
-    r"going to|gonna|would|could|may|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
+    r"going to|gonna|would|could|(?<!\bin )(?<!\bof )(?<!\bby )(?<!\buntil )may(?! \d)|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
     r"worth)\b"
     # "不想折腾配置" is a taste, not a wish for a change.
-    r"|(?<!不)想(?!起|到)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
+    r"|(?<![不理思感])想(?!起|到|法)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
     re.I,
 )
 # Someone else as the subject of the clause ("my sister just moved to Boston", "我朋友搬到成都
@@ -286,10 +407,10 @@ _UNSURE = re.compile(
 _OTHER_SUBJECT = re.compile(
     r"^(?:\W*\w+\W+){0,2}?(?:he|she|they|(?:my|our) (?:\w+ )?(?:friend|friends|coworker|"
     r"co-worker|colleague|boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|"
-    r"son|daughter|neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws|kid|kids|"
-    r"team ?mate|classmate)s?)\b"
+    r"son|daughter|neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws|kid|kids|lead|"
+    r"team ?mate|classmate|wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)s?)\b"
     r"|^[^，,。]{0,4}?(?:他|她|他们|她们|(?:我|我的)?(?:朋友|同事|领导|老板|妹妹?|姐姐?|哥哥?|弟弟?|"
-    r"爸爸?|妈妈?|父母|室友|邻居|同学|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿))",
+    r"爸爸?|妈妈?|父母|室友|邻居|同学|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿|老公|老婆|媳妇|男朋友|女朋友))",
     re.I,
 )
 _CLAUSES = re.compile(
@@ -308,9 +429,19 @@ _YES_NO = re.compile(
 _WITH_USER = re.compile(r"\b(?:and I|and me|me and|I and)\b|[和跟]我(?!的)|我[和跟]", re.I)
 
 
-def _own_statements(said: str) -> str:
+# A condition or a wish: what it names may not be so ("if I had a girlfriend", "希望有个对象").
+_IMAGINED = re.compile(
+    r"\b(?:if|unless|whether|would|wish|hope|hoping|might|maybe|perhaps|someday|one day|"
+    r"want(?:s|ed)? (?:a|an|to))\b|如果|假如|要是|万一|的话|希望|想要|想找",
+    re.I,
+)
+
+
+def _own_statements(said: str, plans: bool = False) -> str:
     """The clauses of ``said`` that state something of the user's as so: without the ones
-    that ask, plan, wish or weigh, and the ones about someone else."""
+    that ask, plan, wish or weigh, and the ones about someone else. With ``plans``, a plan
+    is kept: what it says of the user's life now still holds ("going to Rome with my
+    girlfriend" says the user has one)."""
     kept = []
     for clause in _CLAUSES.split(said):
         text = (clause or "").strip()
@@ -319,7 +450,7 @@ def _own_statements(said: str) -> str:
         # takes the change as so.
         if not text or _YES_NO.search(text):
             continue
-        if _UNSURE.search(text):
+        if (_IMAGINED if plans else _UNSURE).search(text):
             continue
         if _OTHER_SUBJECT.search(text) and not _WITH_USER.search(text):
             continue
@@ -340,7 +471,8 @@ _NOW_CHANGED = re.compile(
 _NO_MORE = re.compile(
     r"\bno longer\b|\bnot\b[^.,;!?]{0,30}\bany ?more\b|\b(?:don't|do not|never)\b[^.,;!?]{0,30}"
     r"\bany ?more\b|\bstopped (?!by\b)\w+ing\b|\bquit\b|\bgave up\b|\bgot rid of\b|\bsold\b|"
-    r"\bbroke up\b|\bsplit up\b|不再|戒了|戒掉|没再|卖了|分手|不[\u4e00-\u9fff]{1,3}了|不用再|再也不用"
+    r"\bbroke up\b|\bsplit up\b|\bpassed away\b|\bdied\b|\bput (?:him|her|it) down\b|"
+    r"\brehomed\b|去世|过世|走了|没了|不再|戒了|戒掉|没再|卖了|分手|不[\u4e00-\u9fff]{1,3}了|不用再|再也不用"
     # "after 9 years vegetarian I've started eating fish again": the years are over.
     r"|\bafter \w+ (?:years?|months?)(?: of| as(?: an?)?)? (?=.*\b(?:again|now|started|switched|"
     r"quit|stopped|no longer|gave up)\b)",
@@ -483,8 +615,14 @@ _LEAVING = {
         r"laid off (?:from|at|by))\b|离职|辞职|离开|从(?=\S{0,8}?(?:离职|辞职|出来|跳槽))",
         re.I,
     ),
+    "role": re.compile(
+        r"\b(?:stepped down (?:as|from)|no longer (?:a|an|the)|quit being|gave up being|"
+        r"not (?:a|an|the) (?=\w+(?: \w+)? any ?more))|不当|不再是|不再当|卸任",
+        re.I,
+    ),
     "tool": re.compile(
-        r"\b(?:ditched|dropped|switched (?:away )?from|migrated (?:\w+ )?(?:from|off)|moved off|"
+        r"\b(?:ditched|dumped|abandoned|binned|stopped using|no longer use|"
+        r"dropped|switched (?:away )?from|migrated (?:\w+ )?(?:from|off)|moved off|"
         r"off of|quit|gave up(?: on)?|uninstalled)\b|卸了|弃用|从(?=\S{0,12}?(?:转|换|迁|改))",
         re.I,
     ),
@@ -547,7 +685,17 @@ def _left_values(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
         for entry_id, content in known:
             for slot, value in slot_values(content):
                 cue = _LEAVING.get(slot, _LEAVING["tool"]).search(clause)
-                if not cue or slot in ("role", "name", "manager"):
+                if slot == "employer" and not cue:
+                    # "Siemens let me go": the employer named before the words that say so.
+                    cue = re.search(
+                        rf"{re.escape(value)}\s+(?:let me go|laid me off|fired me|made me redundant)",
+                        clause,
+                        re.I,
+                    )
+                    if cue:
+                        ids.append(entry_id)
+                        break
+                if not cue or slot in ("name", "manager"):
                     continue
                 after = clause[cue.end() :].casefold()
                 name = value.casefold().strip()
@@ -565,14 +713,54 @@ def _left_values(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     return ids
 
 
+# The language the user is answered in: one at a time. A request for another one ("from now
+# on reply in Chinese", "以后用英文回答我") retires the known one; a text to translate or to
+# write for someone else says nothing of it.
+_LANGUAGES = {
+    "english": re.compile(r"\benglish\b|英文|英语", re.I),
+    "chinese": re.compile(r"\b(?:chinese|mandarin)\b|中文|汉语|普通话", re.I),
+    "japanese": re.compile(r"\bjapanese\b|日语|日文", re.I),
+    "german": re.compile(r"\bgerman\b|德语", re.I),
+    "french": re.compile(r"\bfrench\b|法语", re.I),
+    "spanish": re.compile(r"\bspanish\b|西班牙语", re.I),
+}
+_ANSWERED = re.compile(
+    r"\b(?:repl(?:y|ies|ied)|respon(?:d|ds|ses?)|answers?|talk to me|speak to me|write to me|"
+    r"chat with me)\b|回复|回答|答复|跟我说|和我说|跟我聊|和我交流|跟我交流",
+    re.I,
+)
+
+
+def _languages(text: str) -> set[str]:
+    return {name for name, pattern in _LANGUAGES.items() if pattern.search(text)}
+
+
+def _answer_language_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories of the language the user is answered in, when ``said`` asks
+    for another one."""
+    if not _ANSWERED.search(said) or re.search(r"\btranslat\w*|翻译", said, re.I):
+        return []
+    new = _languages(said)
+    if len(new) != 1:
+        return []
+    return [
+        entry_id
+        for entry_id, content in known
+        if _ANSWERED.search(content) and _languages(content) and not new & _languages(content)
+    ]
+
+
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
         return ()
+    # Asked of the assistant, a language to be answered in is a request, not a plan.
+    partnered = _partner_changes(_own_statements(said, plans=True), known)
+    partnered += _answer_language_changes(said, known)
     said = _own_statements(said)
     if not said:
-        return ()
-    ids = (
+        return tuple(partnered)
+    ids = partnered + (
         _slot_changes(said, known)
         + _stage_changes(said, known)
         + _value_changes(said, known)

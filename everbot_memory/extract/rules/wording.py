@@ -390,7 +390,12 @@ _CORRECTION = re.compile(
     r"well,? (?:no|technically|actually),?|technically|well,?(?= ?\d)|rather(?= ?\d)|"
     r"哦不对|啊不对|不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
 )
-_VALUE = re.compile(r"\d+(?:[.:]\d+)?")
+# A number, in digits or in Chinese numerals with their unit ("六岁", "三楼").
+# "一" alone is more often "a" ("走了一个") than a number.
+_VALUE = re.compile(
+    r"\d+(?:[.:]\d+)?|(?!一(?![零一二两三四五六七八九十百]))[零一二两三四五六七八九十百]+"
+    r"(?=[岁楼号点个月天年层人块元周])"
+)
 # Words after which a Chinese value stands, and words that may follow one.
 _INTRODUCES_VALUE = frozenset("是在去到住叫回从飞往于姓")
 _ENDS_VALUE = re.compile(r"(?:了|的|啦|读|上|工作|上班|住|玩|出差|开会|见|看|买|吃|$)")
@@ -417,6 +422,8 @@ def corrected(said: str) -> str:
         again = re.match(r"\s*([^\s,，。;；]*)", rest)
         if unit and again and again.group(1) and unit.group(1).startswith(again.group(1)):
             rest = rest[again.end() :]
+        elif unit and again and unit.group(1) and again.group(1).startswith(unit.group(1)):
+            rest = rest[again.start(1) + len(unit.group(1)) :]  # "二年级，不对，三年级了"
         fixed = left[: last.start()] + new.group(0) + left[last.end() :]
         return fixed + rest
     if CJK_RE.search(said):
