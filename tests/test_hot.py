@@ -219,10 +219,10 @@ def test_a_new_process_takes_the_rows_of_the_version_it_read(
     assert cached is not None and cached.rows == built.search["rows"]
 
 
-@given(_edits())
+@given(_edits(), st.sampled_from([0, 0, 1, 5, 13, 30]))
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_property_a_save_that_splices_the_last_files_writes_a_build_from_nothing(
-    steps: list[tuple[list[MemoryEntry], datetime]],
+    steps: list[tuple[list[MemoryEntry], datetime]], later: int
 ) -> None:
     import tempfile
 
@@ -238,15 +238,16 @@ def test_property_a_save_that_splices_the_last_files_writes_a_build_from_nothing
             profile = profile_lines([], after)
             base = (hot.file_digest(old), before)
             files = SideFiles.of(path)
-            built = hot_patch.patched(files, after, now, profile, hot.file_digest(new), base)
-            if built is None:
-                continue  # it could not tell (a shown memory left): a build does it
-            fresh = hot_build.build(new, after, now, None, profile)
+            # Saved at once, or hours later (a memory shown may have decayed; a day passed).
+            when = now + timedelta(hours=later)
+            built = hot_patch.patched(files, after, when, profile, hot.file_digest(new), base)
+            assert built is not None  # the rows spliced; the lines spliced or chosen anew
+            fresh = hot_build.build(new, after, when, None, profile)
             assert (built.prompt, built.search) == fresh[:2]
             built.put()
             cached = hot.HotFiles(path)
             cached._digest = hot.file_digest(new)
-            rows = cached.search(now.timestamp())
+            rows = cached.search(when.timestamp())
             assert rows is not None and rows.rows == fresh[1]["rows"]
             assert rows.text == fresh[1]["tokens"] and rows.starts == fresh[1]["starts"]
 
@@ -366,7 +367,7 @@ def test_ids_and_sizes_that_do_not_fit_the_search_file_send_the_save_to_a_build(
     assert (built.prompt, built.search) == hot_build.build(path.read_bytes(), changed, T0)[:2]
 
 
-def test_a_save_after_a_shown_memory_decayed_the_same_day_builds_what_a_build_gives(
+def test_a_save_after_a_shown_memory_decayed_chooses_the_lines_a_build_chooses(
     tmp_path: Path,
 ) -> None:
     from everbot_memory.core.rules import GRACE_DAYS
@@ -396,11 +397,12 @@ def test_a_save_after_a_shown_memory_decayed_the_same_day_builds_what_a_build_gi
     changed = [*entries, make_entry("n1", "The user owns a red bicycle.", 0.3)]
     files = SideFiles.of(path)
     new = _file(path, changed)
-    # Before 03:00 the change is spliced in; after it, the files are built again.
-    for hours, splices in ((1, True), (4, False)):
+    # Before 03:00 the change is spliced into the last lines; after it, and the next day,
+    # the lines are chosen again from every memory's score (the rows spliced all the same).
+    for hours in (1, 4, 30):
         when = start + timedelta(hours=hours)
         built = hot_patch.patched(files, changed, when, [], hot.file_digest(new), base)
-        assert (built is not None) is splices
-        made = hot_patch.prepare(path, new, changed, when, base=base)
+        assert built is not None
         fresh = hot_build.build(new, changed, when)
-        assert (made.prompt, made.search) == fresh[:2]
+        assert (built.prompt, built.search) == fresh[:2]
+    assert "The user keeps bees." in hot_build.build(new, changed, start)[0]["lines"][0]

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from itertools import accumulate, compress, pairwise, repeat
 from operator import attrgetter, is_, ne, not_, sub
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core import ranking
 from ..core.entry import MemoryEntry
@@ -33,6 +33,8 @@ from .hot_build import LINES_FILE, Built, _made, _read_file, _search_file, read_
 from .paths import SideFiles
 
 __all__ = ["patched", "prepare"]
+
+_DAY = 86_400
 
 
 def prepare(
@@ -117,6 +119,186 @@ class _Known:
         return None if number is None else self.entries[number]
 
 
+class _Last(NamedTuple):
+    """What the last session-start lines hold: the memories shown (``(id, line)``), by
+    group too, how many memories each group counts, in all, and the files' two times."""
+
+    shown: list[tuple[str, str]]
+    groups: dict[str, list[tuple[str, str]]]
+    counts: dict[str, int]
+    total: int
+    until: float
+    steady: float
+
+
+_Lines = tuple[list[tuple[str, str]], int, dict[str, Any], float, float]
+
+
+def _group_part(ranked: Sequence[Any], total: int) -> dict[str, Any]:
+    return {
+        "lines": [p.line for p in ranked],
+        "ids": [p.entry.id for p in ranked],
+        "scores": [round(p.score, 6) for p in ranked],
+        "total": total,
+    }
+
+
+def _spliced(
+    last: _Last,
+    known: _Known,
+    gone: Sequence[MemoryEntry],
+    leaving: Sequence[MemoryEntry],
+    fresh: Sequence[Any],
+    now: datetime,
+    grouped_files: bool,
+) -> _Lines | None:
+    """The session-start lines: the last ones with the change applied (memories shown,
+    total, groups, and the files' two times); None when the change reaches what they
+    cannot tell (a memory shown leaves, or sets when the files stop being right).
+    ``grouped_files``: some memory has a group (then the lines are kept by group too)."""
+    from ..core.rules import PROMPT_MIN_SCORE
+
+    stamp = now.timestamp()
+    shown, groups, counts = last.shown, dict(last.groups), dict(last.counts)
+    total, until, steady = last.total, last.until, last.steady
+    showing = {i for i, _ in shown}.union(*map(dict, groups.values()))
+    if any(old.id in showing for old in gone):
+        return None  # what would take its place is not in the files
+    for old in leaving:
+        if old.expires_at is not None and old.expires_at.timestamp() == until:
+            return None  # it set when the files stop being right
+    by_id = {p.entry.id: p for p in fresh}
+    moved: set[str] = set()
+    for old in leaving:
+        if old.id in showing:
+            # Shown, and changed: still shown if it ranks no lower than it did (a memory
+            # reinforced), since then none of those not shown can pass it.
+            if not _stays(_Shown(old, "", stamp), by_id[old.id], now, stamp):
+                return None
+            moved.add(old.id)
+        expires = old.expires_at
+        if (expires is not None and expires <= now) or _score(old, stamp) < PROMPT_MIN_SCORE:
+            continue
+        total -= 1
+        if not old.condensed_into and groups:
+            name = old.group or "none"
+            if name not in counts:
+                return None
+            counts[name] -= 1
+    if moved:
+        shown = [(i, line) for i, line in shown if i not in moved]
+        for name, members in groups.items():
+            groups[name] = [(i, line) for i, line in members if i not in moved]
+    arriving = []
+    for part in fresh:
+        if part.expires is not None:
+            at = part.expires.timestamp()
+            if stamp < at < until:
+                until = at
+            if part.expires <= now:
+                continue
+        if part.score_at(stamp) >= PROMPT_MIN_SCORE:
+            total += 1
+            # Counted, perhaps shown: the next splice must come before it decays (a build
+            # would take only some of them; these are a few, so all of them are taken).
+            steady = min(steady, part.until)
+            if not part.hidden:
+                arriving.append(part)
+    if arriving:
+        shown = [(p.entry.id, p.line) for p in _ranked(shown, arriving, known, stamp)]
+    grouped: dict[str, Any] = {}
+    if grouped_files:
+        for name, members in groups.items():
+            mine = [p for p in arriving if p.group == name]
+            ranked = _ranked(members, mine, known, stamp)
+            if counts[name] + len(mine) < len(ranked):
+                return None  # the counts do not add up
+            grouped[name] = _group_part(ranked, counts[name] + len(mine))
+        for part in arriving:
+            if part.group not in grouped:
+                mine = [p for p in arriving if p.group == part.group]
+                grouped[part.group] = _group_part(_ranked([], mine, known, stamp), len(mine))
+    return shown, total, grouped, until, steady
+
+
+def _anew(
+    entries: Sequence[MemoryEntry], fresh: dict[str, Any], now: datetime, line_of: Any
+) -> _Lines:
+    """The session-start lines chosen from every memory's score at ``now`` (what
+    :func:`.hot_build.build` chooses, without a part for every memory): a changed memory's
+    line is its part's, another's its row's (``line_of``, asked only of those shown)."""
+    import heapq
+
+    from ..core.rules import DAILY_DECAY, PROMPT_MIN_SCORE, PROMPT_TOP_K
+
+    stamp = now.timestamp()
+    near = PROMPT_MIN_SCORE / DAILY_DECAY + 1e-9
+    until = (stamp // _DAY + 1) * _DAY
+    steady = until
+    total = 0
+    eligible: list[_Scored] = []
+    decayed = ranking.decayed
+    for entry in entries:  # every memory: kept lean
+        expires = entry.expires_at
+        if expires is not None:
+            at = expires.timestamp()
+            if stamp < at < until:
+                until = at
+            if expires <= now:
+                continue
+        base_score, base_at = entry.anchor
+        last = entry.last_activated.timestamp()
+        score = decayed(base_score, base_at.timestamp(), last, stamp)
+        if score < PROMPT_MIN_SCORE:
+            continue
+        total += 1
+        if score < near:
+            steady = min(steady, _next_step(last, stamp))
+        if not entry.condensed_into:
+            eligible.append(_Scored(entry, score))
+
+    def strongest(items: list[_Scored]) -> list[_Scored]:
+        if len(items) > PROMPT_TOP_K:
+            floor = heapq.nlargest(PROMPT_TOP_K, [i.score for i in items])[-1]
+            items = [i for i in items if i.score >= floor]
+        chosen = sorted(items, key=_rank)[:PROMPT_TOP_K]
+        for item in chosen:
+            part = fresh.get(item.entry.id)
+            item.line = part.line if part is not None else line_of(item.entry.id)
+        return chosen
+
+    chosen = strongest(eligible)
+    grouped: dict[str, Any] = {}
+    if any(e.group for e in entries):
+        members: dict[str, list[_Scored]] = {}
+        for item in eligible:
+            members.setdefault(item.entry.group or "none", []).append(item)
+        for name, items in members.items():
+            ranked = strongest(items)
+            grouped[name] = _group_part(ranked, len(items))
+            chosen_too = ranked
+            steady = min([steady, *(_next_step(i.last, stamp) for i in chosen_too)])
+    steady = min([steady, *(_next_step(i.last, stamp) for i in chosen)])
+    return [(i.entry.id, i.line) for i in chosen], total, grouped, until, steady
+
+
+class _Scored:
+    """A memory and its score now, ranked as a part is (``_rank``)."""
+
+    __slots__ = ("entry", "last", "line", "order", "score")
+
+    def __init__(self, entry: MemoryEntry, score: float) -> None:
+        self.entry, self.score, self.line = entry, score, ""
+        self.order = (entry.created_at, entry.id)
+        self.last = entry.last_activated.timestamp()
+
+
+def _next_step(last: float, stamp: float) -> float:
+    """A second before the memory activated at ``last`` next decays, after ``stamp`` (as
+    ``hot_build._Part.score_at`` keeps it)."""
+    return last + (stamp - last) // _DAY * _DAY + _DAY - 1.0
+
+
 def _head(search: bytes) -> dict[str, Any] | None:
     cut = search.find(b"\n")
     if cut < 0 or not search.endswith(b"\n]}"):
@@ -143,7 +325,6 @@ def patched(
     files built for ``base`` (a version's hash and its entries as parsed); None when those
     files are missing, damaged, for another version or stale, or when the change reaches
     what they cannot tell (a shown memory leaves, the first group appears)."""
-    from ..core.rules import PROMPT_MIN_SCORE
     from .hot_build import _profile_key, _profile_parts
 
     version, old_entries = base
@@ -174,13 +355,11 @@ def patched(
             counts[str(name)] = int(g["total"])
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
-    if not built <= stamp < until:
-        return None
     count = len(old_entries)
     beside = read_lines(_read_file(files, LINES_FILE))
     try:
-        if beside is None or beside["sha256"] != version or not stamp < beside["steady"]:
-            return None  # not these files', or a memory shown (or counted) decayed since
+        if beside is None or beside["sha256"] != version:
+            return None  # made for another version
         if beside["prompt_crc"] != zlib.crc32(prompt_data):
             return None  # changed since it was written
         if beside["search_crc"] != zlib.crc32(search):
@@ -204,8 +383,6 @@ def patched(
     new_ids = {e.id for e in entries}
     if len(place) != count or len(new_ids) != len(entries):
         return None
-    if any(e.group for e in old_entries) != any(e.group for e in entries):
-        return None  # groups appear or go: every memory's group counts
     replaced = {old for e in entries for old in e.replaces}
     flipped = replaced ^ {old for e in old_entries for old in e.replaces}
 
@@ -241,98 +418,41 @@ def patched(
         return search[starts[number] : starts[number] + sizes[number]]
 
     known = _Known(old_entries, place)
-
     # What leaves: the memories removed, and the old versions of those changed.
     gone = [known[i] for i in set(ids).difference(new_ids)]
     leaving = gone + [known[e.id] for _, _, e in changed if e.id in known]
-    showing = {i for i, _ in shown}
-    for members in groups.values():
-        showing.update(i for i, _ in members)
-    if not showing <= place.keys():
+    if not {i for i, _ in shown}.union(*map(dict, groups.values())) <= place.keys():
         return None  # not the lines of these memories
-    if any(old.id in showing for old in gone):
-        return None  # what would take its place is not in the files
-    for old in leaving:
-        expires = old.expires_at
-        if expires is not None and expires.timestamp() == until:
-            return None  # it set when the files stop being right
-
     fresh = []
     for piece, size, entry in changed:
         part = _made(entry, entry.id in replaced, {})
         fresh.append(part)
         pieces[piece] = part.json()
         new_sizes[size] = len(pieces[piece])
-    by_id = {p.entry.id: p for p in fresh}
-    moved: set[str] = set()
     for old in leaving:
-        if old.id in showing:
-            # Shown, and changed: still shown if it ranks no lower than it did (a memory
-            # reinforced), since then none of those not shown can pass it.
-            if not _stays(_Shown(old, "", stamp), by_id[old.id], now, stamp):
-                return None
-            moved.add(old.id)
         length -= int(old_line(place[old.id]).rsplit(b",", 1)[1])
-        expires = old.expires_at
-        if (expires is not None and expires <= now) or _score(old, stamp) < PROMPT_MIN_SCORE:
-            continue
-        total -= 1
-        if not old.condensed_into and groups:
-            name = old.group or "none"
-            if name not in groups:
-                return None
-            counts[name] -= 1
-    if moved:
-        shown = [(i, line) for i, line in shown if i not in moved]
-        for name, members in groups.items():
-            groups[name] = [(i, line) for i, line in members if i not in moved]
+    length += sum(p.length for p in fresh)
 
-    arriving = []
-    for part in fresh:
-        length += part.length
-        if part.expires is not None:
-            at = part.expires.timestamp()
-            if stamp < at < until:
-                until = at
-            if part.expires <= now:
-                continue
-        if part.score_at(stamp) >= PROMPT_MIN_SCORE:
-            total += 1
-            # Counted, perhaps shown: the next splice must come before it decays (a build
-            # would take only some of them; these are a few, so all of them are taken).
-            steady = min(steady, part.until)
-            if not part.hidden:
-                arriving.append(part)
+    lines: Any = None
+    grouped_files = any(e.group for e in entries)
+    same_day = built <= stamp < min(until, steady)
+    if same_day and any(e.group for e in old_entries) == grouped_files:
+        last = _Last(shown, groups, counts, total, until, steady)
+        lines = _spliced(last, known, gone, leaving, fresh, now, grouped_files)
+    if lines is None:
 
-    if arriving:
-        chosen = _ranked(shown, arriving, known, stamp)
-        shown = [(p.entry.id, p.line) for p in chosen]
-    grouped: dict[str, Any] = {}
-    if any(e.group for e in entries):
-        for name, members in groups.items():
-            mine = [p for p in arriving if p.group == name]
-            count = counts[name] + len(mine)
-            ranked = _ranked(members, mine, known, stamp)
-            if count < len(ranked):
-                return None  # the counts do not add up: built anew
-            grouped[name] = {
-                "lines": [p.line for p in ranked],
-                "ids": [p.entry.id for p in ranked],
-                "scores": [round(p.score, 6) for p in ranked],
-                "total": count,
-            }
-        for part in arriving:
-            if part.group not in grouped:
-                mine = [p for p in arriving if p.group == part.group]
-                ranked = _ranked([], mine, known, stamp)
-                grouped[part.group] = {
-                    "lines": [p.line for p in ranked],
-                    "ids": [p.entry.id for p in ranked],
-                    "scores": [round(p.score, 6) for p in ranked],
-                    "total": len(mine),
-                }
-    elif groups:
-        return None
+        def line_of(entry_id: str) -> str:
+            row = json.loads(b"[" + old_line(place[entry_id]) + b"]")[0]
+            return str(row).split("\t", 7)[7]
+
+        # A shown memory left or decayed since, or a day passed: the lines chosen again
+        # from every memory's score (its row, line and tokens spliced all the same).
+        try:
+            lines = _anew(entries, {p.entry.id: p for p in fresh}, now, line_of)
+        except (ValueError, IndexError, TypeError, KeyError):
+            return None  # a row that is not one
+        built = (stamp // _DAY) * _DAY
+    shown, total, grouped, until, steady = lines
 
     by_fresh = {p.entry.id: p.group for p in fresh}
 
