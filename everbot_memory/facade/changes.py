@@ -37,7 +37,7 @@ def _with_changed_facts(
 ) -> Candidate | Proposal:
     """The candidate, marked as replacing the Active memories that give a single-valued fact
     (home, employer) another value, as a session saying it would."""
-    from ..extract.rules.changes import contradicted, single_valued
+    from ..extract.rules.single_valued import contradicted, single_valued
 
     if not single_valued(candidate.content):
         return candidate  # nothing to compare: the file's memories are not looked through

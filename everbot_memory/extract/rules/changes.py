@@ -7,8 +7,9 @@ retired; a single-valued fact (home, employer) with a new value retires the old 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .single_valued import contradicted, single_valued
 from .wording import sentence, third_person, verb_phrase, zh_third_person
 
 __all__ = ["CHANGES", "contradicted", "single_valued"]
@@ -19,11 +20,6 @@ _WHEN_SAID = re.compile(
     r"|\s+(?:yesterday|recently|lately|ago)\b.*$",
     re.I,
 )
-
-
-if TYPE_CHECKING:
-    from ...core.candidate import Candidate
-    from ...core.proposal import Proposal
 
 
 def _without_when(value: str) -> str:
@@ -133,48 +129,3 @@ CHANGES: list[tuple[re.Pattern[str], Any, int]] = [
 # Facts with one value at a time: a new one contradicts the known one with another value. The
 # subject may be the user in the third person, the user's own "I" (a memory typed as said), or
 # left out ("lives in Paris", as typed to `remember`).
-_SINGLE_VALUED = [
-    re.compile(
-        r"^(?:(?:the )?user (?:lives|is based)|i (?:live|am based)|lives|is based) in (.+?)$"
-        r"|^(?:用户|我)?住在(.+)$",
-        re.I,
-    ),
-    re.compile(
-        r"^(?:(?:the )?user works|i work|works) (?:at|for) (.+?)(?: as .*)?$"
-        r"|^(?:用户|我)在(.+?)工作",
-        re.I,
-    ),
-]
-
-
-def _value(match: re.Match[str]) -> str:
-    """The fact's value, compared without case and the sentence's final stop."""
-    return (match.group(1) or match.group(2)).strip().rstrip(".!。！").strip().casefold()
-
-
-def single_valued(content: str) -> bool:
-    """Whether ``content`` gives a fact with one value at a time (a home, an employer): only
-    such a memory can retire a known one by :func:`contradicted` without an old value."""
-    text = content.strip()
-    return any(pattern.match(text) for pattern in _SINGLE_VALUED)
-
-
-def contradicted(
-    candidate: Candidate | Proposal, old_value: str | None, known: list[tuple[str, str]]
-) -> tuple[str, ...]:
-    """Ids of known memories the candidate replaces."""
-    ids = []
-    if old_value:
-        # "Nordwind Logistics;" names the memory that says "... Nordwind Logistics."
-        needle = old_value.strip().rstrip(",;:.!?、，；：。！？").strip().casefold()
-        ids += [i for i, content in known if needle and needle in content.casefold()]
-    for pattern in _SINGLE_VALUED:
-        new = pattern.match(candidate.content.strip())
-        if not new:
-            continue
-        value = _value(new)
-        for entry_id, content in known:
-            old = pattern.match(content.strip())
-            if old and _value(old) != value:
-                ids.append(entry_id)
-    return tuple(dict.fromkeys(ids))
