@@ -24,7 +24,7 @@ from ..core.entry import MemoryEntry
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
 from .paths import SideFiles
 
-__all__ = ["LINES_FILE", "Built", "build", "prepare", "read_lines", "write"]
+__all__ = ["LINES_FILE", "Built", "build", "decay_day", "prepare", "read_lines", "write"]
 
 #: Beside the search file, for the next save only: each memory's id and line size.
 LINES_FILE = "hook-lines.json"
@@ -149,9 +149,7 @@ class _Part:
             self.score = ranking.decayed(*self.anchored, stamp)
             # Decay moves by whole days since the last activation: the score holds until the
             # next of them (a second short of each end, so float rounding never matters).
-            last = self.anchored[2]
-            start = last + (stamp - last) // _DAY * _DAY
-            self.since, self.until = start + 1.0, start + _DAY - 1.0
+            self.since, self.until = decay_day(self.anchored[2], stamp)
         return self.score
 
     def shown(self, now: datetime) -> bool:
@@ -159,8 +157,27 @@ class _Part:
         return not self.hidden and (self.expires is None or self.expires > now)
 
 
-def _prompt_key(part: _Part) -> tuple[float, datetime, str]:
+def decay_day(last: float, stamp: float) -> tuple[float, float]:
+    """The day of decay ``stamp`` is in, for a memory last activated at ``last``: decay moves
+    by whole days since the activation, so its score holds from a second after the start of
+    that day to a second before its end (float rounding never matters)."""
+    start = last + (stamp - last) // _DAY * _DAY
+    return start + 1.0, start + _DAY - 1.0
+
+
+def _prompt_key(part: Any) -> tuple[float, datetime, str]:
+    """The prompt's order of a part (or anything with its ``score`` and ``order``)."""
     return (-part.score, *part.order)
+
+
+def _group_part(chosen: Sequence[Any], total: int) -> dict[str, Any]:
+    """A group's share of the session-start lines: its strongest, their scores, its count."""
+    return {
+        "lines": [p.line for p in chosen],
+        "ids": [p.entry.id for p in chosen],
+        "scores": [round(p.score, 6) for p in chosen],
+        "total": total,
+    }
 
 
 #: What the last build in this process made for each memory, by memory file and entry id.
@@ -236,13 +253,7 @@ def _by_group(parts: Sequence[_Part], now: datetime) -> dict[str, Any]:
         everyone = [p for p in members if p.score >= PROMPT_MIN_SCORE and p.shown(now)]
         if not everyone:
             continue
-        chosen = _strongest(everyone)
-        out[name] = {
-            "lines": [p.line for p in chosen],
-            "ids": [p.entry.id for p in chosen],
-            "scores": [round(p.score, 6) for p in chosen],
-            "total": len(everyone),
-        }
+        out[name] = _group_part(_strongest(everyone), len(everyone))
     return out
 
 
@@ -262,7 +273,7 @@ def build(
 
     ``memo`` is the last save's (each memory's display line and search tokens by its
     content's hash), ``built`` the parts the last build in this process made, ``seed`` the
-    rows of the last build's files (see :func:`_read_memo`): a memory that did not change is
+    rows of the last build's files (see :func:`_read_rows`): a memory that did not change is
     neither redacted nor tokenized again, so a save of a large file pays only for what it
     changed. Either way the result is what a build from nothing gives.
     """
@@ -334,7 +345,7 @@ def build(
     return prompt_part, search_part, parts, by_id, steady
 
 
-def _strongest(eligible: list[_Part]) -> list[_Part]:
+def _strongest(eligible: list[Any]) -> list[Any]:
     """The prompt's memories: the strongest first, ties in file order, at most top-k
     (what sorting them all gives, sorting only the few that can be among them)."""
     from ..core.rules import PROMPT_TOP_K

@@ -4,14 +4,14 @@ A process that saves a change to the version it read, whose hooks' files are sti
 (built for that version, the same day, before the next expiry), writes the search file as the
 last one's bytes with a line replaced, added or taken out for each memory the save changed,
 added or removed; every other memory's line is copied as it is, not decoded. The
-session-start lines are the last ones with the change applied: a memory leaving them (or
-setting the files' expiry) sends the save back to a build (:func:`.hot_build.build`), since
-the memory that would take its place is not in the file; one arriving is ranked against
-those shown.
-
-The result is what a build gives at the moment the last files were built, with the change:
-what the hooks would read until the files' key runs out. ``tests/test_hot.py`` compares it
-with a build from nothing on random edit sequences.
+session-start lines are the last ones with the change applied (a memory arriving is ranked
+against those shown) while that is what a build gives: until a memory shown, or one counted
+a day above the floor, decays (``hook-lines.json`` keeps when). Past that, or when a memory
+shown leaves (the one to take its place is not in the files), they are chosen again from
+every memory's score, the rows spliced all the same. Caches missing, damaged, changed by
+hand (their checksums) or of another version are built from nothing
+(:func:`.hot_build.build`). ``tests/test_hot.py`` compares the result with a build from
+nothing on random edit sequences, saved at once and hours later.
 """
 
 from __future__ import annotations
@@ -27,14 +27,25 @@ from typing import Any, NamedTuple
 
 from ..core import ranking
 from ..core.entry import MemoryEntry
+from ..core.scoring import score_at
 from . import hot_build
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
-from .hot_build import LINES_FILE, Built, _made, _read_file, _search_file, read_lines
+from .hot_build import (
+    _DAY,
+    LINES_FILE,
+    Built,
+    _group_part,
+    _made,
+    _prompt_key,
+    _read_file,
+    _search_file,
+    _strongest,
+    decay_day,
+    read_lines,
+)
 from .paths import SideFiles
 
 __all__ = ["patched", "prepare"]
-
-_DAY = 86_400
 
 
 def prepare(
@@ -57,40 +68,31 @@ def prepare(
     return hot_build.prepare(memory_path, data, entries, now, profile, sha256, base)
 
 
-def _rank(item: Any) -> tuple[float, datetime, str]:
-    """The prompt's order (``hot_build._prompt_key``) of a part or a :class:`_Shown`."""
-    return (-item.score, *item.order)
+class _Scored:
+    """A memory and its score now, ranked as a part is (``hot_build._prompt_key``)."""
 
+    __slots__ = ("entry", "last", "line", "order", "score")
 
-def _score(entry: MemoryEntry, stamp: float) -> float:
-    base_score, base_at = entry.anchor
-    return ranking.decayed(base_score, base_at.timestamp(), entry.last_activated.timestamp(), stamp)
-
-
-class _Shown:
-    """A memory the last session-start lines show, ranked as a part is (``_prompt_key``)."""
-
-    __slots__ = ("entry", "line", "order", "score")
-
-    def __init__(self, entry: MemoryEntry, line: str, stamp: float) -> None:
-        self.entry, self.line, self.score = entry, line, _score(entry, stamp)
+    def __init__(self, entry: MemoryEntry, score: float, line: str = "") -> None:
+        self.entry, self.score, self.line = entry, score, line
         self.order = (entry.created_at, entry.id)
+        self.last = entry.last_activated.timestamp()
 
 
 def _ranked(
     shown: Sequence[tuple[str, str]],
     arriving: Sequence[Any],
     known: _Known,
-    stamp: float,
+    now: datetime,
 ) -> list[Any]:
     """The top-k of the memories shown (``(id, line)``) and those arriving, best first."""
     from ..core.rules import PROMPT_TOP_K
 
-    items = [_Shown(known[i], line, stamp) for i, line in shown]
-    return sorted([*items, *arriving], key=_rank)[:PROMPT_TOP_K]
+    items = [_Scored(known[i], score_at(known[i], now), line) for i, line in shown]
+    return sorted([*items, *arriving], key=_prompt_key)[:PROMPT_TOP_K]
 
 
-def _stays(old: _Shown, new: Any, now: datetime, stamp: float) -> bool:
+def _stays(old: _Scored, new: Any, now: datetime, stamp: float) -> bool:
     """Whether ``new``, the changed version of a memory shown as ``old``, is shown too, in
     the same group, ranked no lower."""
     from ..core.rules import PROMPT_MIN_SCORE
@@ -99,7 +101,7 @@ def _stays(old: _Shown, new: Any, now: datetime, stamp: float) -> bool:
         return False
     if new.score_at(stamp) < PROMPT_MIN_SCORE or new.group != (old.entry.group or "none"):
         return False
-    return _rank(new) <= _rank(old)
+    return _prompt_key(new) <= _prompt_key(old)
 
 
 class _Known:
@@ -134,15 +136,6 @@ class _Last(NamedTuple):
 _Lines = tuple[list[tuple[str, str]], int, dict[str, Any], float, float]
 
 
-def _group_part(ranked: Sequence[Any], total: int) -> dict[str, Any]:
-    return {
-        "lines": [p.line for p in ranked],
-        "ids": [p.entry.id for p in ranked],
-        "scores": [round(p.score, 6) for p in ranked],
-        "total": total,
-    }
-
-
 def _spliced(
     last: _Last,
     known: _Known,
@@ -173,11 +166,11 @@ def _spliced(
         if old.id in showing:
             # Shown, and changed: still shown if it ranks no lower than it did (a memory
             # reinforced), since then none of those not shown can pass it.
-            if not _stays(_Shown(old, "", stamp), by_id[old.id], now, stamp):
+            if not _stays(_Scored(old, score_at(old, now)), by_id[old.id], now, stamp):
                 return None
             moved.add(old.id)
         expires = old.expires_at
-        if (expires is not None and expires <= now) or _score(old, stamp) < PROMPT_MIN_SCORE:
+        if (expires is not None and expires <= now) or score_at(old, now) < PROMPT_MIN_SCORE:
             continue
         total -= 1
         if not old.condensed_into and groups:
@@ -205,19 +198,19 @@ def _spliced(
             if not part.hidden:
                 arriving.append(part)
     if arriving:
-        shown = [(p.entry.id, p.line) for p in _ranked(shown, arriving, known, stamp)]
+        shown = [(p.entry.id, p.line) for p in _ranked(shown, arriving, known, now)]
     grouped: dict[str, Any] = {}
     if grouped_files:
         for name, members in groups.items():
             mine = [p for p in arriving if p.group == name]
-            ranked = _ranked(members, mine, known, stamp)
+            ranked = _ranked(members, mine, known, now)
             if counts[name] + len(mine) < len(ranked):
                 return None  # the counts do not add up
             grouped[name] = _group_part(ranked, counts[name] + len(mine))
         for part in arriving:
             if part.group not in grouped:
                 mine = [p for p in arriving if p.group == part.group]
-                grouped[part.group] = _group_part(_ranked([], mine, known, stamp), len(mine))
+                grouped[part.group] = _group_part(_ranked([], mine, known, now), len(mine))
     return shown, total, grouped, until, steady
 
 
@@ -227,9 +220,7 @@ def _anew(
     """The session-start lines chosen from every memory's score at ``now`` (what
     :func:`.hot_build.build` chooses, without a part for every memory): a changed memory's
     line is its part's, another's its row's (``line_of``, asked only of those shown)."""
-    import heapq
-
-    from ..core.rules import DAILY_DECAY, PROMPT_MIN_SCORE, PROMPT_TOP_K
+    from ..core.rules import DAILY_DECAY, PROMPT_MIN_SCORE
 
     stamp = now.timestamp()
     near = PROMPT_MIN_SCORE / DAILY_DECAY + 1e-9
@@ -253,15 +244,12 @@ def _anew(
             continue
         total += 1
         if score < near:
-            steady = min(steady, _next_step(last, stamp))
+            steady = min(steady, decay_day(last, stamp)[1])
         if not entry.condensed_into:
             eligible.append(_Scored(entry, score))
 
     def strongest(items: list[_Scored]) -> list[_Scored]:
-        if len(items) > PROMPT_TOP_K:
-            floor = heapq.nlargest(PROMPT_TOP_K, [i.score for i in items])[-1]
-            items = [i for i in items if i.score >= floor]
-        chosen = sorted(items, key=_rank)[:PROMPT_TOP_K]
+        chosen = _strongest(items)
         for item in chosen:
             part = fresh.get(item.entry.id)
             item.line = part.line if part is not None else line_of(item.entry.id)
@@ -276,27 +264,9 @@ def _anew(
         for name, items in members.items():
             ranked = strongest(items)
             grouped[name] = _group_part(ranked, len(items))
-            chosen_too = ranked
-            steady = min([steady, *(_next_step(i.last, stamp) for i in chosen_too)])
-    steady = min([steady, *(_next_step(i.last, stamp) for i in chosen)])
+            steady = min([steady, *(decay_day(i.last, stamp)[1] for i in ranked)])
+    steady = min([steady, *(decay_day(i.last, stamp)[1] for i in chosen)])
     return [(i.entry.id, i.line) for i in chosen], total, grouped, until, steady
-
-
-class _Scored:
-    """A memory and its score now, ranked as a part is (``_rank``)."""
-
-    __slots__ = ("entry", "last", "line", "order", "score")
-
-    def __init__(self, entry: MemoryEntry, score: float) -> None:
-        self.entry, self.score, self.line = entry, score, ""
-        self.order = (entry.created_at, entry.id)
-        self.last = entry.last_activated.timestamp()
-
-
-def _next_step(last: float, stamp: float) -> float:
-    """A second before the memory activated at ``last`` next decays, after ``stamp`` (as
-    ``hot_build._Part.score_at`` keeps it)."""
-    return last + (stamp - last) // _DAY * _DAY + _DAY - 1.0
 
 
 def _head(search: bytes) -> dict[str, Any] | None:
@@ -322,9 +292,9 @@ def patched(
     base: tuple[str, Sequence[MemoryEntry]],
 ) -> Built | None:
     """The hooks' files for ``entries`` (a file whose hash is ``sha256``) spliced from the
-    files built for ``base`` (a version's hash and its entries as parsed); None when those
-    files are missing, damaged, for another version or stale, or when the change reaches
-    what they cannot tell (a shown memory leaves, the first group appears)."""
+    files built for ``base`` (a version's hash and its entries as parsed or written); None
+    when those files are missing, damaged, changed since they were written, or of another
+    version (then a build makes them)."""
     from .hot_build import _profile_key, _profile_parts
 
     version, old_entries = base
@@ -421,8 +391,6 @@ def patched(
     # What leaves: the memories removed, and the old versions of those changed.
     gone = [known[i] for i in set(ids).difference(new_ids)]
     leaving = gone + [known[e.id] for _, _, e in changed if e.id in known]
-    if not {i for i, _ in shown}.union(*map(dict, groups.values())) <= place.keys():
-        return None  # not the lines of these memories
     fresh = []
     for piece, size, entry in changed:
         part = _made(entry, entry.id in replaced, {})
