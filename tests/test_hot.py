@@ -280,23 +280,6 @@ def test_a_new_memory_in_a_large_file_is_spliced_in(
     assert built.prompt["ids"][0] == "new"
 
 
-def test_a_shown_memory_the_prompt_file_does_not_know_sends_the_save_to_a_build(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "MEMORY.md"
-    entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(5)]
-    data = _file(path, entries)
-    hot_build.write(path, data, entries, T0)
-    prompt = SideFiles.of(path).hook_file(hot.PROMPT_FILE)
-    cached = json.loads(prompt.read_bytes())
-    prompt.write_text(json.dumps({**cached, "ids": ["zzz", *cached["ids"][1:]]}))
-    changed = [*entries, make_entry("e9", "A new memory about coffee.")]
-    base = (hot.file_digest(data), entries)
-    built = hot_patch.prepare(path, _file(path, changed), changed, T0, base=base)
-    assert built._search_file is None  # built, not spliced
-    assert (built.prompt, built.search) == hot_build.build(path.read_bytes(), changed, T0)[:2]
-
-
 def test_saves_in_a_new_process_and_the_same_one_splice_what_a_build_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -343,28 +326,37 @@ def test_saves_in_a_new_process_and_the_same_one_splice_what_a_build_gives(
     assert spliced == [True] * 6
 
 
+def _prompt_edited(data: bytes) -> bytes:
+    cached = json.loads(data)  # a person's line, in a memory's place
+    lines = ["- The user hates music.", *cached["lines"][1:]]
+    return json.dumps({**cached, "lines": lines}).encode()
+
+
 @pytest.mark.parametrize(
-    "damage",
+    ("name", "damage"),
     [
-        lambda data: data.replace(b'"sizes":[', b'"sizes":[1,'),
-        lambda data: data.replace(b'"sha256":"', b'"sha256":"0'),
-        lambda data: b"",
+        (hot_build.LINES_FILE, lambda data: data.replace(b'"sizes":[', b'"sizes":[1,')),
+        (hot_build.LINES_FILE, lambda data: data.replace(b'"sha256":"', b'"sha256":"0')),
+        (hot_build.LINES_FILE, lambda data: b""),
+        (hot.PROMPT_FILE, _prompt_edited),
+        (hot.PROMPT_FILE, lambda data: data.replace(b'"ids":["', b'"ids":["zzz')),
     ],
 )
-def test_ids_and_sizes_that_do_not_fit_the_search_file_send_the_save_to_a_build(
-    tmp_path: Path, damage: Any
+def test_caches_damaged_or_changed_by_hand_send_the_save_to_a_build(
+    tmp_path: Path, name: str, damage: Any
 ) -> None:
     path = tmp_path / "MEMORY.md"
     entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(5)]
     data = _file(path, entries)
     hot_build.write(path, data, entries, T0)
-    beside = SideFiles.of(path).hook_file(hot_build.LINES_FILE)
-    beside.write_bytes(damage(beside.read_bytes()))
+    cache = SideFiles.of(path).hook_file(name)
+    cache.write_bytes(damage(cache.read_bytes()))
     changed = [*entries, make_entry("e9", "A new memory about coffee.")]
     base = (hot.file_digest(data), entries)
     built = hot_patch.prepare(path, _file(path, changed), changed, T0, base=base)
     assert built._search_file is None  # built, not spliced
     assert (built.prompt, built.search) == hot_build.build(path.read_bytes(), changed, T0)[:2]
+    assert "The user hates music." not in json.dumps(built.prompt)
 
 
 def test_a_save_after_a_shown_memory_decayed_chooses_the_lines_a_build_chooses(
