@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -211,24 +211,23 @@ _DESCRIPTORS = tuple(MemoryEntry.__dict__[name] for name in _FIELDS)
 _SET = type(_DESCRIPTORS[0]).__set__
 
 
-def restored(rows: Iterable[Sequence[Any]]) -> list[MemoryEntry]:
-    """Entries from rows of their field values in :data:`FIELDS` order, not checked: only
-    for values taken from entries that were (the engine's own record of a file it parsed or
-    wrote, read back whole). Anything else goes through :class:`MemoryEntry`."""
+def restored(columns: Sequence[Sequence[Any]]) -> list[MemoryEntry]:
+    """Entries from their values, one column per field in :data:`FIELDS` order, not checked:
+    only for values taken from entries that were (the engine's own record of a file it parsed
+    or wrote, read back whole). Anything else goes through :class:`MemoryEntry`."""
     from collections import deque
     from itertools import repeat
 
+    if len(columns) != len(_DESCRIPTORS):
+        raise ValueError(f"an entry has {len(_DESCRIPTORS)} fields, not {len(columns)}")
+    count = len(columns[0])
+    if any(len(column) != count for column in columns):
+        raise ValueError("the fields' columns are not all as long")
     new = object.__new__
-    out: list[MemoryEntry] = []
-    keep = out.append
-    count = len(_DESCRIPTORS)
-    run: Any = deque(maxlen=0).extend  # runs the setters: a C loop, for 100,000 entries
-    for row in rows:
-        if len(row) != count:
-            raise ValueError(f"an entry has {count} fields, not {len(row)}")
-        entry = new(MemoryEntry)
-        run(map(_SET, _DESCRIPTORS, repeat(entry), row))
-        keep(entry)
+    out = [new(MemoryEntry) for _ in range(count)]
+    run: Any = deque(maxlen=0).extend  # runs the setters: C loops, for 100,000 entries
+    for descriptor, column in zip(_DESCRIPTORS, columns, strict=True):
+        run(map(_SET, repeat(descriptor), out, column))
     return out
 
 

@@ -99,9 +99,10 @@ class Body:
     #: A person's lines in the Profile and the section's lines made from them and these
     #: entries (see :attr:`Document.derived`).
     derived: tuple[tuple[str, ...], tuple[str, ...]] | None = None
-    #: The line (from 0, in :attr:`text`) each entry's heading is on, in file order, and
-    #: how many lines its text takes, when every entry has an id of its own (else empty).
-    starts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: The line (from 0, in :attr:`text`) each entry's heading is on, in file order, how
+    #: many lines its text takes, and where its text begins in :attr:`text` (a character
+    #: offset), when every entry has an id of its own (else empty).
+    starts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
 
 def render_parts(doc: Document, *, reuse: bool = False) -> Body:
@@ -171,22 +172,24 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
 
 def _starts(
     out: list[str], at: int, sections: list[tuple[int, list[str]]], ids: list[str]
-) -> dict[str, tuple[int, int]]:
+) -> dict[str, tuple[int, int, int]]:
     """The line of each entry's heading in ``out`` joined by line breaks (whose body, the
-    sections, begins at ``out[at]``) and the number of lines of its text; ``ids`` in the
-    order of the sections' texts."""
-    starts: dict[str, tuple[int, int]] = {}
+    sections, begins at ``out[at]``), the number of lines of its text and the offset its
+    text begins at; ``ids`` in the order of the sections' texts."""
+    starts: dict[str, tuple[int, int, int]] = {}
     names = iter(ids)
-    line, done = 0, 0  # the line ``out[done]`` begins on
+    line, char, done = 0, 0, 0  # the line and offset ``out[done]`` begins on
     for place, texts in sections:
         index = at + place
         line += sum(chunk.count("\n") + 1 for chunk in out[done:index])
+        char += sum(map(len, out[done:index])) + index - done
         done = index
-        offset = line
+        offset, start = line, char
         for text in texts:  # joined by a blank line
             height = text.count("\n") + 1
-            starts[next(names)] = (offset, height)
+            starts[next(names)] = (offset, height, start)
             offset += height + 1
+            start += len(text) + 2
     return starts
 
 

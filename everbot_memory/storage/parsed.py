@@ -3,26 +3,32 @@
 Every save records what a parse of the text it wrote gives (the entries in file order, the
 line of each heading, each entry's text, the person's text around them), keyed by the
 file's content hash. The next process that reads that very version (the next ``remember``,
-hook job or merge) rebuilds the document from the record: decoding JSON rows is several
+hook job or merge) rebuilds the document from the record: decoding its columns is many
 times cheaper than reading 10,000 entries of Markdown, and at 100,000 entries it is most of a
 merge. A version the record is not for (an editor's save, a file from elsewhere) is parsed as
 always, so the record can only save time, never change what is read.
 
 The record is a cache (see ``storage/hot.py`` for the hooks' own): written without fsync,
 checked when read (its format, the file's hash, a checksum of the whole record), and ignored
-when it does not check out. One row per entry, so a save encodes only the entries it changed and
-reuses the rows of the others, as read or written by this process.
+when it does not check out. After a JSON header, the entries' values are one column per field,
+in ``marshal``'s format (the one ``.pyc`` files use: values only, never code run), times as
+ISO text: decoded and set on the entries by C loops, with no per-entry Python code.
+The header names the format's version; a record from another Python's is not read.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
+import marshal
 import zlib
+from collections.abc import Sequence
 from datetime import datetime, timezone
+from operator import attrgetter
 from typing import Any, NamedTuple
 
-from ..core.entry import MemoryEntry, restored
+from ..core.entry import FIELDS, MemoryEntry, restored
 from ..document.model import Document
 from ..document.parse import parse
 from ..document.render import Body, render_header, render_parts
@@ -32,50 +38,79 @@ __all__ = ["FILE", "Record", "document", "of_save", "record"]
 
 #: The record's name in the side folder.
 FILE = "parsed"
-#: Bumped whenever the rows or the header change meaning: an older record is not read.
-FORMAT = 3
-
-# The rows of the last record read or written in this process, by memory file: each entry
-# with its row, so the next record encodes only the entries that changed.
-_ROWS: dict[str, dict[str, tuple[MemoryEntry, bytes]]] = {}
-_ROWS_FILES = 4
+#: Bumped whenever the columns or the header change meaning: an older record is not read.
+FORMAT = 4
+#: The fields that hold a time (or None): kept as ISO text.
+_TIMES = frozenset({"created_at", "last_activated", "base_at", "expires_at"})
 
 
-def _check(data: bytes | memoryview) -> bytes:
-    # Against damage, not tampering: the file it describes is the one to trust.
-    return b"%08x" % zlib.crc32(data)
+class _Texts:
+    """The ISO text of the times this process last read or wrote, by the time object itself
+    (its ``id``: hashing an aware datetime is slow, and the objects are kept alive here, so an
+    ``id`` is never another's). A save writes again the times a load read or the last save
+    wrote, and ``isoformat`` would be the dearest step of a record."""
+
+    def __init__(self, times: list[Any] | None = None, texts: list[Any] | None = None) -> None:
+        self.kept: list[tuple[list[Any], list[Any]]] = []
+        self.by_id: dict[int, Any] | None = None
+        if times is not None and texts is not None:
+            self.add(times, texts)
+
+    def add(self, times: list[Any], texts: list[Any]) -> None:
+        """Keep ``texts``, the text of each of ``times`` (looked up only by the next save)."""
+        self.kept.append((times, texts))
+        self.by_id = None
+
+    def of(self, times: list[Any]) -> list[Any]:
+        """The text of each of ``times`` (None stays None)."""
+        if self.by_id is None:
+            self.by_id = {id(None): None}
+            for kept, texts in self.kept:
+                self.by_id.update(zip(map(id, kept), texts, strict=True))
+        found = list(map(self.by_id.get, map(id, times), itertools.repeat(_NEW)))
+        if _NEW in found:
+            found = [
+                value.isoformat() if text is _NEW else text
+                for text, value in zip(found, times, strict=True)
+            ]
+        return found
 
 
-def _time(value: datetime | None) -> str | None:
-    # Entries hold whole seconds in UTC: "2026-03-01T09:30:00+00:00", read back by
-    # ``datetime.fromisoformat`` as the same value (and the same ``timezone.utc``).
-    return None if value is None else value.isoformat()
+_NEW = object()  # a time not seen yet
+_TEXTS = _Texts()
 
 
-def _row(entry: MemoryEntry) -> bytes:
-    """``entry``'s values as one line of JSON, in the order :func:`restored` takes them."""
-    return json.dumps(
-        [
-            entry.id,
-            entry.content,
-            entry.category,
-            entry.score,
-            _time(entry.created_at),
-            _time(entry.last_activated),
-            entry.activation_count,
-            entry.source_session,
-            entry.base_score,
-            _time(entry.base_at),
-            list(entry.merged_ids),
-            _time(entry.expires_at),
-            list(entry.replaces),
-            entry.group,
-            list(entry.condensed_from),
-            entry.condensed_into,
-        ],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    ).encode("utf-8")
+def _columns(entries: Sequence[MemoryEntry]) -> list[list[Any]]:
+    """The entries' values, one column per field in :data:`FIELDS` order, times as ISO text
+    (entries hold whole seconds in UTC: "2026-03-01T09:30:00+00:00")."""
+    global _TEXTS
+    texts, _TEXTS = _TEXTS, _Texts()
+    columns = [list(map(attrgetter(name), entries)) for name in FIELDS]
+    for at, (name, column) in enumerate(zip(FIELDS, columns, strict=True)):
+        if name in _TIMES:
+            columns[at] = texts.of(column)
+            _TEXTS.add(column, columns[at])
+    return columns
+
+
+def _entries(columns: list[list[Any]]) -> list[MemoryEntry]:
+    """The entries :func:`_columns` took apart."""
+    if len(columns) != len(FIELDS):
+        raise ValueError("not the columns of entries")
+    timed = [c for n, c in zip(FIELDS, columns, strict=True) if n in _TIMES]
+    # The entries one session wrote share their times: each is made once, and shared.
+    distinct = dict.fromkeys(itertools.chain.from_iterable(timed))
+    distinct.pop(None, None)
+    made = list(map(datetime.fromisoformat, distinct))
+    if any(value.tzinfo is not timezone.utc for value in made):
+        raise ValueError("a time not in UTC")
+    times: dict[str | None, datetime | None] = dict(zip(distinct, made, strict=True))
+    times[None] = None
+    for column in timed:
+        column[:] = map(times.__getitem__, column)
+    global _TEXTS
+    _TEXTS = _Texts(made, list(distinct))
+    return restored(columns)
 
 
 def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
@@ -102,18 +137,26 @@ def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
     # Not a parse's, but true of this text: the profile it shows, made from these entries
     # (a save from the record derives it again only when a memory it comes from changed).
     result.derived = rendered.derived
-    places = list(rendered.starts.values())  # in file order, as the entries
-    return Record(result, [skip + at for at, _ in places], [height for _, height in places])
+    places = rendered.starts.values()  # in file order, as the entries
+    before = len(header)
+    return Record(
+        result,
+        [skip + line for line, _, _ in places],
+        [before + at for _, _, at in places],
+        [len(text) for _, text in rendered.sources.values()],
+    )
 
 
 class Record(NamedTuple):
     """A parse to keep: the document (its entries, and a person's text around them), the
-    line each entry's heading is on (from 1) and how many lines its text takes, in file
-    order. Every entry's text is its canonical one."""
+    line each entry's heading is on (from 1), and where its text begins in the file's text
+    and how long it is, in file order. Every entry's text
+    is its canonical one."""
 
     doc: Document
     lines: list[int]
-    heights: list[int]
+    offsets: list[int]
+    sizes: list[int]
 
 
 def record(files: SideFiles, version: str, kept: Record) -> None:
@@ -122,41 +165,29 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
     from .atomic import write_atomically
 
     doc = kept.doc
-    name = str(files.target)
-    rows = _ROWS.pop(name, {})
-    lines: list[bytes] = []
-    keep = lines.append
-    for entry in doc.entries:  # every memory of every save: only a changed one is encoded
-        found = rows.get(entry.id)
-        if found is None or not (found[0] is entry or found[0] == entry):
-            found = rows[entry.id] = (entry, _row(entry))
-        keep(found[1])
-    if len(rows) != len(lines):  # some memories are gone
-        rows = {e.id: rows[e.id] for e in doc.entries}
-    _remember(name, rows)
+    columns = _columns(doc.entries)
     head = {
         "format": FORMAT,
+        "marshal": marshal.version,
         "sha256": version,
-        "count": len(lines),
+        "count": len(doc.entries),
         "last_updated": doc.last_updated,
         "preamble": doc.preamble,
         "notes": doc.notes,
         "profile": doc.profile,
-        "lines": kept.lines,
-        "heights": kept.heights,
         "derived": None if doc.derived is None else [list(doc.derived[0]), list(doc.derived[1])],
     }
     encoded = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    data = b"\n".join([encoded, *lines])  # one copy of a record that may be tens of MB
+    places = (kept.lines, kept.offsets, kept.sizes)
+    values = marshal.dumps((columns, places), marshal.version)
+    del columns
+    # Against damage, not tampering: the file it describes is the one to trust.
+    check = zlib.crc32(values, zlib.crc32(b"\n", zlib.crc32(encoded)))
     # The first line: a checksum of the rest, so that a record damaged anywhere is not read.
     with contextlib.suppress(OSError):
-        write_atomically(files.hook_file(FILE), [_check(data), b"\n", data], durable=False)
-
-
-def _remember(name: str, rows: dict[str, tuple[MemoryEntry, bytes]]) -> None:
-    while len(_ROWS) >= _ROWS_FILES:
-        _ROWS.pop(next(iter(_ROWS)))
-    _ROWS[name] = rows
+        write_atomically(
+            files.hook_file(FILE), [b"%08x\n" % check, encoded, b"\n", values], durable=False
+        )
 
 
 def document(files: SideFiles, version: str, text: str) -> Document | None:
@@ -174,16 +205,19 @@ def document(files: SideFiles, version: str, text: str) -> Document | None:
         if first < 0 or second < 0:
             return None
         head = json.loads(data[first + 1 : second])
-        if head["format"] != FORMAT or head["sha256"] != version:
+        if head["format"] != FORMAT or head["marshal"] != marshal.version:
             return None
-        if _check(memoryview(data)[first + 1 :]) != data[:first]:
+        if head["sha256"] != version:
+            return None
+        if b"%08x" % zlib.crc32(memoryview(data)[first + 1 :]) != data[:first]:
             return None  # damaged
-        count, starts, heights = head["count"], head["lines"], head["heights"]
-        lines = data.split(b"\n")[2:] if count else []
+        columns, (starts, offsets, sizes) = marshal.loads(memoryview(data)[second + 1 :])
         del data
-        if not len(lines) == len(starts) == len(heights) == count:
+        entries = _entries(columns)
+        if not len(entries) == len(starts) == len(offsets) == len(sizes):
             return None
-        entries = restored(_values(json.loads(b"[" + b",".join(lines) + b"]")))
+        if len(entries) != head["count"]:
+            return None
         doc = Document(
             entries,
             list(head["preamble"]),
@@ -195,36 +229,11 @@ def document(files: SideFiles, version: str, text: str) -> Document | None:
         if derived is not None:
             person, shown = derived
             doc.derived = (tuple(map(str, person)), tuple(map(str, shown)))
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, EOFError):
         return None  # not a record this version wrote: parse the file
-    file_lines = text.split("\n")
-    for entry, start, height in zip(entries, starts, heights, strict=True):
-        doc.lines[entry.id] = start
-        if height:
-            doc.sources[entry.id] = (entry, "\n".join(file_lines[start - 1 : start - 1 + height]))
-    _remember(str(files.target), {e.id: (e, row) for e, row in zip(entries, lines, strict=True)})
+    ids = list(map(attrgetter("id"), entries))
+    doc.lines.update(zip(ids, starts, strict=True))
+    # Each entry's text, cut from the file's (C loops: no per-entry Python code).
+    texts = map(text.__getitem__, map(slice, offsets, map(int.__add__, offsets, sizes)))
+    doc.sources.update(zip(ids, zip(entries, texts, strict=True), strict=True))
     return doc
-
-
-def _values(rows: list[list[Any]]) -> list[list[Any]]:
-    """The rows' values as an entry holds them: times, and tuples for lists."""
-    times: dict[str, datetime] = {}  # the entries one session wrote share their times
-    get = times.get
-    for row in rows:
-        if len(row) != 16:
-            raise ValueError("not a row of an entry")
-        for place in (4, 5, 9, 11):  # each entry's four times, written by _time
-            text = row[place]
-            if text is None and place == 11:
-                continue  # no expiry
-            value = get(text)
-            if value is None:
-                value = times[text] = _moment(text)
-            row[place] = value
-        row[10], row[12], row[14] = tuple(row[10]), tuple(row[12]), tuple(row[14])
-    return rows
-
-
-def _moment(text: str) -> datetime:
-    value = datetime.fromisoformat(text)
-    return value if value.tzinfo is timezone.utc else value.astimezone(timezone.utc)
