@@ -33,7 +33,7 @@ def remember(path: str, worker: str, count: int, unsafe: bool) -> None:
         store_module.MemoryStore.lock = lambda self: contextlib.nullcontext()  # type: ignore[assignment,method-assign,misc,return-value]
         store_module.rebase = lambda base, ours, theirs: list(ours)  # type: ignore[assignment]
 
-        def write_blindly(self, data, expected, backup=None):  # type: ignore[no-untyped-def]
+        def write_blindly(self, data, expected, backup=None, version=None):  # type: ignore[no-untyped-def]
             write_atomically(self.files.target, data)
             return backend_module.WriteResult(digest(data))
 

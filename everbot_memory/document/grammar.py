@@ -161,9 +161,15 @@ CANONICAL_RE = re.compile(
 def _day(text: str) -> datetime | None:
     """A ``YYYY-MM-DD`` date as midnight UTC (memoized: many entries share a date)."""
     try:
+        if _DAY_RE.fullmatch(text):
+            # What strptime reads it as, without importing it and compiling its patterns.
+            return datetime(int(text[:4]), int(text[5:7]), int(text[8:]), tzinfo=timezone.utc)
         return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
     except ValueError:
         return None
+
+
+_DAY_RE = re.compile(r"\d{4}-\d\d-\d\d", re.ASCII)
 
 
 def parse_heading(text: str, exact: re.Match[str] | None = None) -> Heading:

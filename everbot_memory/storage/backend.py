@@ -68,9 +68,17 @@ class Backend(Protocol):
         """The current bytes and their version; raises :class:`StoreError` when unreadable."""
         ...
 
-    def write(self, data: bytes, expected: Snapshot, backup: bytes | None = None) -> WriteResult:
+    def write(
+        self,
+        data: bytes,
+        expected: Snapshot,
+        backup: bytes | None = None,
+        *,
+        version: str | None = None,
+    ) -> WriteResult:
         """Replace the bytes with ``data`` if they are still ``expected``, keeping ``backup``
-        (default: ``expected``'s bytes) as the previous version.
+        (default: ``expected``'s bytes) as the previous version. ``version``: ``data``'s
+        content hash, when the caller knows it already.
 
         Raises :class:`StoreError` on failure, with the old bytes untouched.
         """
@@ -175,9 +183,16 @@ class LocalFile:
         self.files.ensure()  # the lock is in the side folder, made here for a first save
         return self._lock.held()
 
-    def write(self, data: bytes, expected: Snapshot, backup: bytes | None = None) -> WriteResult:
+    def write(
+        self,
+        data: bytes,
+        expected: Snapshot,
+        backup: bytes | None = None,
+        *,
+        version: str | None = None,
+    ) -> WriteResult:
         """Keep ``backup`` (default: ``expected``) as ``MEMORY.md.bak``, then put ``data`` in
-        place if the file is unchanged.
+        place if the file is unchanged (``version``: its content hash, if known).
 
         On Linux the new file is swapped in with ``renameat2(RENAME_EXCHANGE)`` and what comes
         back is checked: an editor's save that landed between our check and the swap is
@@ -189,6 +204,8 @@ class LocalFile:
             raise StoreError(f"cannot write {self.path}: folder {target.parent} does not exist")
         if not self._holds(expected):
             return WriteResult(None)  # changed since it was read: nothing to back up or write
+        if version is None:
+            version = digest(data)  # a large file's hash: made once, not once per outcome
         mode = 0o600
         if expected.data is not None:
             with contextlib.suppress(FileNotFoundError):  # deleted meanwhile: a new file
@@ -203,7 +220,7 @@ class LocalFile:
         self._sweep_temp_files()
         if can_exchange():
             # A swapped-out file holding what the backup leaves out (a secret) is not kept.
-            return self._swap(target, data, mode, expected, keep=backup is None)
+            return self._swap(target, data, version, mode, expected, keep=backup is None)
 
         def unchanged() -> bool:
             # An editor may have saved while we wrote; replacing now would lose its change.
@@ -211,10 +228,17 @@ class LocalFile:
             return self._holds(expected)
 
         written = self._replace(target, data, mode, unchanged)
-        return WriteResult(digest(data) if written else None)
+        return WriteResult(version if written else None)
 
     def _swap(
-        self, target: Path, data: bytes, mode: int, expected: Snapshot, *, keep: bool = True
+        self,
+        target: Path,
+        data: bytes,
+        version: str | None,
+        mode: int,
+        expected: Snapshot,
+        *,
+        keep: bool = True,
     ) -> WriteResult:
         try:
             tmp = temp_file(target, data, mode)
@@ -223,7 +247,7 @@ class LocalFile:
         try:
             if not exchange(tmp, target, new=expected.data is None):
                 written = self._replace(target, data, mode)  # no exchange on this file system
-                return WriteResult(digest(data) if written else None)
+                return WriteResult(version if written else None)
             fsync_dir(target.parent)
         except OSError as exc:
             with contextlib.suppress(OSError):  # the temp file, still ours: nothing swapped
@@ -232,7 +256,7 @@ class LocalFile:
                 return WriteResult(None)  # someone created the file meanwhile: read it
             raise self._error(target, exc) from exc
         if expected.data is None:
-            return WriteResult(digest(data))
+            return WriteResult(version)
         back = tmp.read_bytes()
         if back == expected.data:
             # An editor may hold this file open and write into it any moment now: keep it, so
@@ -241,14 +265,14 @@ class LocalFile:
                 self._keep_previous(tmp, expected.version, back)
             else:
                 tmp.unlink(missing_ok=True)
-            return WriteResult(digest(data))
+            return WriteResult(version)
         back = _settled_bytes(tmp)
         # Someone saved in the instant before the swap: their bytes came back. Keep them on disk
         # (under a name no cleanup removes) until they are merged and written.
         kept = tmp.with_name(f".{target.name}.displaced.{tmp.name.rsplit('.', 2)[-2]}")
         # (SideFiles.displaced lists these; doctor reports one a crash left.)
         os.replace(tmp, kept)
-        return WriteResult(digest(data), displaced=back, token=str(kept))
+        return WriteResult(version, displaced=back, token=str(kept))
 
     def release(self, token: str) -> None:
         """Delete a set-aside copy (displaced, or written into late) once it is merged."""

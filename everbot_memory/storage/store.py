@@ -381,7 +381,7 @@ class MemoryStore:
             )
             # When this save redacted a memory, the backup must not keep it either.
             backup = _without_secrets(snapshot.data) if self.warnings else None
-            result = self.backend.write(written, snapshot, backup)
+            result = self.backend.write(written, snapshot, backup, version=version)
             if result.version is None:
                 # An editor saved while we were writing: nothing of ours reached the disk, so
                 # no one's save descends from it. Merge onto their version.
