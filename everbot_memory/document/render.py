@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import accumulate, islice, repeat
+from operator import add
 from typing import TYPE_CHECKING
 
 from ..core.clock import iso, utcnow
@@ -184,12 +186,13 @@ def _starts(
         line += sum(chunk.count("\n") + 1 for chunk in out[done:index])
         char += sum(map(len, out[done:index])) + index - done
         done = index
-        offset, start = line, char
-        for text in texts:  # joined by a blank line
-            height = text.count("\n") + 1
-            starts[next(names)] = (offset, height, start)
-            offset += height + 1
-            start += len(text) + 2
+        # C loops (a file may hold 100,000 memories): texts are joined by a blank line.
+        heights = list(map(add, map(str.count, texts, repeat("\n")), repeat(1)))
+        lines = accumulate(map(add, heights, repeat(1)), initial=line)
+        chars = accumulate(map(add, map(len, texts), repeat(2)), initial=char)
+        # (``lines`` and ``chars`` hold one more: where the next text would begin.)
+        places = zip(lines, heights, chars, strict=False)
+        starts.update(zip(islice(names, len(texts)), places, strict=True))
     return starts
 
 
@@ -214,6 +217,23 @@ def _touches_profile(
     return _among_strongest(sources, arriving, leaving)
 
 
+def _first_sources(sources: dict[str, tuple[MemoryEntry, str]], limit: int) -> list[MemoryEntry]:
+    """The first ``limit`` memories the profile may come from, in file order (``sources``
+    is), and those tied with the last of them on score and age: the strongest ``limit`` by
+    ``profile.source_key`` are among them (file order differs only on ties, broken by id
+    instead of text). A prefix of the file, not all of it."""
+    found: list[MemoryEntry] = []
+    last: tuple[float, datetime] | None = None
+    for entry, _ in sources.values():
+        if last is not None and (entry.score, entry.created_at) != last:
+            break
+        if is_source(entry):
+            found.append(entry)
+            if len(found) == limit:
+                last = (entry.score, entry.created_at)
+    return found
+
+
 def _among_strongest(
     sources: dict[str, tuple[MemoryEntry, str]],
     arriving: list[MemoryEntry],
@@ -228,9 +248,7 @@ def _among_strongest(
     from ..core import profile
 
     limit = profile.MAX_SOURCES
-    strong = heapq.nsmallest(
-        limit, (e for e, _ in sources.values() if is_source(e)), key=profile.source_key
-    )
+    strong = heapq.nsmallest(limit, _first_sources(sources, limit), key=profile.source_key)
     if len(strong) < limit:
         return True  # every memory it may come from counts
     shown = {id(e) for e in strong}

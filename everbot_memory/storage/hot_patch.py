@@ -21,8 +21,8 @@ import os
 import zlib
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from itertools import accumulate, compress, pairwise, repeat
-from operator import attrgetter, is_, ne, not_, sub
+from itertools import accumulate, chain, compress, pairwise, repeat
+from operator import add, attrgetter, is_, ne, not_, sub
 from typing import Any, NamedTuple
 
 from ..core import ranking
@@ -339,29 +339,29 @@ def patched(
         return None
     if not isinstance(ids, list) or not isinstance(sizes, list):
         return None
-    if not len(ids) == len(sizes) == count or ids != [e.id for e in old_entries]:
+    if not len(ids) == len(sizes) == count or ids != list(map(attrgetter("id"), old_entries)):
         return None  # not the rows of the base, in its order
     # Where each memory's line starts in the file's bytes (each line and its ",\n").
     try:
         sizes = list(map(int, sizes))
     except (TypeError, ValueError):
         return None
-    starts = list(accumulate([size + 2 for size in sizes], initial=head["body"]))
+    starts = list(accumulate(map(add, sizes, repeat(2)), initial=head["body"]))
     if starts[-1] - (2 if count else 0) != len(search) - 3:
         return None  # the lines' sizes do not add up to the file
     place = dict(zip(ids, range(count), strict=True))
-    new_ids = {e.id for e in entries}
+    new_id_list = list(map(attrgetter("id"), entries))
+    new_ids = set(new_id_list)
     if len(place) != count or len(new_ids) != len(entries):
         return None
-    replaced = {old for e in entries for old in e.replaces}
-    flipped = replaced ^ {old for e in old_entries for old in e.replaces}
+    replaced = set(chain.from_iterable(map(attrgetter("replaces"), entries)))
+    flipped = replaced ^ set(chain.from_iterable(map(attrgetter("replaces"), old_entries)))
 
     # The new file's lines: runs of old lines copied as they are, and a new line for each
     # memory changed or added (made below, once it is known the splice can be done). Found
     # with C loops (map, compress) over the memories: a file may hold 100,000 of them.
     view = memoryview(search)  # runs of lines joined into the new file without a copy each
     total_new = len(entries)
-    new_id_list = list(map(attrgetter("id"), entries))
     places = list(map(place.get, new_id_list, repeat(count)))  # ``count``: not in the base
     olds: list[MemoryEntry | None] = [*old_entries, None]
     same = list(map(is_, entries, map(olds.__getitem__, places)))

@@ -12,20 +12,21 @@ The record is a cache (see ``storage/hot.py`` for the hooks' own): written witho
 checked when read (its format, the file's hash, a checksum of the whole record), and ignored
 when it does not check out. After a JSON header, the entries' values are one column per field,
 in ``marshal``'s format (the one ``.pyc`` files use: values only, never code run), times as
-ISO text: decoded and set on the entries by C loops, with no per-entry Python code.
+seconds since the epoch: decoded and set on the entries by C loops, with no per-entry Python
+code.
 The header names the format's version; a record from another Python's is not read.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import marshal
 import zlib
 from collections.abc import Sequence
-from datetime import datetime, timezone
-from operator import attrgetter
+from datetime import datetime, timedelta, timezone
+from itertools import chain, repeat
+from operator import add, attrgetter, itemgetter, sub
 from typing import Any, NamedTuple
 
 from ..core.entry import FIELDS, MemoryEntry, restored
@@ -39,57 +40,22 @@ __all__ = ["FILE", "Record", "document", "of_save", "record"]
 #: The record's name in the side folder.
 FILE = "parsed"
 #: Bumped whenever the columns or the header change meaning: an older record is not read.
-FORMAT = 4
-#: The fields that hold a time (or None): kept as ISO text.
+FORMAT = 5
+#: The fields that hold a time (or None): kept as seconds since the epoch.
 _TIMES = frozenset({"created_at", "last_activated", "base_at", "expires_at"})
-
-
-class _Texts:
-    """The ISO text of the times this process last read or wrote, by the time object itself
-    (its ``id``: hashing an aware datetime is slow, and the objects are kept alive here, so an
-    ``id`` is never another's). A save writes again the times a load read or the last save
-    wrote, and ``isoformat`` would be the dearest step of a record."""
-
-    def __init__(self, times: list[Any] | None = None, texts: list[Any] | None = None) -> None:
-        self.kept: list[tuple[list[Any], list[Any]]] = []
-        self.by_id: dict[int, Any] | None = None
-        if times is not None and texts is not None:
-            self.add(times, texts)
-
-    def add(self, times: list[Any], texts: list[Any]) -> None:
-        """Keep ``texts``, the text of each of ``times`` (looked up only by the next save)."""
-        self.kept.append((times, texts))
-        self.by_id = None
-
-    def of(self, times: list[Any]) -> list[Any]:
-        """The text of each of ``times`` (None stays None)."""
-        if self.by_id is None:
-            self.by_id = {id(None): None}
-            for kept, texts in self.kept:
-                self.by_id.update(zip(map(id, kept), texts, strict=True))
-        found = list(map(self.by_id.get, map(id, times), itertools.repeat(_NEW)))
-        if _NEW in found:
-            found = [
-                value.isoformat() if text is _NEW else text
-                for text, value in zip(found, times, strict=True)
-            ]
-        return found
-
-
-_NEW = object()  # a time not seen yet
-_TEXTS = _Texts()
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def _columns(entries: Sequence[MemoryEntry]) -> list[list[Any]]:
-    """The entries' values, one column per field in :data:`FIELDS` order, times as ISO text
-    (entries hold whole seconds in UTC: "2026-03-01T09:30:00+00:00")."""
-    global _TEXTS
-    texts, _TEXTS = _TEXTS, _Texts()
+    """The entries' values, one column per field in :data:`FIELDS` order, times as seconds
+    since the epoch (entries hold whole seconds in UTC: exact as floats)."""
+    seconds = timedelta.total_seconds
     columns = [list(map(attrgetter(name), entries)) for name in FIELDS]
-    for at, (name, column) in enumerate(zip(FIELDS, columns, strict=True)):
-        if name in _TIMES:
-            columns[at] = texts.of(column)
-            _TEXTS.add(column, columns[at])
+    for name, column in zip(FIELDS, columns, strict=True):
+        if name == "expires_at":  # the one that may be None
+            column[:] = [None if value is None else seconds(value - _EPOCH) for value in column]
+        elif name in _TIMES:
+            column[:] = map(seconds, map(sub, column, repeat(_EPOCH)))
     return columns
 
 
@@ -99,17 +65,13 @@ def _entries(columns: list[list[Any]]) -> list[MemoryEntry]:
         raise ValueError("not the columns of entries")
     timed = [c for n, c in zip(FIELDS, columns, strict=True) if n in _TIMES]
     # The entries one session wrote share their times: each is made once, and shared.
-    distinct = dict.fromkeys(itertools.chain.from_iterable(timed))
+    distinct = dict.fromkeys(chain.from_iterable(timed))
     distinct.pop(None, None)
-    made = list(map(datetime.fromisoformat, distinct))
-    if any(value.tzinfo is not timezone.utc for value in made):
-        raise ValueError("a time not in UTC")
-    times: dict[str | None, datetime | None] = dict(zip(distinct, made, strict=True))
+    made = map(datetime.fromtimestamp, distinct, repeat(timezone.utc))
+    times: dict[float | None, datetime | None] = dict(zip(distinct, made, strict=True))
     times[None] = None
     for column in timed:
         column[:] = map(times.__getitem__, column)
-    global _TEXTS
-    _TEXTS = _Texts(made, list(distinct))
     return restored(columns)
 
 
@@ -133,17 +95,16 @@ def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
         if alone.problems or alone.entries:
             return None
         result.preamble, result.notes, result.profile = alone.preamble, alone.notes, alone.profile
-    result.entries = [entry for entry, _ in rendered.sources.values()]
+    result.entries = list(map(itemgetter(0), rendered.sources.values()))
     # Not a parse's, but true of this text: the profile it shows, made from these entries
     # (a save from the record derives it again only when a memory it comes from changed).
     result.derived = rendered.derived
-    places = rendered.starts.values()  # in file order, as the entries
-    before = len(header)
+    places = rendered.starts.values()  # in file order, as the entries (C loops: 100,000)
     return Record(
         result,
-        [skip + line for line, _, _ in places],
-        [before + at for _, _, at in places],
-        [len(text) for _, text in rendered.sources.values()],
+        list(map(add, repeat(skip), map(itemgetter(0), places))),
+        list(map(add, repeat(len(header)), map(itemgetter(2), places))),
+        list(map(len, map(itemgetter(1), rendered.sources.values()))),
     )
 
 
