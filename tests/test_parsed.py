@@ -4,9 +4,11 @@ or a record that does not check out, is parsed as always."""
 
 from __future__ import annotations
 
+import json
 import marshal
 import sys
 import zlib
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 import everbot_memory.storage.parsed as parsed_module
 import everbot_memory.storage.store as store_module
 from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.core.scoring import file_order
 from everbot_memory.document import Document, parse
 from everbot_memory.errors import StoreError
 from everbot_memory.storage.paths import SideFiles
@@ -121,7 +124,8 @@ def test_an_editors_version_is_parsed_not_read_from_the_record(
 
 
 @pytest.mark.parametrize(
-    "damage", ["flip", "cut", "garbage", "format", "python", "head", "shape", "values"]
+    "damage",
+    ["flip", "cut", "garbage", "format", "python", "head", "shape", "values", "places", "shifted"],
 )
 def test_a_record_that_does_not_check_out_is_ignored(
     memory_path: Path, parses: list[int], damage: str
@@ -139,15 +143,29 @@ def test_a_record_that_does_not_check_out_is_ignored(
     elif damage == "format":
         data = data.replace(b'"format":%d' % parsed_module.FORMAT, b'"format":0', 1)
     elif damage == "python":
-        # Written by a Python whose values' format differs.
-        data = data.replace(b'"marshal":%d' % marshal.version, b'"marshal":99', 1)
-    elif damage in ("shape", "values"):
-        # Checksummed right, but not the columns of entries: one column short, or columns of
-        # the wrong kinds of value.
+        # Written in another version of marshal's format.
+        data = data.replace(b'"marshal":%d' % parsed_module._MARSHAL, b'"marshal":99', 1)
+    elif damage in ("shape", "values", "places", "shifted"):
+        # Checksummed right, but not the columns of entries (one column short, or columns of
+        # the wrong kinds of value), or not where the entries' texts are (each a byte off,
+        # or counted in characters, as an older format did): a save would write those cuts.
         first, second = data.find(b"\n"), data.find(b"\n", data.find(b"\n") + 1)
-        columns = marshal.loads(data[second + 1 :])
-        changed = columns[1:] if damage == "shape" else [["text"]] * len(columns)
-        rest = data[first + 1 : second + 1] + marshal.dumps(changed)
+        columns, (lines, places, sizes) = marshal.loads(data[second + 1 :])
+        offsets = array("q", places)
+        if damage == "shape":
+            columns = columns[1:]
+        elif damage == "values":
+            columns = [["text"]] * len(columns)
+        elif damage == "places":
+            offsets = array("q", [at + 1 for at in offsets])
+        else:
+            raw = memory_path.read_bytes()
+            before = json.loads(data[first + 1 : second])["before"]  # the header: ASCII
+            chars = array("q", [len(raw[: before + at].decode()) - before for at in offsets])
+            assert chars != offsets  # a memory in Chinese comes before some
+            offsets = chars
+        changed = (columns, (lines, offsets, sizes))
+        rest = data[first + 1 : second + 1] + marshal.dumps(changed, parsed_module._MARSHAL)
         data = b"%08x\n" % zlib.crc32(rest) + rest
     else:
         # Still well-formed, what the file holds besides its entries changed: the checksum
@@ -156,9 +174,16 @@ def test_a_record_that_does_not_check_out_is_ignored(
         data = data.replace(b'"preamble":[]', b'"preamble":["Not in the file."]', 1)
     record.write_bytes(data)
     parses.clear()
-    doc = MemoryStore(memory_path).load_document()
+    store = MemoryStore(memory_path)
+    doc = store.load_document()
     assert parses
     assert doc.entries == parse(memory_path.read_text(encoding="utf-8")).entries
+    # A save from it writes every memory whole.
+    store.save([*doc.entries, make_entry("b9", "One more memory.", 0.5)])
+    again = parse(memory_path.read_text(encoding="utf-8"))
+    assert again.problems == []
+    added = [*doc.entries, make_entry("b9", "One more memory.", 0.5)]
+    assert again.entries == sorted(added, key=file_order)
 
 
 def test_a_folder_that_cannot_hold_the_record_costs_a_parse_only(
@@ -228,7 +253,7 @@ def test_the_record_is_what_a_parse_of_the_written_file_gives(
     files = SideFiles.of(path)
     from everbot_memory.storage.atomic import digest
 
-    recorded = parsed_module.document(files, digest(text.encode()) or "", text)
+    recorded = parsed_module.document(files, digest(text.encode()) or "", text.encode())
     if parse(text).problems:
         # Text a parse repairs or warns about is never recorded as canonical.
         assert recorded is None

@@ -623,10 +623,10 @@ def _fold_twins(merge: _Merge, result: dict[str, MemoryEntry], origin: dict[str,
 
 def _sources(
     a: Document, b: Document, entries: Sequence[MemoryEntry]
-) -> dict[str, tuple[MemoryEntry, str]]:
+) -> dict[str, tuple[MemoryEntry, bytes]]:
     """The text either side wrote for each memory the result holds unchanged (when both hold
     it in different text, neither: it is written anew)."""
-    sources: dict[str, tuple[MemoryEntry, str]] = {}
+    sources: dict[str, tuple[MemoryEntry, bytes]] = {}
     for entry in entries:
         texts = {
             source[1]

@@ -37,8 +37,9 @@ class Document:
     lines: dict[str, int] = field(default_factory=dict)  # entry id -> its heading's line
     #: Entry id -> the entry as read and its text, for entries that look written the
     #: canonical way: once the text is known to be the engine's own, a save writes that text
-    #: again while the entry is unchanged, instead of rendering it anew.
-    sources: dict[str, tuple[MemoryEntry, str]] = field(default_factory=dict)
+    #: again while the entry is unchanged, instead of rendering it anew. The text is kept as
+    #: the file's bytes (UTF-8): a large file's text is not held again as strings.
+    sources: dict[str, tuple[MemoryEntry, bytes]] = field(default_factory=dict)
     #: A person's lines in the Profile section (pinned or corrected lines, and any other text
     #: written there), as written; the derived lines are not kept: a save derives them anew.
     profile: list[str] = field(default_factory=list)

@@ -215,7 +215,7 @@ def _parse(text: str, now: datetime | None) -> Document:
         ):
             # Written the canonical way (heading, metadata, content; nothing repaired): a
             # save may write this text again while the entry stays the same.
-            doc.sources[entry.id] = (entry, "\n".join(lines[block.start : end]))
+            doc.sources[entry.id] = (entry, "\n".join(lines[block.start : end]).encode("utf-8"))
         taken_ids.add(entry.id)
         consume(block.start, end)
         doc.entries.append(entry)

@@ -6,7 +6,8 @@ formatting; rendering a canonical file gives back the same text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from array import array
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from itertools import accumulate, islice, repeat
 from operator import add
@@ -91,23 +92,33 @@ def render_entry(entry: MemoryEntry) -> str:
 
 @dataclass
 class Body:
-    """A rendered body: its text, the text of each entry, and the entries rendered anew."""
+    """A rendered body: its bytes (UTF-8), the text of each entry, and the entries rendered
+    anew."""
 
-    text: str
-    sources: dict[str, tuple[MemoryEntry, str]]
+    data: bytes
+    #: Entry id -> the entry and its text as written (UTF-8 bytes).
+    sources: dict[str, tuple[MemoryEntry, bytes]]
     fresh: list[MemoryEntry]
     #: The Profile section's lines as written (a person's, then the derived ones).
     profile: list[str]
     #: A person's lines in the Profile and the section's lines made from them and these
     #: entries (see :attr:`Document.derived`).
     derived: tuple[tuple[str, ...], tuple[str, ...]] | None = None
-    #: The line (from 0, in :attr:`text`) each entry's heading is on, in file order, how
-    #: many lines its text takes, and where its text begins in :attr:`text` (a character
-    #: offset), when every entry has an id of its own (else empty).
-    starts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    #: The line (from 0, in :attr:`data`) each entry's heading is on and the byte offset
+    #: its text begins at, in the order of :attr:`sources` (the file's), when every entry
+    #: has an id of its own (else None). Arrays of 8-byte numbers: 100,000 of them each.
+    starts: tuple[array[int], array[int]] | None = None
+    #: How many bytes of :attr:`data` are the header it was asked to begin with (see
+    #: :func:`render_parts`): then the lines and offsets count from the header's start.
+    head: int = 0
+
+    @property
+    def text(self) -> str:
+        """The body as text."""
+        return self.data.decode("utf-8")
 
 
-def render_parts(doc: Document, *, reuse: bool = False) -> Body:
+def render_parts(doc: Document, *, reuse: bool = False, head: str = "") -> Body:
     """Everything after the header (preamble, profile, Active and Archived entries, notes),
     with what a save needs to check it and to reuse it next time.
 
@@ -115,30 +126,39 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
     rendering it again: pass it only when that text is known to be canonical (the engine
     wrote it). The profile of ``doc.derived`` is reused too while no memory it may be derived
     from changed.
+
+    The body is made as bytes: the entries' texts are kept as the file's bytes, so a large
+    file's text is never held, nor encoded, as one string. ``head``, the file's header
+    (:func:`render_header`), is put before it in the same bytes, which are then the whole
+    file: a large file is not copied once more to join them.
     """
     entries = sorted(doc.entries, key=file_order)
     split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
-    sources: dict[str, tuple[MemoryEntry, str]] = {}
+    sources: dict[str, tuple[MemoryEntry, bytes]] = {}
     fresh: list[MemoryEntry] = []
     get = (doc.sources if reuse else {}).get
-    body: list[str] = []
-    sections: list[tuple[int, list[str]]] = []  # each section's texts, and where in body
+    body: list[bytes] = []
+    sections: list[tuple[int, int]] = []  # where each section's texts are in body, how many
     for title, section in ((ACTIVE, entries[:split]), (ARCHIVED, entries[split:])):
-        body += [f"## {title}", ""]
-        texts: list[str] = []
+        body += [f"## {title}".encode(), b""]
+        texts: list[bytes] = []
         for entry in section:  # every memory of every save: kept lean
             source = get(entry.id)
             if source is None or source[0] is not entry:
                 if source is not None and source[0] == entry:
                     source = (entry, source[1])
                 else:
-                    source = (entry, render_entry(entry))
+                    source = (entry, render_entry(entry).encode("utf-8"))
                     fresh.append(entry)
             sources[entry.id] = source
             texts.append(source[1])
         if texts:
-            sections.append((len(body), texts))
-            body += ["\n\n".join(texts), ""]
+            # Each text, then a blank line: joined once with the rest (a large file's body is
+            # tens of MB, not to be copied twice).
+            sections.append((len(body), len(texts)))
+            spaced = [b""] * (2 * len(texts))
+            spaced[::2] = texts
+            body += spaced
     person = tuple(doc.profile)
     whole = len(sources) == len(entries)  # no id twice: the sources are all the entries
     cached = doc.derived if reuse and whole else None
@@ -161,43 +181,47 @@ def render_parts(doc: Document, *, reuse: bool = False) -> Body:
                 out += [item, ""]
         if out[-1]:
             out.append("")
-    at = len(out)
-    out += body
+    after: list[str] = []
     if doc.notes:
-        out += [f"## {NOTES}", "", NOTES_INTRO, ""]
+        after += [f"## {NOTES}", "", NOTES_INTRO, ""]
         for chunk in doc.notes:
-            out += [chunk, ""]
+            after += [chunk, ""]
+    # The header ends with a line break, which the join puts after it.
+    before = [chunk.encode("utf-8") for chunk in ([head[:-1]] if head else []) + out]
+    lines = [*before, *body, *(chunk.encode("utf-8") for chunk in after)]
     derived = (person, tuple(profile)) if whole else None
-    starts = _starts(out, at, sections, list(sources)) if whole else {}
-    return Body("\n".join(out), sources, fresh, profile, derived, starts)
+    starts = _starts(lines, len(before), sections) if whole else None
+    size = len(head.encode("utf-8"))
+    return Body(b"\n".join(lines), sources, fresh, profile, derived, starts, size)
 
 
 def _starts(
-    out: list[str], at: int, sections: list[tuple[int, list[str]]], ids: list[str]
-) -> dict[str, tuple[int, int, int]]:
-    """The line of each entry's heading in ``out`` joined by line breaks (whose body, the
-    sections, begins at ``out[at]``), the number of lines of its text and the offset its
-    text begins at; ``ids`` in the order of the sections' texts."""
-    starts: dict[str, tuple[int, int, int]] = {}
-    names = iter(ids)
-    line, char, done = 0, 0, 0  # the line and offset ``out[done]`` begins on
-    for place, texts in sections:
+    out: list[bytes], at: int, sections: list[tuple[int, int]]
+) -> tuple[array[int], array[int]]:
+    """The line of each entry's heading in ``out`` joined by line breaks (whose body begins at
+    ``out[at]``; each section's texts at a place in the body, each followed by a blank line)
+    and the byte offset its text begins at, in order. C loops: a file may hold 100,000
+    memories."""
+    lines, offsets = array("q"), array("q")
+    line, byte, done = 0, 0, 0  # the line and offset ``out[done]`` begins on
+    for place, count in sections:
         index = at + place
-        line += sum(chunk.count("\n") + 1 for chunk in out[done:index])
-        char += sum(map(len, out[done:index])) + index - done
+        before = out[done:index]
+        line += sum(map(bytes.count, before, repeat(b"\n"))) + len(before)
+        byte += sum(map(len, before)) + len(before)
         done = index
-        # C loops (a file may hold 100,000 memories): texts are joined by a blank line.
-        heights = list(map(add, map(str.count, texts, repeat("\n")), repeat(1)))
-        lines = accumulate(map(add, heights, repeat(1)), initial=line)
-        chars = accumulate(map(add, map(len, texts), repeat(2)), initial=char)
-        # (``lines`` and ``chars`` hold one more: where the next text would begin.)
-        places = zip(lines, heights, chars, strict=False)
-        starts.update(zip(islice(names, len(texts)), places, strict=True))
-    return starts
+        texts = out[index : index + 2 * count : 2]
+        # Each text takes its lines and a blank one; its bytes and two line breaks.
+        steps = map(add, map(bytes.count, texts, repeat(b"\n")), repeat(2))
+        lines.extend(islice(accumulate(steps, initial=line), count))
+        offsets.extend(
+            islice(accumulate(map(add, map(len, texts), repeat(2)), initial=byte), count)
+        )
+    return lines, offsets
 
 
 def _touches_profile(
-    doc: Document, sources: dict[str, tuple[MemoryEntry, str]], fresh: list[MemoryEntry]
+    doc: Document, sources: dict[str, tuple[MemoryEntry, bytes]], fresh: list[MemoryEntry]
 ) -> bool:
     """True when the profile derived from ``doc.sources``' entries may differ from the one
     derived from ``sources``' (the entries now): a memory it may be derived from was added,
@@ -217,7 +241,7 @@ def _touches_profile(
     return _among_strongest(sources, arriving, leaving)
 
 
-def _first_sources(sources: dict[str, tuple[MemoryEntry, str]], limit: int) -> list[MemoryEntry]:
+def _first_sources(sources: dict[str, tuple[MemoryEntry, bytes]], limit: int) -> list[MemoryEntry]:
     """The first ``limit`` memories the profile may come from, in file order (``sources``
     is), and those tied with the last of them on score and age: the strongest ``limit`` by
     ``profile.source_key`` are among them (file order differs only on ties, broken by id
@@ -235,7 +259,7 @@ def _first_sources(sources: dict[str, tuple[MemoryEntry, str]], limit: int) -> l
 
 
 def _among_strongest(
-    sources: dict[str, tuple[MemoryEntry, str]],
+    sources: dict[str, tuple[MemoryEntry, bytes]],
     arriving: list[MemoryEntry],
     leaving: list[MemoryEntry],
 ) -> bool:

@@ -91,10 +91,11 @@ def refresh(
         return hot.PromptLines([], [], 0), hot.SearchRows([], "", [], [], 0.0)
     from ..core.profile import profile_lines
 
-    text = decode(data, memory_path)
     # The parse the last save recorded, when the file is still that version (a day passed,
     # a todo expired); else the file's own.
-    doc = parsed.document(cached.files, cached.digest() or "", text) or parse(text)
+    doc = parsed.document(cached.files, cached.digest() or "", data) or parse(
+        decode(data, memory_path)
+    )
     entries = doc.entries
     when = None if now is None else datetime.fromtimestamp(now, timezone.utc)
     profile = profile_lines(doc.profile, entries)

@@ -144,7 +144,15 @@ class LocalFile:
     def _holds(self, expected: Snapshot) -> bool:
         """True when the file still holds ``expected``'s bytes (compared as bytes: the same
         answer as comparing their hashes, without hashing a large file again)."""
-        return self._read_bytes()[0] == expected.data
+        if expected.data is None:
+            return self._read_bytes()[0] is None
+        self._check_kind()
+        try:
+            return _file_holds(self.files.target, expected.data)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return self._read_bytes()[0] == expected.data  # which says what went wrong
 
     def _check_kind(self) -> None:
         # Opening a FIFO for reading blocks until someone writes to it: session start would
@@ -257,12 +265,11 @@ class LocalFile:
             raise self._error(target, exc) from exc
         if expected.data is None:
             return WriteResult(version)
-        back = tmp.read_bytes()
-        if back == expected.data:
+        if _file_holds(tmp, expected.data):  # what the swap took out: the file as read
             # An editor may hold this file open and write into it any moment now: keep it, so
             # the next save can see such a late write (see late_writes).
             if keep:
-                self._keep_previous(tmp, expected.version, back)
+                self._keep_previous(tmp, expected.version, expected.data)
             else:
                 tmp.unlink(missing_ok=True)
             return WriteResult(version)
@@ -368,6 +375,20 @@ STALE_TEMP_SECONDS = 300.0
 QUIET_SECONDS = 0.25
 #: How long to wait at most for a file that keeps changing.
 SETTLE_TIMEOUT = 10.0
+
+
+def _file_holds(path: Path, data: bytes) -> bool:
+    """True when the file at ``path`` holds exactly ``data``; read a piece at a time, so a
+    large file is not held twice. Raises OSError when it cannot be read."""
+    piece = 1 << 20
+    view = memoryview(data)
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size != len(data):
+            return False
+        for start in range(0, len(data), piece):
+            if handle.read(piece) != view[start : start + piece]:
+                return False
+        return handle.read(1) == b""
 
 
 def _holds_its_name(path: Path, data: bytes) -> bool:

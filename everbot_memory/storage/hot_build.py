@@ -13,10 +13,12 @@ what a build from nothing gives (``tests/test_hot.py`` checks it on random edit 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from ..core import ranking
@@ -392,19 +394,22 @@ class Built:
         self._search_file, self._lines = search_file, lines
         #: Until when the next save may splice these files (see :func:`build`).
         self.steady = steady
+        #: Each file and the temp file its bytes wait in (see :meth:`stage`), once staged.
+        self._staged: list[tuple[Path, Path]] | None = None
+        #: Where the search file's bytes are once staged (its temp file, then the file).
+        self._search_at: Path | None = None
 
     @property
     def search(self) -> dict[str, Any]:
         """The search index as :func:`build` gives it."""
         if self._search is None:
+            if self._search_file is None and self._search_at is not None:
+                self._search_file = [self._search_at.read_bytes()]
             assert self._search_file is not None
             self._search = _search_part(json.loads(b"".join(self._search_file)))
         return self._search
 
-    def put(self) -> None:
-        """Write the files (a folder that cannot be written costs the next hook a rebuild)."""
-        from .atomic import write_atomically
-
+    def _payloads(self) -> list[tuple[str, bytes | list[bytes | memoryview]]]:
         search, lines = self._search_file, self._lines
         if search is None or lines is None:
             encoded = [p.json() for p in self._parts]
@@ -412,13 +417,61 @@ class Built:
             lines = ([p.entry.id for p in self._parts], [len(e) for e in encoded])
         prompt = _encoded(self.prompt)
         beside = _lines_file(self.prompt["sha256"], *lines, self.steady, prompt, search)
-        payloads = (
+        return [
             (PROMPT_FILE, prompt),
             (SEARCH_FILE, search),
             # Last: one that does not match the files beside it is not used.
             (LINES_FILE, beside),
-        )
-        for file_name, payload in payloads:
+        ]
+
+    def stage(self) -> None:
+        """Write the files' bytes now, each to a temp file beside it, for :meth:`put` to
+        rename: a save lets go of what they are made from (the last search file, tens of MB
+        for a large file) before it writes the memory file. A folder that cannot be written
+        stages nothing, and costs the next hook a rebuild."""
+        from .atomic import temp_file
+
+        if self._staged is not None:
+            return
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for file_name, payload in self._payloads():
+                path = self.files.hook_file(file_name)
+                # Checked by their key when read, and rebuilt when they do not check out: a
+                # power cut that empties one costs a rebuild, so they are not fsynced.
+                staged.append((path, temp_file(path, payload, durable=False)))
+        except OSError:
+            self._staged = staged
+            self.discard()
+            return
+        self._staged = staged
+        self._search_at = staged[1][1]
+        self._search_file = None  # read back if asked for
+
+    def discard(self) -> None:
+        """Remove what :meth:`stage` wrote (the memory file was not written)."""
+        for _, tmp in self._staged or []:
+            with contextlib.suppress(OSError):  # gone already
+                tmp.unlink()
+        self._staged = []
+
+    def put(self) -> None:
+        """Write the files (a folder that cannot be written costs the next hook a rebuild)."""
+        from .atomic import write_atomically
+
+        if self._staged is not None:
+            staged, self._staged = self._staged, []
+            for number, (path, tmp) in enumerate(staged):
+                try:
+                    os.replace(tmp, path)
+                except OSError:
+                    self._staged = staged[number:]
+                    self.discard()
+                    return
+                if tmp == self._search_at:
+                    self._search_at = path
+            return
+        for file_name, payload in self._payloads():
             try:
                 # Checked by their key when read, and rebuilt when they do not check out: a
                 # power cut that empties one costs a rebuild, so they are not fsynced.

@@ -13,8 +13,7 @@ checked when read (its format, the file's hash, a checksum of the whole record),
 when it does not check out. After a JSON header, the entries' values are one column per field,
 in ``marshal``'s format (the one ``.pyc`` files use: values only, never code run), times as
 seconds since the epoch: decoded and set on the entries by C loops, with no per-entry Python
-code.
-The header names the format's version; a record from another Python's is not read.
+code. The header names the format's version.
 """
 
 from __future__ import annotations
@@ -22,11 +21,13 @@ from __future__ import annotations
 import contextlib
 import json
 import marshal
+import sys
 import zlib
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from itertools import chain, repeat
-from operator import add, attrgetter, itemgetter, sub
+from operator import add, attrgetter, eq, itemgetter, sub
 from typing import Any, NamedTuple
 
 from ..core.entry import FIELDS, MemoryEntry, restored
@@ -40,7 +41,10 @@ __all__ = ["FILE", "Record", "document", "of_save", "record"]
 #: The record's name in the side folder.
 FILE = "parsed"
 #: Bumped whenever the columns or the header change meaning: an older record is not read.
-FORMAT = 5
+FORMAT = 7
+#: The version of ``marshal``'s format written: the last without shared references, whose
+#: table of every object written costs a large record as much memory as the record.
+_MARSHAL = 2
 #: The fields that hold a time (or None): kept as seconds since the epoch.
 _TIMES = frozenset({"created_at", "last_activated", "base_at", "expires_at"})
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -84,9 +88,8 @@ def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
     (preamble, profile lines, notes) is parsed, alone: a parse joins and splits it its own
     way.
     """
-    if len(rendered.starts) != len(rendered.sources):
+    if rendered.starts is None:
         return None  # an id twice: the save's own document is not what a parse reads
-    skip = header.count("\n") + 1  # the body's first line, from 1
     result = Document(last_updated=doc.last_updated)
     if doc.preamble or doc.notes or doc.profile:
         around = Document(preamble=list(doc.preamble), notes=list(doc.notes))
@@ -99,25 +102,26 @@ def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
     # Not a parse's, but true of this text: the profile it shows, made from these entries
     # (a save from the record derives it again only when a memory it comes from changed).
     result.derived = rendered.derived
-    places = rendered.starts.values()  # in file order, as the entries (C loops: 100,000)
-    return Record(
-        result,
-        list(map(add, repeat(skip), map(itemgetter(0), places))),
-        list(map(add, repeat(len(header)), map(itemgetter(2), places))),
-        list(map(len, map(itemgetter(1), rendered.sources.values()))),
-    )
+    lines, offsets = rendered.starts  # in file order, as the entries
+    sizes = array("q", map(len, map(itemgetter(1), rendered.sources.values())))
+    if rendered.head:  # the header is in the rendered bytes: they count from the file's start
+        return Record(result, lines, offsets, sizes, 1, 0)
+    # The body's first line (from 1) and first byte.
+    return Record(result, lines, offsets, sizes, header.count("\n") + 1, len(header.encode()))
 
 
 class Record(NamedTuple):
     """A parse to keep: the document (its entries, and a person's text around them), the
-    line each entry's heading is on (from 1), and where its text begins in the file's text
-    and how long it is, in file order. Every entry's text
-    is its canonical one."""
+    line each entry's heading is on, and where its text begins in the body's bytes and how
+    long it is, in file order; and the body's first line (from 1) and byte in the file.
+    Every entry's text is its canonical one."""
 
     doc: Document
-    lines: list[int]
-    offsets: list[int]
-    sizes: list[int]
+    lines: array[int]
+    offsets: array[int]
+    sizes: array[int]
+    skip: int
+    before: int
 
 
 def record(files: SideFiles, version: str, kept: Record) -> None:
@@ -129,7 +133,7 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
     columns = _columns(doc.entries)
     head = {
         "format": FORMAT,
-        "marshal": marshal.version,
+        "marshal": _MARSHAL,
         "sha256": version,
         "count": len(doc.entries),
         "last_updated": doc.last_updated,
@@ -137,10 +141,14 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
         "notes": doc.notes,
         "profile": doc.profile,
         "derived": None if doc.derived is None else [list(doc.derived[0]), list(doc.derived[1])],
+        # Each entry's place: 8-byte numbers, in this machine's order.
+        "order": sys.byteorder,
+        "skip": kept.skip,
+        "before": kept.before,
     }
     encoded = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     places = (kept.lines, kept.offsets, kept.sizes)
-    values = marshal.dumps((columns, places), marshal.version)
+    values = marshal.dumps((columns, places), _MARSHAL)
     del columns
     # Against damage, not tampering: the file it describes is the one to trust.
     check = zlib.crc32(values, zlib.crc32(b"\n", zlib.crc32(encoded)))
@@ -151,9 +159,9 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
         )
 
 
-def document(files: SideFiles, version: str, text: str) -> Document | None:
-    """The recorded parse of ``text``, the file's version ``version``; None when there is
-    none for it (then parse it)."""
+def document(files: SideFiles, version: str, text: bytes) -> Document | None:
+    """The recorded parse of ``text`` (the file's bytes), the file's version ``version``; None
+    when there is none for it (then parse it)."""
     try:
         with open(files.hook_file(FILE), "rb") as handle:
             data = handle.read()
@@ -166,14 +174,17 @@ def document(files: SideFiles, version: str, text: str) -> Document | None:
         if first < 0 or second < 0:
             return None
         head = json.loads(data[first + 1 : second])
-        if head["format"] != FORMAT or head["marshal"] != marshal.version:
+        if head["format"] != FORMAT or head["marshal"] != _MARSHAL:
             return None
         if head["sha256"] != version:
             return None
         if b"%08x" % zlib.crc32(memoryview(data)[first + 1 :]) != data[:first]:
             return None  # damaged
-        columns, (starts, offsets, sizes) = marshal.loads(memoryview(data)[second + 1 :])
+        if head["order"] != sys.byteorder:
+            return None
+        columns, places = marshal.loads(memoryview(data)[second + 1 :])
         del data
+        starts, offsets, sizes = (array("q", place) for place in places)
         entries = _entries(columns)
         if not len(entries) == len(starts) == len(offsets) == len(sizes):
             return None
@@ -193,8 +204,28 @@ def document(files: SideFiles, version: str, text: str) -> Document | None:
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, EOFError):
         return None  # not a record this version wrote: parse the file
     ids = list(map(attrgetter("id"), entries))
-    doc.lines.update(zip(ids, starts, strict=True))
-    # Each entry's text, cut from the file's (C loops: no per-entry Python code).
-    texts = map(text.__getitem__, map(slice, offsets, map(int.__add__, offsets, sizes)))
+    texts = _texts(text, ids, map(add, offsets, repeat(head["before"])), sizes)
+    if texts is None:
+        return None
+    doc.lines.update(zip(ids, map(add, starts, repeat(head["skip"])), strict=True))
     doc.sources.update(zip(ids, zip(entries, texts, strict=True), strict=True))
     return doc
+
+
+def _texts(
+    data: bytes, ids: list[str], offsets: Iterable[int], sizes: Iterable[int]
+) -> list[bytes] | None:
+    """Each entry's text, cut from the file's bytes at the record's places; None unless each
+    begins with its own heading and ends at a line's end. A save writes these bytes again as
+    they are: cut anywhere else (a record of another format), they would damage the file.
+    C loops: no per-entry Python code."""
+    offsets = list(offsets)
+    ends = list(map(add, offsets, sizes))
+    texts = list(map(data.__getitem__, map(slice, offsets, ends)))
+    headings = map(add, repeat(b"### ["), map(str.encode, ids))
+    if not all(map(bytes.startswith, texts, headings)):
+        return None
+    after = map(data.__getitem__, map(slice, ends, map(add, ends, repeat(1))))
+    if not all(map(eq, after, repeat(b"\n"))):
+        return None
+    return texts

@@ -122,9 +122,9 @@ class MemoryStore:
         engine's changes made since the copy it was edited from replayed onto it."""
         if snapshot.data is None or snapshot.version is None:
             return Document(), ()
-        text = self._text(snapshot)
-        recorded = parsed.document(self.files, snapshot.version, text)
-        doc = parse(text, now) if recorded is None else recorded
+        # The record is of bytes the engine wrote: the file is decoded only to be parsed.
+        recorded = parsed.document(self.files, snapshot.version, snapshot.data)
+        doc = parse(self._text(snapshot), now) if recorded is None else recorded
         self._recorded = None if recorded is None else snapshot.version
         doc.version = snapshot.version
         if self.journal.scrubbed(snapshot.version) != scrub_mark():
@@ -323,23 +323,29 @@ class MemoryStore:
             new_doc.profile = ordered(profile[0])  # as the file will hold them
             new_doc.sources = doc.sources  # empty unless the engine wrote what was read
             new_doc.derived = doc.derived
-            rendered = render_parts(new_doc, reuse=True)
-            body = rendered.text.encode("utf-8")
-            # Encoded: a large file's text (tens of MB) is not kept through the rest of the save.
-            rendered.text = ""
+            # The whole file, stamped now; a save that changes nothing keeps the old stamp.
+            stamp = iso(utcnow())
+            header = render_header(stamp, len(wanted))
+            rendered = render_parts(new_doc, reuse=True, head=header)
+            # Held once, here: a large file's bytes are tens of MB.
+            written, rendered.data = rendered.data, b""
             # For the next save from this store.
             new_doc.sources, new_doc.derived = rendered.sources, rendered.derived
-            header = render_header(doc.last_updated or "", len(wanted))
-            if not pending and doc.last_updated and _same_bytes(snapshot.data, header, body):
+            old_header = render_header(doc.last_updated or "", len(wanted))
+            if (
+                not pending
+                and doc.last_updated
+                and _same_bytes(snapshot.data, old_header, memoryview(written)[rendered.head :])
+            ):
                 self._loaded = (snapshot.version, new_doc)
                 self._sources = tuple(p for p in parents if p is not None)
-                if snapshot.version is not None and self._recorded != snapshot.version:
-                    self._record(snapshot.version, header, rendered, new_doc)
+                # (The record's places hold when both headers take as many bytes: the usual
+                # case, a stamp the engine wrote.)
+                same_places = len(old_header.encode("utf-8")) == rendered.head
+                if snapshot.version not in (None, self._recorded) and same_places:
+                    self._record(snapshot.version, old_header, rendered, new_doc)
                 return False
-            new_doc.last_updated = iso(utcnow())
-            header = render_header(new_doc.last_updated, len(wanted))
-            written = header.encode("utf-8") + body
-            del body  # a large file's body, copied into ``written``: not kept twice
+            new_doc.last_updated = stamp
             if (
                 doc.sources
                 and preamble[0] == doc.preamble
@@ -369,38 +375,44 @@ class MemoryStore:
                 sha256=version,
                 base=base,
             )
-            # Journaled before it is written: an editor's save that lands during the write is
-            # then merged with it (see _replayed), whichever of the two wins the race.
-            recorded = self.journal.record(
-                written,
-                parents=parents,
-                forgot=forgot,
-                scrubbed=scrub_mark(),
-                version=version,
-                packed=packing,
-            )
-            # When this save redacted a memory, the backup must not keep it either.
-            backup = _without_secrets(snapshot.data) if self.warnings else None
-            result = self.backend.write(written, snapshot, backup, version=version)
-            if result.version is None:
-                # An editor saved while we were writing: nothing of ours reached the disk, so
-                # no one's save descends from it. Merge onto their version.
-                self.journal.discard(recorded)
-                continue
-            if result.displaced is None:
-                # What was written: the hooks' files just built are this version's.
-                new_doc.version = result.version
-                self._loaded, self._sources = (result.version, new_doc), ()
-                cached.put()
-                self._record(result.version, header, rendered, new_doc)
-                for _, token in pending:
-                    if token not in unmerged:
-                        self.backend.release(token)
-                return True
-            # An editor's save landed at the instant of the swap: ours is on disk, theirs came
-            # back. Merge theirs with our change, and write that over ours.
-            assert result.token is not None
-            pending.append((result.displaced, result.token))
+            # Written to temp files now (renamed once the memory file is written): what
+            # they are made from is not held through the write.
+            cached.stage()
+            try:
+                # Journaled before it is written: an editor's save that lands during the write is
+                # then merged with it (see _replayed), whichever of the two wins the race.
+                recorded = self.journal.record(
+                    written,
+                    parents=parents,
+                    forgot=forgot,
+                    scrubbed=scrub_mark(),
+                    version=version,
+                    packed=packing,
+                )
+                # When this save redacted a memory, the backup must not keep it either.
+                backup = _without_secrets(snapshot.data) if self.warnings else None
+                result = self.backend.write(written, snapshot, backup, version=version)
+                if result.version is None:
+                    # An editor saved while we were writing: nothing of ours reached the disk, so
+                    # no one's save descends from it. Merge onto their version.
+                    self.journal.discard(recorded)
+                    continue
+                if result.displaced is None:
+                    # What was written: the hooks' files just built are this version's.
+                    new_doc.version = result.version
+                    self._loaded, self._sources = (result.version, new_doc), ()
+                    cached.put()
+                    self._record(result.version, header, rendered, new_doc)
+                    for _, token in pending:
+                        if token not in unmerged:
+                            self.backend.release(token)
+                    return True
+                # An editor's save landed at the instant of the swap: ours is on disk, theirs came
+                # back. Merge theirs with our change, and write that over ours.
+                assert result.token is not None
+                pending.append((result.displaced, result.token))
+            finally:
+                cached.discard()  # unless put: a write that did not happen, or an error
         raise StoreError(
             f"{self.path} kept changing while saving; nothing was written, try again",
             self.path,
@@ -470,7 +482,7 @@ class MemoryStore:
             )
 
     def _check_fresh(
-        self, entries: list[MemoryEntry], texts: Mapping[str, tuple[MemoryEntry, str]]
+        self, entries: list[MemoryEntry], texts: Mapping[str, tuple[MemoryEntry, bytes]]
     ) -> None:
         """:meth:`_check_rendered` for entries rendered anew, alone between canonical text.
 
@@ -515,7 +527,7 @@ _TOTAL_RE = re.compile(rb"<!--\s*Total entries\s*:\s*(\d+)\s*-->")
 _HEADING = b"\n### ["
 
 
-def _same_bytes(data: bytes | None, header: str, body: bytes) -> bool:
+def _same_bytes(data: bytes | None, header: str, body: memoryview) -> bool:
     """True when ``data`` is ``header`` then ``body``, compared without joining them (a large
     file's body is tens of MB)."""
     start = header.encode("utf-8")
@@ -581,7 +593,7 @@ def scrub_mark() -> str:
 
 def _scrub_new(
     entries: Sequence[MemoryEntry],
-    known: Mapping[str, tuple[MemoryEntry, str]],
+    known: Mapping[str, tuple[MemoryEntry, bytes]],
     checked: set[int] | frozenset[int] = frozenset(),
 ) -> tuple[list[MemoryEntry], list[str]]:
     """``entries`` with secrets redacted (see :func:`scrub`), and the warnings, checking only
