@@ -335,7 +335,7 @@ class MemoryStore:
             if (
                 not pending
                 and doc.last_updated
-                and _same_bytes(snapshot.data, old_header, memoryview(written)[rendered.head :])
+                and _same_bytes(snapshot.data, old_header, written, rendered.head)
             ):
                 self._loaded = (snapshot.version, new_doc)
                 self._sources = tuple(p for p in parents if p is not None)
@@ -527,15 +527,20 @@ _TOTAL_RE = re.compile(rb"<!--\s*Total entries\s*:\s*(\d+)\s*-->")
 _HEADING = b"\n### ["
 
 
-def _same_bytes(data: bytes | None, header: str, body: memoryview) -> bool:
-    """True when ``data`` is ``header`` then ``body``, compared without joining them (a large
-    file's body is tens of MB)."""
+def _same_bytes(data: bytes | None, header: str, written: bytes, head: int) -> bool:
+    """True when ``data`` is ``header`` then what follows the first ``head`` bytes of
+    ``written``, compared a megabyte at a time (a large file is tens of MB: not copied whole,
+    and not compared as memoryviews, which go byte by byte)."""
     start = header.encode("utf-8")
-    return (
-        data is not None
-        and len(data) == len(start) + len(body)
-        and data.startswith(start)
-        and memoryview(data)[len(start) :] == body
+    if data is None or len(data) - len(start) != len(written) - head:
+        return False
+    if not data.startswith(start):
+        return False
+    piece = 1 << 20
+    shift = len(start) - head
+    return all(
+        data[at + shift : at + shift + piece] == written[at : at + piece]
+        for at in range(head, len(written), piece)
     )
 
 
