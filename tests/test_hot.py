@@ -4,6 +4,7 @@ gives, in the same process (each memory's part) and in the next one (the memo)."
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -326,6 +327,18 @@ def test_saves_in_a_new_process_and_the_same_one_splice_what_a_build_gives(
     assert spliced == [True] * 6
 
 
+def _sizes_swapped(data: bytes) -> bytes:
+    """Two memories' line sizes swapped (still adding up to the file): its own checksum
+    tells."""
+    import marshal
+
+    cut = data.find(b"\n", 9)
+    ids, sizes = marshal.loads(data[cut + 1 :])
+    numbers = array("q", sizes)
+    numbers[0], numbers[1] = numbers[1] + 1, numbers[0] - 1
+    return data[: cut + 1] + marshal.dumps((ids, numbers), 2)
+
+
 def _prompt_edited(data: bytes) -> bytes:
     cached = json.loads(data)  # a person's line, in a memory's place
     lines = ["- The user hates music.", *cached["lines"][1:]]
@@ -335,8 +348,9 @@ def _prompt_edited(data: bytes) -> bytes:
 @pytest.mark.parametrize(
     ("name", "damage"),
     [
-        (hot_build.LINES_FILE, lambda data: data.replace(b'"sizes":[', b'"sizes":[1,')),
+        (hot_build.LINES_FILE, lambda data: data[:-9] + bytes([data[-9] ^ 1]) + data[-8:]),
         (hot_build.LINES_FILE, lambda data: data.replace(b'"sha256":"', b'"sha256":"0')),
+        (hot_build.LINES_FILE, _sizes_swapped),
         (hot_build.LINES_FILE, lambda data: b""),
         (hot.PROMPT_FILE, _prompt_edited),
         (hot.PROMPT_FILE, lambda data: data.replace(b'"ids":["', b'"ids":["zzz')),

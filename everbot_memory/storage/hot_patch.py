@@ -6,7 +6,7 @@ last one's bytes with a line replaced, added or taken out for each memory the sa
 added or removed; every other memory's line is copied as it is, not decoded. The
 session-start lines are the last ones with the change applied (a memory arriving is ranked
 against those shown) while that is what a build gives: until a memory shown, or one counted
-a day above the floor, decays (``hook-lines.json`` keeps when). Past that, or when a memory
+a day above the floor, decays (``hook-lines`` keeps when). Past that, or when a memory
 shown leaves (the one to take its place is not in the files), they are chosen again from
 every memory's score, the rows spliced all the same. Caches missing, damaged, changed by
 hand (their checksums) or of another version are built from nothing
@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from array import array
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from itertools import accumulate, chain, compress, pairwise, repeat
@@ -337,15 +338,12 @@ def patched(
         ids, sizes, steady = beside["ids"], beside["sizes"], float(beside["steady"])
     except (KeyError, TypeError, ValueError):
         return None
-    if not isinstance(ids, list) or not isinstance(sizes, list):
+    if not isinstance(ids, list) or not isinstance(sizes, array):
         return None
     if not len(ids) == len(sizes) == count or ids != list(map(attrgetter("id"), old_entries)):
         return None  # not the rows of the base, in its order
     # Where each memory's line starts in the file's bytes (each line and its ",\n").
-    try:
-        sizes = list(map(int, sizes))
-    except (TypeError, ValueError):
-        return None
+    sizes = sizes.tolist()
     starts = list(accumulate(map(add, sizes, repeat(2)), initial=head["body"]))
     if starts[-1] - (2 if count else 0) != len(search) - 3:
         return None  # the lines' sizes do not add up to the file
@@ -389,7 +387,8 @@ def patched(
 
     known = _Known(old_entries, place)
     # What leaves: the memories removed, and the old versions of those changed.
-    gone = [known[i] for i in set(ids).difference(new_ids)]
+    staying = total_new - places.count(count)  # the base's memories still there
+    gone = [] if staying == count else [known[i] for i in set(ids).difference(new_ids)]
     leaving = gone + [known[e.id] for _, _, e in changed if e.id in known]
     fresh = []
     for piece, size, entry in changed:
@@ -402,9 +401,9 @@ def patched(
     length += sum(p.length for p in fresh)
 
     lines: Any = None
-    grouped_files = any(e.group for e in entries)
+    grouped_files = any(map(attrgetter("group"), entries))
     same_day = built <= stamp < min(until, steady)
-    if same_day and any(e.group for e in old_entries) == grouped_files:
+    if same_day and any(map(attrgetter("group"), old_entries)) == grouped_files:
         last = _Last(shown, groups, counts, total, until, steady)
         lines = _spliced(last, known, gone, leaving, fresh, now, grouped_files)
     if lines is None:
