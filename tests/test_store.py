@@ -440,7 +440,10 @@ def test_write_failure_leaves_the_file_and_releases_the_lock(
     memory_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
 ) -> None:
     copy_fixture(CANONICAL, memory_path)
+    MemoryStore(memory_path).save(MemoryStore(memory_path).load())  # the hooks' caches too
     before = memory_path.read_bytes()
+    side = SideFiles.of(memory_path).folder
+    caches = {p.name: p.read_bytes() for p in side.glob("hook-*")}
     store = MemoryStore(memory_path)
     entries = store.load()
     real_replace = os.replace
@@ -466,6 +469,9 @@ def test_write_failure_leaves_the_file_and_releases_the_lock(
     monkeypatch.undo()
     assert memory_path.read_bytes() == before
     assert [p.name for p in memory_path.parent.iterdir() if p.name.endswith(".tmp")] == []
+    # The hooks' files made for the write that failed were never put in place.
+    assert [p.name for p in side.rglob("*.tmp")] == []
+    assert {p.name: p.read_bytes() for p in side.glob("hook-*")} == caches
     store.save([*entries, make_entry("e00001", "now it fits")])  # the lock was released
     assert "now it fits" in memory_path.read_text()
 
@@ -741,3 +747,33 @@ def test_a_file_the_previous_version_wrote_loads_unchanged(memory_path: Path) ->
     body = new.replace(profile, "")
     assert body.split("-->\n", 2)[2] == old.split("-->\n", 2)[2]  # all but the header stamp
     assert parse(new).entries == doc.entries
+
+
+def test_a_change_past_the_first_megabyte_of_a_large_file_is_seen(memory_path: Path) -> None:
+    """The file is compared a megabyte at a time: a save that changes the last memory of a
+    file of several megabytes writes it, and one that changes nothing writes nothing."""
+    entries = [
+        make_entry(f"m{n:05d}", f"Memory {n}: {'the user likes long notes. ' * 12}", 0.9 - n / 1e5)
+        for n in range(6000)
+    ]
+    store = MemoryStore(memory_path)
+    store.save(entries)
+    assert memory_path.stat().st_size > 2 * 2**20
+    loaded = store.load()
+    assert store.save(loaded) is False
+    last = loaded[-1]
+    assert store.save([*loaded[:-1], last.replace(content=last.content + " Changed.")]) is True
+    assert memory_path.read_text(encoding="utf-8").count("Changed.") == 1
+
+
+def test_the_file_is_compared_with_what_was_read_a_piece_at_a_time(tmp_path: Path) -> None:
+    from everbot_memory.storage.backend import _file_holds
+
+    data = bytes(range(256)) * 9000  # more than two pieces
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    assert _file_holds(path, data)
+    assert not _file_holds(path, data[:-1] + b"\x00")
+    assert not _file_holds(path, data + b"x")
+    path.write_bytes(data[: 2**20] + bytes([data[2**20] ^ 1]) + data[2**20 + 1 :])
+    assert not _file_holds(path, data)
