@@ -1,8 +1,8 @@
 """The parse of the file's last version, kept beside it, so a process skips the Markdown parse.
 
 Every save records what a parse of the text it wrote gives (the entries in file order, the
-line of each heading, each entry's text, the person's text around them), keyed by the
-file's content hash. The next process that reads that very version (the next ``remember``,
+line of each heading, where each entry's text is in the file's bytes, the person's text
+around them), keyed by the file's content hash. The next process that reads that very version (the next ``remember``,
 hook job or merge) rebuilds the document from the record: decoding its columns is many
 times cheaper than reading 10,000 entries of Markdown, and at 100,000 entries it is most of a
 merge. A version the record is not for (an editor's save, a file from elsewhere) is parsed as
@@ -13,7 +13,9 @@ checked when read (its format, the file's hash, a checksum of the whole record),
 when it does not check out. After a JSON header, the entries' values are one column per field,
 in ``marshal``'s format (the one ``.pyc`` files use: values only, never code run), times as
 seconds since the epoch: decoded and set on the entries by C loops, with no per-entry Python
-code. The header names the format's version.
+code. The header names the format's version. Each entry's text is cut from the file's bytes
+only if it begins with the entry's own heading and ends at a line's end: a save writes those
+bytes again as they are.
 """
 
 from __future__ import annotations
