@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from operator import attrgetter
 
 from .entry import MemoryEntry
 from .rules import DUPLICATE_MIN_SIMILARITY
@@ -40,15 +41,24 @@ def most_similar(
     #   tokens it cannot hold, the memory cannot reach the similarity needed.
     tested = [found for found in map(probes, wanted) if found]
     untested = len(wanted) - len(tested)
+    # Whether some memory may be ``content`` itself (the same text but for case and spaces
+    # around it): one test over the whole file's text, not one per memory.
+    whole = "\n".join(map(attrgetter("content"), entries)).casefold()
+    maybe_same = bool(folded) and folded in whole
+    del whole
     best, best_score = None, min_similarity
     for entry in entries:
         text = entry.content
         # The numbers test, cheaper first: a text without the first number of ``content``
         # cannot give the same numbers; one with a digit gives some where ``content`` has none.
         if first is not None:
-            if (first not in text or numbers(text) != marks) and text.strip().casefold() != folded:
+            if (first not in text or numbers(text) != marks) and not (
+                maybe_same and text.strip().casefold() == folded
+            ):
                 continue
-        elif _DIGIT_RE.search(text) is not None and text.strip().casefold() != folded:
+        elif _DIGIT_RE.search(text) is not None and not (
+            maybe_same and text.strip().casefold() == folded
+        ):
             continue
         if tested:
             # At most this many tokens in common, out of at least len(wanted) in all.

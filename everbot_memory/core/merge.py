@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from .clock import new_id, utcnow
@@ -170,6 +171,12 @@ def _saying(existing: Sequence[MemoryEntry], keys: Sequence[str]) -> dict[str, s
     wanted = set(keys)
     few = len(wanted) <= 8
     found: dict[str, str] = {}
+    if few:
+        # Most keys are in no memory at all: one test over the whole file's text (a match
+        # across two memories is looked at below, and found to be none).
+        everything = "\n".join(map(attrgetter("content"), existing)).lower()
+        if not any(key in everything for key in wanted):
+            return found
     for entry in existing:
         text = entry.content
         # The normal form only trims and lower-cases, so a memory that says a key holds it in

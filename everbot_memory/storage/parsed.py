@@ -2,11 +2,12 @@
 
 Every save records what a parse of the text it wrote gives (the entries in file order, the
 line of each heading, where each entry's text is in the file's bytes, the person's text
-around them), keyed by the file's content hash. The next process that reads that very version (the next ``remember``,
-hook job or merge) rebuilds the document from the record: decoding its columns is many
-times cheaper than reading 10,000 entries of Markdown, and at 100,000 entries it is most of a
-merge. A version the record is not for (an editor's save, a file from elsewhere) is parsed as
-always, so the record can only save time, never change what is read.
+around them), keyed by the file's content hash. The next process that reads that very
+version (the next ``remember``, hook job or merge) rebuilds the document from the record:
+decoding its columns is many times cheaper than reading 10,000 entries of Markdown, and at
+100,000 entries it is most of a merge. A version the record is not for (an editor's save, a
+file from elsewhere) is parsed as always, so the record can only save time, never change
+what is read.
 
 The record is a cache (see ``storage/hot.py`` for the hooks' own): written without fsync,
 checked when read (its format, the file's hash, a checksum of the whole record), and ignored
