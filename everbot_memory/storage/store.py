@@ -16,6 +16,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from operator import attrgetter
 from pathlib import Path
 
 from ..core.clock import iso, utcnow
@@ -257,14 +258,15 @@ class MemoryStore:
         pending = self.backend.late_writes()
         unmerged: set[str] = set()
         loaded = self._loaded
-        kept = {e.id for e in entries}
         # What this save removes on purpose, so that a merge with no common ancestor (see
-        # the journal) does not bring it back.
-        forgot = (
-            {}
-            if loaded is None
-            else {e.id: fingerprint(e) for e in loaded[1].entries if e.id not in kept}
-        )
+        # the journal) does not bring it back. (Sets of ids made in C: a file may hold
+        # 100,000 memories, and a save removes none or a few.)
+        forgot: dict[str, str] = {}
+        if loaded is not None:
+            ids = attrgetter("id")
+            gone = set(map(ids, loaded[1].entries)).difference(map(ids, entries))
+            if gone:
+                forgot = {e.id: fingerprint(e) for e in loaded[1].entries if e.id in gone}
         deadline = monotonic() + SETTLE_TIMEOUT
         attempts = 0
         while attempts < _SAVE_ATTEMPTS or monotonic() < deadline:
