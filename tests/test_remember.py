@@ -26,17 +26,19 @@ CANONICAL = FIXTURES / "memory" / "canonical.md"
 # on two copies of a file can be compared byte for byte. argv[1] says which way: "fast" goes
 # through the command's entry point, "app" straight to the typer app.
 _RUN = """
-import json, os, sys, uuid
+import json, os, sys
 from freezegun import freeze_time
 
-numbers = iter(range(1, 10**6))
-uuid.uuid4 = lambda: uuid.UUID(int=next(numbers) << 100)
 way, sys.argv = sys.argv[1], ["everbot-memory", *sys.argv[2:]]
 # Frozen before the package is imported: freezegun looks through every loaded module when
 # it starts, which would load all of the package's lazily exported names.
 # (Not when a test waits for the lock: a frozen clock never times out.)
 if not os.environ.get("UNFROZEN"):
     freeze_time("2026-03-02T10:00:00Z").start()
+from everbot_memory.core import clock
+
+numbers = iter(range(1, 10**6))
+clock._random_bytes = lambda n: next(numbers).to_bytes(n, "big")
 if way == "fast":
     from everbot_memory.faces.entry import main
 else:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..document.merge3 import conflict_line
 from ..errors import StoreError
 
 __all__ = ["git_dir", "git_operation", "refuse_while_merging"]
@@ -77,6 +76,10 @@ def refuse_while_merging(path: Path, text: str) -> None:
             "(`git status` says how) or abort it, then try again",
             path,
         )
+    if "<<<<<<<" not in text:
+        return  # the usual case: no conflict, and no three-way merge code to import
+    from ..document.merge3 import conflict_line
+
     line = conflict_line(text)
     if line is not None:
         raise StoreError(
