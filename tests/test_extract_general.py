@@ -698,3 +698,37 @@ def test_chinese_changes_said_as_the_present_retire_the_old(said: str, known: st
 def test_chinese_news_of_others_a_trip_or_a_breakup_retires_nothing(said: str, known: str) -> None:
     found = _close([said], f"[k1] {known}")
     assert not any(contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the gym reopened on Monday after the flood",
+        "my old lease ended friday, so that chapter is closed",
+        "we shipped the beta on tuesday",
+        "last Saturday I ran my first 10k",
+        "上周五去医院拿了报告",
+        "上个礼拜三搬的家",
+    ],
+)
+def test_a_weekday_gone_by_names_no_day(said: str) -> None:
+    assert resolve_date(said, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("the vet moved the checkup to Monday", "2026-04-13"),
+        ("I'm flying out friday", "2026-04-10"),
+        ("we sold the car, the buyer picks it up on saturday", "2026-04-11"),
+        ("she said the keys are ready thursday", "2026-04-09"),
+        ("周五要交季度报告", "2026-04-10"),
+    ],
+)
+def test_a_weekday_arranged_or_still_to_come_is_read_as_the_next_one(said: str, day: str) -> None:
+    assert str(resolve_date(said, TODAY)) == day
+
+
+def test_a_story_of_last_week_told_with_its_weekday_is_no_todo() -> None:
+    found = _close(["we finally repainted the nursery on sunday, it looks great"])
+    assert all(category != "todo" for category, _, _ in found)

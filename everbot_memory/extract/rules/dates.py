@@ -177,6 +177,8 @@ def resolve_date(text: str, today: date) -> date | None:
             lambda m: _day_of_month(today, int(m.group(1))),
         ),
     ]
+    if _weekday_gone_by(lowered):
+        return None
     for pattern, build in checks:
         match = re.search(pattern, lowered)
         if match:
@@ -185,6 +187,44 @@ def resolve_date(text: str, today: date) -> date | None:
     if not CJK_RE.search(text):
         return _parsed(text, today) or _mid_month(lowered, today)
     return None
+
+
+# A weekday named as one gone by: "last Friday", "上周五", "上个礼拜三".
+_LAST_WEEKDAY = re.compile(rf"\blast ({WEEKDAYS})\b|上个?(?:周|星期|礼拜)[一二三四五六日天]")
+_WEEKDAY = re.compile(rf"\b(?:{WEEKDAYS})\b")
+# A verb in the past tense ("was", "went", "deleted", "closed on")...
+_PAST_VERB = re.compile(
+    r"\b(?:was|were|did|went|came|left|sold|bought|made|took|saw|met|ran|won|lost|found|"
+    r"gave|began|quit|\w{2,}ed)\b"
+)
+# ... unless the clause speaks of what is still to come: an event arranged for the day
+# ("booked the dentist for Friday", "moved the call to Monday"), or a verb of the present
+# or the future ("it's on Friday", "we'll close Tuesday", "I'm excited for Saturday").
+_STILL_TO_COME = re.compile(
+    r"\b(?:will|shall|going to|gonna|is|are|am|be|need|needs|have to|has to|must|should|can|"
+    r"due|by|before|until|till|this|next|coming|upcoming|tomorrow|booked|scheduled|"
+    r"rescheduled|planned|arranged|moved|pushed|postponed|bumped|shifted|changed|promised|"
+    r"agreed|decided|registered|signed|invited|asked|confirmed|reserved|supposed|expected|"
+    r"told|said|says|heard)\b"
+    r"|'(?:ll|s|re|m|d|ve)\b"
+)
+_CLAUSE_CUT = re.compile(r"[,;:.!?()\n]|\b(?:and|but|so|because)\b")
+
+
+def _weekday_gone_by(lowered: str) -> bool:
+    """True when the weekday ``lowered`` names is one gone by: "last Friday", "上周五", or a
+    weekday in a clause told in the past tense ("we deleted the last file on tuesday", "last
+    day was friday"). It is no day for a todo: one to come would be read from it."""
+    if _LAST_WEEKDAY.search(lowered):
+        return True
+    for clause in _CLAUSE_CUT.split(lowered):
+        if (
+            _WEEKDAY.search(clause)
+            and _PAST_VERB.search(clause)
+            and not _STILL_TO_COME.search(clause)
+        ):
+            return True
+    return False
 
 
 def _mid_month(lowered: str, today: date) -> date | None:
