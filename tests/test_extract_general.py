@@ -732,3 +732,28 @@ def test_a_weekday_arranged_or_still_to_come_is_read_as_the_next_one(said: str, 
 def test_a_story_of_last_week_told_with_its_weekday_is_no_todo() -> None:
     found = _close(["we finally repainted the nursery on sunday, it looks great"])
     assert all(category != "todo" for category, _, _ in found)
+
+
+@pytest.mark.parametrize(
+    "said, value",
+    [
+        ("I start my new job at Datadog next Monday", "Datadog"),
+        ("下周一去字节报到，有点紧张", "字节"),
+        ("下个月搬到杭州，公司在那边", "杭州"),
+    ],
+)
+def test_a_plan_naming_a_new_workplace_or_home_is_kept_as_that_fact(said: str, value: str) -> None:
+    found = [(c, text) for c, text, _ in _close([said]) if value in text]
+    assert found and all(category == "fact" for category, _ in found)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I need to set up Postgres on the new laptop tomorrow",
+        "dentist next monday at 3",
+        "下周三要去医院复查",
+    ],
+)
+def test_a_plan_naming_no_home_or_workplace_stays_a_todo(said: str) -> None:
+    assert [category for category, _, _ in _close([said])] == ["todo"]

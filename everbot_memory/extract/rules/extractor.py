@@ -543,6 +543,10 @@ _NO_THING = frozenset(
 )
 
 
+# Where the user lives and works, and as what: a plan that names a new one is that fact first.
+_LASTING_SLOTS = frozenset(["home", "employer", "role", "manager"])
+
+
 class RuleExtractor:
     """The offline extractor: explicit statements by the user, in English and Chinese."""
 
@@ -616,13 +620,14 @@ class RuleExtractor:
                     ]
                     for i in naming:
                         # What the selector kept of a tool in use is of the tool's kind (a
-                        # fixed rule's statement of the change keeps its own).
+                        # fixed rule's statement of the change keeps its own). A plan that
+                        # names a new home or workplace ("下周一去华为报到", "moving to Leeds
+                        # on the 3rd") is that fact first: it lasts, the day does not.
                         if (
                             found[i].category in ("fact", "experience")
-                            and found[i].importance != "high"
-                            and not found[i].forget
-                        ):
-                            found[i] = found[i].replace(category=value.category)
+                            or (found[i].category == "todo" and value.slot in _LASTING_SLOTS)
+                        ) and not (found[i].importance == "high" or found[i].forget):
+                            found[i] = found[i].replace(category=value.category, expires_at=None)
                     # The new value kept as a memory of its own when nothing the sentence
                     # gave names it ("got the keys to our place in Leeds" -> lives in Leeds).
                     if not naming:
