@@ -723,6 +723,8 @@ def test_a_weekday_gone_by_names_no_day(said: str) -> None:
         ("we sold the car, the buyer picks it up on saturday", "2026-04-11"),
         ("she said the keys are ready thursday", "2026-04-09"),
         ("周五要交季度报告", "2026-04-10"),
+        ("上周五说好了，下周五交初稿", "2026-04-17"),
+        ("I went to the dentist on monday, the next visit is on friday", "2026-04-10"),
     ],
 )
 def test_a_weekday_arranged_or_still_to_come_is_read_as_the_next_one(said: str, day: str) -> None:

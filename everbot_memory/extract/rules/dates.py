@@ -9,6 +9,7 @@ come from the table, with Chinese numerals read ("十天后", "过两天", "三�
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -177,8 +178,9 @@ def resolve_date(text: str, today: date) -> date | None:
             lambda m: _day_of_month(today, int(m.group(1))),
         ),
     ]
-    if _weekday_gone_by(lowered):
-        return None
+    told = _without_days_gone_by(lowered)
+    if told != lowered:
+        text = lowered = told
     for pattern, build in checks:
         match = re.search(pattern, lowered)
         if match:
@@ -211,20 +213,20 @@ _STILL_TO_COME = re.compile(
 _CLAUSE_CUT = re.compile(r"[,;:.!?()\n]|\b(?:and|but|so|because)\b")
 
 
-def _weekday_gone_by(lowered: str) -> bool:
-    """True when the weekday ``lowered`` names is one gone by: "last Friday", "上周五", or a
+def _without_days_gone_by(lowered: str) -> str:
+    """``lowered`` without the weekdays it names as gone by: "last Friday", "上周五", or a
     weekday in a clause told in the past tense ("we deleted the last file on tuesday", "last
-    day was friday"). It is no day for a todo: one to come would be read from it."""
-    if _LAST_WEEKDAY.search(lowered):
-        return True
-    for clause in _CLAUSE_CUT.split(lowered):
-        if (
-            _WEEKDAY.search(clause)
-            and _PAST_VERB.search(clause)
-            and not _STILL_TO_COME.search(clause)
-        ):
-            return True
-    return False
+    day was friday"). They are no day for a todo, and the next one would be read from them;
+    another day the sentence names still counts ("上周五说好了，下周五交")."""
+    lowered = _LAST_WEEKDAY.sub(" ", lowered)
+    cuts = [0, *(m.end() for m in _CLAUSE_CUT.finditer(lowered)), len(lowered)]
+    kept = []
+    for start, end in itertools.pairwise(cuts):
+        clause = lowered[start:end]
+        if _PAST_VERB.search(clause) and not _STILL_TO_COME.search(clause):
+            clause = _WEEKDAY.sub(" ", clause)
+        kept.append(clause)
+    return "".join(kept)
 
 
 def _mid_month(lowered: str, today: date) -> date | None:
