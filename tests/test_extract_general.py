@@ -759,3 +759,14 @@ def test_a_plan_naming_a_new_workplace_or_home_is_kept_as_that_fact(said: str, v
 )
 def test_a_plan_naming_no_home_or_workplace_stays_a_todo(said: str) -> None:
     assert [category for category, _, _ in _close([said])] == ["todo"]
+
+
+def test_a_new_workplace_named_after_a_comma_is_still_the_new_one() -> None:
+    known = "[k1] The user works at Shopify."
+    found = _close(["my new employer, Datadog, pays for the gym"], known)
+    assert ("fact", "The user works at Datadog.", ("k1",)) in found
+
+
+def test_words_after_a_comma_that_name_nothing_give_no_new_workplace() -> None:
+    found = _close(["my new employer, as you know, is strict"], "[k1] The user works at Shopify.")
+    assert not any(contradicts for *_, contradicts in found)

@@ -719,6 +719,15 @@ def _tools_in(text: str) -> Iterable[tuple[str, Category, str, re.Match[str]]]:
                 yield slot, category, name, match
 
 
+# A new workplace or home named after a comma ("my new employer, Datadog, pays for ...",
+# "our new flat, in Leeds, ..."): the name belongs to the clause before it.
+_APPOSITIVE = re.compile(
+    r"\b((?:new|current) (?:employer|company|workplace|firm|job|place|flat|apartment|house|home|"
+    r"city)),\s+(?=(?:in |at |with )?(?-i:[A-Z]))",
+    re.I,
+)
+
+
 def new_values(said: str) -> list[NewValue]:
     """The single-valued facts ``said`` gives a new value, as the user's now."""
     found: list[NewValue] = []
@@ -727,6 +736,7 @@ def new_values(said: str) -> list[NewValue]:
     # ("what's good in Leeds? we just moved there" holds one statement).
     if _CONDITION.search(said):
         return []
+    said = _APPOSITIVE.sub(r"\1 ", said)
     clauses = [_statement_part(c) for c in re.split(r"(?<=[.!?。！？；;])\s*|[，,]\s*", said) if c]
     for clause in clauses:
         if not clause or not _stated(clause):
