@@ -4,6 +4,7 @@ grammar, changed values said naturally, and the user's voice with a compound sub
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timezone
 
 import pytest
@@ -770,3 +771,32 @@ def test_a_new_workplace_named_after_a_comma_is_still_the_new_one() -> None:
 def test_words_after_a_comma_that_name_nothing_give_no_new_workplace() -> None:
     found = _close(["my new employer, as you know, is strict"], "[k1] The user works at Shopify.")
     assert not any(contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, kept, gone",
+    [
+        ("I work at Shopify, I mean Stripe, sorry", "Stripe", "Shopify"),
+        ("My manager is Tom, sorry, Priya, she started in May", "Priya", "Tom"),
+        ("I'm at our Seattle office, well, Bellevue really", "Bellevue", "Seattle"),
+        ("I have two cats, actually three", "three", "two"),
+    ],
+)
+def test_a_name_or_a_count_corrected_in_the_same_breath_keeps_the_later_one(
+    said: str, kept: str, gone: str
+) -> None:
+    [(_, content, _)] = _close([said])
+    assert kept in content and gone not in content
+    assert not re.search(r"\b(?:really|sorry)\b", content)
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("I love Paris, well, Paris in spring anyway", "Paris"),
+        ("I have two kids and three cats", "two kids"),
+        ("I work at Shopify, I Mean it, the pay is great", "Shopify"),
+    ],
+)
+def test_a_value_not_corrected_is_kept_as_said(said: str, kept: str) -> None:
+    assert any(kept in content for _, content, _ in _close([said]))
