@@ -12,6 +12,7 @@ from freezegun import freeze_time
 
 from everbot_memory.extract.rules import RuleExtractor
 from everbot_memory.extract.rules.dates import resolve_date
+from everbot_memory.extract.rules.extractor import _selected_category
 from everbot_memory.extract.rules.wording import about_the_user
 
 TODAY = date(2026, 4, 8)  # a Wednesday
@@ -800,3 +801,18 @@ def test_a_name_or_a_count_corrected_in_the_same_breath_keeps_the_later_one(
 )
 def test_a_value_not_corrected_is_kept_as_said(said: str, kept: str) -> None:
     assert any(kept in content for _, content, _ in _close([said]))
+
+
+@pytest.mark.parametrize(
+    "said, category",
+    [
+        ("went to my first pottery class last week and loved it", "experience"),
+        ("I was a line cook for six years before nursing", "experience"),
+        ("去年在云南骑行了半个月", "experience"),
+        # Not a story of what happened: a state now, or a habit.
+        ("I work as a nurse on night shifts", "fact"),
+        ("went swimming every morning for years", "fact"),
+    ],
+)
+def test_a_kept_sentence_told_as_a_story_is_an_experience(said: str, category: str) -> None:
+    assert _selected_category(said, "fact", TODAY)[0] == category

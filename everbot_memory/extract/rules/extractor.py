@@ -497,6 +497,11 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
     """The category of a sentence the selector keeps, from the fitted model's and the
     sentence's own words, and the day it names."""
     category = _kind(said, fitted)
+    # A sentence that opens as a story ("went to my first hackathon", "去年被骗了两万") is an
+    # experience: the model, fitted mostly on facts, calls it a fact (dev, four folds: 3 of
+    # 6 such kept sentences right -> 5 of 6, nothing lost end to end).
+    if category == "fact" and _past(said) and not _RECURRING.search(said):
+        category = "experience"
     if category == "todo" and _RECURRING.search(said):
         category = "workflow"  # done again and again: a habit, whatever the model says
     day = resolve_date(said, today)
