@@ -498,8 +498,8 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
     sentence's own words, and the day it names."""
     category = _kind(said, fitted)
     # A sentence that opens as a story ("went to my first hackathon", "去年被骗了两万") is an
-    # experience: the model, fitted mostly on facts, calls it a fact (dev, four folds: 3 of
-    # 6 such kept sentences right -> 5 of 6, nothing lost end to end).
+    # experience: the model, fitted mostly on facts, calls it a fact (dev, four folds: 2 of
+    # 6 such sentences right -> 5 of 6, nothing lost end to end).
     if category == "fact" and _past(said) and not _RECURRING.search(said):
         category = "experience"
     if category == "todo" and _RECURRING.search(said):
