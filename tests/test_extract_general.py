@@ -816,3 +816,27 @@ def test_a_value_not_corrected_is_kept_as_said(said: str, kept: str) -> None:
 )
 def test_a_kept_sentence_told_as_a_story_is_an_experience(said: str, category: str) -> None:
     assert _selected_category(said, "fact", TODAY)[0] == category
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("I handed in my notice, monday I start at Stripe", "The user works at Shopify."),
+        ("after the layoffs I landed a job at Stripe", "The user works at Shopify."),
+        ("现在是字节的人了，还在适应", "用户在阿里巴巴工作"),
+    ],
+)
+def test_a_job_to_start_or_landed_retires_the_old_workplace(said: str, known: str) -> None:
+    assert any(contradicts == ("k1",) for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("I landed at Heathrow at 6am", "The user works at Shopify."),
+        ("I start with Pilates next week", "The user works at Shopify."),
+        ("他现在是字节的人了", "用户在阿里巴巴工作"),
+    ],
+)
+def test_a_flight_a_class_or_someone_elses_job_retires_no_workplace(said: str, known: str) -> None:
+    assert not any(contradicts for *_, contradicts in _close([said], f"[k1] {known}"))

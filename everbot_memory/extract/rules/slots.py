@@ -434,6 +434,10 @@ _EMPLOYER_EN = re.compile(
     rf"(?:i'm|i am) (?:working )?(?:at|with|for)(?= (?-i:[A-Z])\S+ now)|"
     rf"(?:i'm|i am) now (?:working )?(?:at|with|for)|(?:i )?work (?:at|for)(?= (?-i:[A-Z])\S+ now)|"
     rf"(?:^|i |i've |just |finally )started (?:at|with|working (?:at|for))|"
+    # The first day to come, or a job landed ("monday I start at Stripe", "landed a job at
+    # Stripe"; "landed at Heathrow" is a flight).
+    rf"(?:i|i'll) (?:start|am starting|'m starting) (?:at|working (?:at|for))|"
+    rf"(?:i|i've|just|finally) landed (?:a|the) (?:job|role|position|gig|offer) (?:at|with)|"
     rf"(?:accepted|took|signed) (?:the|an|their) offer (?:from|at)|got hired (?:at|by)|"
     rf"onboarding at|hired (?:at|by)|(?:my )?new (?:employer|company|workplace)(?:,| is| at)?|"
     rf"(?:since|after) (?:joining|starting at)|(?:first|my) (?:paycheck|payslip|pay ?check) from|"
@@ -448,8 +452,8 @@ _EMPLOYER_ZH = re.compile(
     rf"(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
     rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
     rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
-    # "我现在是字节的员工了": one of its staff.
-    rf"|(?:我|我现在|我目前)是(?P<w>[{_CJK}A-Za-z]{{2,8}}?)的(?:员工|正式员工|一员|人)"
+    # "我现在是字节的员工了", "现在是字节的人了": one of its staff.
+    rf"|(?:^|我|现在|目前|我现在|我目前)是(?P<w>[{_CJK}A-Za-z]{{2,8}}?)的(?:员工|正式员工|一员|人)"
     # "在小米上班半年了": a workplace of some time, said as the user's.
     rf"|(?:^|我|我们|已经|现在)在(?P<x>[{_CJK}A-Za-z]{{2,8}}?)(?:上班|工作)了?(?:快|已经|都|有)?"
     rf"(?:半|一|两|三|四|五|六|七|八|九|十|几|\d)"
