@@ -10,7 +10,7 @@ from datetime import date, datetime, timezone
 import pytest
 from freezegun import freeze_time
 
-from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules import RuleExtractor, judged, statement
 from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.extractor import _selected_category
 from everbot_memory.extract.rules.wording import about_the_user
@@ -840,3 +840,25 @@ def test_a_job_to_start_or_landed_retires_the_old_workplace(said: str, known: st
 )
 def test_a_flight_a_class_or_someone_elses_job_retires_no_workplace(said: str, known: str) -> None:
     assert not any(contradicts for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("工资卡换成招行了，销户要注意啥。", "工资卡换成招行了"),
+        ("我看不懂英制单位。行李箱28寸多大", "我看不懂英制单位。"),
+        ("两周后搬家 找搬家公司要注意啥", "两周后搬家 "),
+    ],
+)
+def test_a_chinese_question_without_its_mark_is_cut_from_a_statement(said: str, kept: str) -> None:
+    assert statement(said) == kept
+
+
+@pytest.mark.parametrize("said", ["答辩 PPT 有什么要注意的", "35 寸行李箱多大。", "搬家要注意啥"])
+def test_a_chinese_question_without_its_mark_is_not_judged(said: str) -> None:
+    assert not judged(said)
+
+
+@pytest.mark.parametrize("said", ["我什么都吃，不挑食", "我住在杭州 在阿里上班", "我对啥都好奇"])
+def test_a_question_word_inside_a_statement_leaves_it_whole(said: str) -> None:
+    assert statement(said) == said
