@@ -862,3 +862,25 @@ def test_a_chinese_question_without_its_mark_is_not_judged(said: str) -> None:
 @pytest.mark.parametrize("said", ["我什么都吃，不挑食", "我住在杭州 在阿里上班", "我对啥都好奇"])
 def test_a_question_word_inside_a_statement_leaves_it_whole(said: str) -> None:
     assert statement(said) == said
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("we're in Austin now, the old Dallas apartment sold fast", "The user lives in Dallas."),
+        ("I'm at Stripe now, my former employer Shopify owes me", "The user works at Shopify."),
+    ],
+)
+def test_the_old_value_named_as_the_one_before_is_retired(said: str, known: str) -> None:
+    assert any("k1" in contradicts for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+def test_the_old_value_named_as_still_so_or_told_is_kept() -> None:
+    assert not any(
+        contradicts
+        for said in (
+            "I'm in Austin now, my job is still in Dallas",
+            "I'm in Austin now, I told my Dallas friends",
+        )
+        for *_, contradicts in _close([said], "[k1] The user lives in Dallas.")
+    )

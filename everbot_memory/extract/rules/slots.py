@@ -925,7 +925,10 @@ def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewVa
                 if any(
                     old.casefold() in lowered
                     and not re.search(
-                        rf"(?:from|left|quit|off|instead of|从|离开|离职)\s*{re.escape(old.casefold())}"
+                        # "the old Queens place", "my former employer Shopify": named as
+                        # the one before.
+                        rf"(?:from|left|quit|off|instead of|从|离开|离职"
+                        rf"|\b(?:old|former|previous|ex-)(?:\s*[a-z]+)?)\s*{re.escape(old.casefold())}"
                         # "网易那边已经交接完了": the old one named before the words of leaving.
                         rf"|{re.escape(old.casefold())}[^，,。]{{0,6}}(?:交接完|离职|辞职|不干了|走人)",
                         lowered,
