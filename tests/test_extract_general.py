@@ -4,13 +4,15 @@ grammar, changed values said naturally, and the user's voice with a compound sub
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timezone
 
 import pytest
 from freezegun import freeze_time
 
-from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules import RuleExtractor, judged, statement
 from everbot_memory.extract.rules.dates import resolve_date
+from everbot_memory.extract.rules.extractor import _selected_category
 from everbot_memory.extract.rules.wording import about_the_user
 
 TODAY = date(2026, 4, 8)  # a Wednesday
@@ -698,3 +700,187 @@ def test_chinese_changes_said_as_the_present_retire_the_old(said: str, known: st
 def test_chinese_news_of_others_a_trip_or_a_breakup_retires_nothing(said: str, known: str) -> None:
     found = _close([said], f"[k1] {known}")
     assert not any(contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the gym reopened on Monday after the flood",
+        "my old lease ended friday, so that chapter is closed",
+        "we shipped the beta on tuesday",
+        "last Saturday I ran my first 10k",
+        "上周五去医院拿了报告",
+        "上个礼拜三搬的家",
+    ],
+)
+def test_a_weekday_gone_by_names_no_day(said: str) -> None:
+    assert resolve_date(said, TODAY) is None
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("the vet moved the checkup to Monday", "2026-04-13"),
+        ("I'm flying out friday", "2026-04-10"),
+        ("we sold the car, the buyer picks it up on saturday", "2026-04-11"),
+        ("she said the keys are ready thursday", "2026-04-09"),
+        ("周五要交季度报告", "2026-04-10"),
+        ("上周五说好了，下周五交初稿", "2026-04-17"),
+        ("I went to the dentist on monday, the next visit is on friday", "2026-04-10"),
+    ],
+)
+def test_a_weekday_arranged_or_still_to_come_is_read_as_the_next_one(said: str, day: str) -> None:
+    assert str(resolve_date(said, TODAY)) == day
+
+
+def test_a_story_of_last_week_told_with_its_weekday_is_no_todo() -> None:
+    found = _close(["we finally repainted the nursery on sunday, it looks great"])
+    assert all(category != "todo" for category, _, _ in found)
+
+
+@pytest.mark.parametrize(
+    "said, value",
+    [
+        ("I start my new job at Datadog next Monday", "Datadog"),
+        ("下周一去字节报到，有点紧张", "字节"),
+        ("下个月搬到杭州，公司在那边", "杭州"),
+    ],
+)
+def test_a_plan_naming_a_new_workplace_or_home_is_kept_as_that_fact(said: str, value: str) -> None:
+    found = [(c, text) for c, text, _ in _close([said]) if value in text]
+    assert found and all(category == "fact" for category, _ in found)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I need to set up Postgres on the new laptop tomorrow",
+        "dentist next monday at 3",
+        "下周三要去医院复查",
+    ],
+)
+def test_a_plan_naming_no_home_or_workplace_stays_a_todo(said: str) -> None:
+    assert [category for category, _, _ in _close([said])] == ["todo"]
+
+
+def test_a_new_workplace_named_after_a_comma_is_still_the_new_one() -> None:
+    known = "[k1] The user works at Shopify."
+    found = _close(["my new employer, Datadog, pays for the gym"], known)
+    assert ("fact", "The user works at Datadog.", ("k1",)) in found
+
+
+def test_words_after_a_comma_that_name_nothing_give_no_new_workplace() -> None:
+    found = _close(["my new employer, as you know, is strict"], "[k1] The user works at Shopify.")
+    assert not any(contradicts for *_, contradicts in found)
+
+
+@pytest.mark.parametrize(
+    "said, kept, gone",
+    [
+        ("I work at Shopify, I mean Stripe, sorry", "Stripe", "Shopify"),
+        ("My manager is Tom, sorry, Priya, she started in May", "Priya", "Tom"),
+        ("I'm at our Seattle office, well, Bellevue really", "Bellevue", "Seattle"),
+        ("I have two cats, actually three", "three", "two"),
+    ],
+)
+def test_a_name_or_a_count_corrected_in_the_same_breath_keeps_the_later_one(
+    said: str, kept: str, gone: str
+) -> None:
+    [(_, content, _)] = _close([said])
+    assert kept in content and gone not in content
+    assert not re.search(r"\b(?:really|sorry)\b", content)
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("I love Paris, well, Paris in spring anyway", "Paris"),
+        ("I have two kids and three cats", "two kids"),
+        ("I work at Shopify, I Mean it, the pay is great", "Shopify"),
+    ],
+)
+def test_a_value_not_corrected_is_kept_as_said(said: str, kept: str) -> None:
+    assert any(kept in content for _, content, _ in _close([said]))
+
+
+@pytest.mark.parametrize(
+    "said, category",
+    [
+        ("went to my first pottery class last week and loved it", "experience"),
+        ("I was a line cook for six years before nursing", "experience"),
+        ("去年在云南骑行了半个月", "experience"),
+        # Not a story of what happened: a state now, or a habit.
+        ("I work as a nurse on night shifts", "fact"),
+        ("went swimming every morning for years", "fact"),
+    ],
+)
+def test_a_kept_sentence_told_as_a_story_is_an_experience(said: str, category: str) -> None:
+    assert _selected_category(said, "fact", TODAY)[0] == category
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("I handed in my notice, monday I start at Stripe", "The user works at Shopify."),
+        ("after the layoffs I landed a job at Stripe", "The user works at Shopify."),
+        ("现在是字节的人了，还在适应", "用户在阿里巴巴工作"),
+    ],
+)
+def test_a_job_to_start_or_landed_retires_the_old_workplace(said: str, known: str) -> None:
+    assert any(contradicts == ("k1",) for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("I landed at Heathrow at 6am", "The user works at Shopify."),
+        ("I start with Pilates next week", "The user works at Shopify."),
+        ("他现在是字节的人了", "用户在阿里巴巴工作"),
+    ],
+)
+def test_a_flight_a_class_or_someone_elses_job_retires_no_workplace(said: str, known: str) -> None:
+    assert not any(contradicts for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("工资卡换成招行了，销户要注意啥。", "工资卡换成招行了"),
+        ("我看不懂英制单位。行李箱28寸多大", "我看不懂英制单位。"),
+        ("两周后搬家 找搬家公司要注意啥", "两周后搬家 "),
+    ],
+)
+def test_a_chinese_question_without_its_mark_is_cut_from_a_statement(said: str, kept: str) -> None:
+    assert statement(said) == kept
+
+
+@pytest.mark.parametrize("said", ["答辩 PPT 有什么要注意的", "35 寸行李箱多大。", "搬家要注意啥"])
+def test_a_chinese_question_without_its_mark_is_not_judged(said: str) -> None:
+    assert not judged(said)
+
+
+@pytest.mark.parametrize("said", ["我什么都吃，不挑食", "我住在杭州 在阿里上班", "我对啥都好奇"])
+def test_a_question_word_inside_a_statement_leaves_it_whole(said: str) -> None:
+    assert statement(said) == said
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("we're in Austin now, the old Dallas apartment sold fast", "The user lives in Dallas."),
+        ("I'm at Stripe now, my former employer Shopify owes me", "The user works at Shopify."),
+    ],
+)
+def test_the_old_value_named_as_the_one_before_is_retired(said: str, known: str) -> None:
+    assert any("k1" in contradicts for *_, contradicts in _close([said], f"[k1] {known}"))
+
+
+def test_the_old_value_named_as_still_so_or_told_is_kept() -> None:
+    assert not any(
+        contradicts
+        for said in (
+            "I'm in Austin now, my job is still in Dallas",
+            "I'm in Austin now, I told my Dallas friends",
+        )
+        for *_, contradicts in _close([said], "[k1] The user lives in Dallas.")
+    )

@@ -9,6 +9,7 @@ come from the table, with Chinese numerals read ("十天后", "过两天", "三�
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -177,6 +178,9 @@ def resolve_date(text: str, today: date) -> date | None:
             lambda m: _day_of_month(today, int(m.group(1))),
         ),
     ]
+    told = _without_days_gone_by(lowered)
+    if told != lowered:
+        text = lowered = told
     for pattern, build in checks:
         match = re.search(pattern, lowered)
         if match:
@@ -185,6 +189,44 @@ def resolve_date(text: str, today: date) -> date | None:
     if not CJK_RE.search(text):
         return _parsed(text, today) or _mid_month(lowered, today)
     return None
+
+
+# A weekday named as one gone by: "last Friday", "上周五", "上个礼拜三".
+_LAST_WEEKDAY = re.compile(rf"\blast ({WEEKDAYS})\b|上个?(?:周|星期|礼拜)[一二三四五六日天]")
+_WEEKDAY = re.compile(rf"\b(?:{WEEKDAYS})\b")
+# A verb in the past tense ("was", "went", "deleted", "closed on")...
+_PAST_VERB = re.compile(
+    r"\b(?:was|were|did|went|came|left|sold|bought|made|took|saw|met|ran|won|lost|found|"
+    r"gave|began|quit|\w{2,}ed)\b"
+)
+# ... unless the clause speaks of what is still to come: an event arranged for the day
+# ("booked the dentist for Friday", "moved the call to Monday"), or a verb of the present
+# or the future ("it's on Friday", "we'll close Tuesday", "I'm excited for Saturday").
+_STILL_TO_COME = re.compile(
+    r"\b(?:will|shall|going to|gonna|is|are|am|be|need|needs|have to|has to|must|should|can|"
+    r"due|by|before|until|till|this|next|coming|upcoming|tomorrow|booked|scheduled|"
+    r"rescheduled|planned|arranged|moved|pushed|postponed|bumped|shifted|changed|promised|"
+    r"agreed|decided|registered|signed|invited|asked|confirmed|reserved|supposed|expected|"
+    r"told|said|says|heard)\b"
+    r"|'(?:ll|s|re|m|d|ve)\b"
+)
+_CLAUSE_CUT = re.compile(r"[,;:.!?()\n]|\b(?:and|but|so|because)\b")
+
+
+def _without_days_gone_by(lowered: str) -> str:
+    """``lowered`` without the weekdays it names as gone by: "last Friday", "上周五", or a
+    weekday in a clause told in the past tense ("we deleted the last file on tuesday", "last
+    day was friday"). They are no day for a todo, and the next one would be read from them;
+    another day the sentence names still counts ("上周五说好了，下周五交")."""
+    lowered = _LAST_WEEKDAY.sub(" ", lowered)
+    cuts = [0, *(m.end() for m in _CLAUSE_CUT.finditer(lowered)), len(lowered)]
+    kept = []
+    for start, end in itertools.pairwise(cuts):
+        clause = lowered[start:end]
+        if _PAST_VERB.search(clause) and not _STILL_TO_COME.search(clause):
+            clause = _WEEKDAY.sub(" ", clause)
+        kept.append(clause)
+    return "".join(kept)
 
 
 def _mid_month(lowered: str, today: date) -> date | None:

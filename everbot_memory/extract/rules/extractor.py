@@ -240,7 +240,11 @@ _ASKS = re.compile(
     r"are there)\b)"
     r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$"
     r"|为啥|为什么|会不会|能不能|是不是|要不要|有没有|咋整|咋办|怎么办|怎么弄|怎么回事"
-    r"|多久|多长时间|多远|几个小时|多少钱|哪(?:趟|班|款|种|位|一个|一家|一款)|哪里好|哪儿好|去哪",
+    r"|多久|多长时间|多远|几个小时|多少钱|哪(?:趟|班|款|种|位|一个|一家|一款)|哪里好|哪儿好|去哪"
+    # A question word closing the sentence, with or without its mark ("销户要注意啥。", "35 寸
+    # 行李箱多大", "答辩 PPT 有什么要注意的").
+    r"|(?:啥|什么|多大|多少|多重|多高|多长|几点|哪些|咋样|怎么样)[的呀啊呢]?[。！!~～]?$"
+    r"|有什么(?:要|需要|好|可以|值得|推荐|建议)",
 )
 
 
@@ -274,7 +278,9 @@ _TASTE = re.compile(
 )
 
 
-_CLAUSE = re.compile(r"(?<=[，,;；])\s*")
+# Where a clause ends: a comma or a stop, or a space between Chinese words (chat marks a pause
+# with one: "两周后搬家 找搬家公司要注意啥").
+_CLAUSE = re.compile(r"(?<=[，,;；。！？])\s*|(?<=[\u4e00-\u9fff]\s)(?=[\u4e00-\u9fff])")
 # Asking that something be kept is a request that holds the memory ("帮我记下：下周二…").
 _NOTE = re.compile(r"记住|记一下|记下|记着|\bremember\b|\bnote that\b|\bkeep in mind\b", re.I)
 
@@ -497,6 +503,11 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
     """The category of a sentence the selector keeps, from the fitted model's and the
     sentence's own words, and the day it names."""
     category = _kind(said, fitted)
+    # A sentence that opens as a story ("went to my first hackathon", "去年被骗了两万") is an
+    # experience: the model, fitted mostly on facts, calls it a fact (dev, four folds: 2 of
+    # 6 such sentences right -> 5 of 6, nothing lost end to end).
+    if category == "fact" and _past(said) and not _RECURRING.search(said):
+        category = "experience"
     if category == "todo" and _RECURRING.search(said):
         category = "workflow"  # done again and again: a habit, whatever the model says
     day = resolve_date(said, today)
@@ -541,6 +552,10 @@ _NO_THING = frozenset(
         "please",
     ]
 )
+
+
+# Where the user lives and works, and as what: a plan that names a new one is that fact first.
+_LASTING_SLOTS = frozenset(["home", "employer", "role", "manager"])
 
 
 class RuleExtractor:
@@ -616,13 +631,14 @@ class RuleExtractor:
                     ]
                     for i in naming:
                         # What the selector kept of a tool in use is of the tool's kind (a
-                        # fixed rule's statement of the change keeps its own).
+                        # fixed rule's statement of the change keeps its own). A plan that
+                        # names a new home or workplace ("下周一去华为报到", "moving to Leeds
+                        # on the 3rd") is that fact first: it lasts, the day does not.
                         if (
                             found[i].category in ("fact", "experience")
-                            and found[i].importance != "high"
-                            and not found[i].forget
-                        ):
-                            found[i] = found[i].replace(category=value.category)
+                            or (found[i].category == "todo" and value.slot in _LASTING_SLOTS)
+                        ) and not (found[i].importance == "high" or found[i].forget):
+                            found[i] = found[i].replace(category=value.category, expires_at=None)
                     # The new value kept as a memory of its own when nothing the sentence
                     # gave names it ("got the keys to our place in Leeds" -> lives in Leeds).
                     if not naming:

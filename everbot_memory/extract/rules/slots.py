@@ -434,6 +434,10 @@ _EMPLOYER_EN = re.compile(
     rf"(?:i'm|i am) (?:working )?(?:at|with|for)(?= (?-i:[A-Z])\S+ now)|"
     rf"(?:i'm|i am) now (?:working )?(?:at|with|for)|(?:i )?work (?:at|for)(?= (?-i:[A-Z])\S+ now)|"
     rf"(?:^|i |i've |just |finally )started (?:at|with|working (?:at|for))|"
+    # The first day to come, or a job landed ("monday I start at Stripe", "landed a job at
+    # Stripe"; "landed at Heathrow" is a flight).
+    rf"(?:i|i'll) (?:start|am starting|'m starting) (?:at|working (?:at|for))|"
+    rf"(?:i|i've|just|finally) landed (?:a|the) (?:job|role|position|gig|offer) (?:at|with)|"
     rf"(?:accepted|took|signed) (?:the|an|their) offer (?:from|at)|got hired (?:at|by)|"
     rf"onboarding at|hired (?:at|by)|(?:my )?new (?:employer|company|workplace)(?:,| is| at)?|"
     rf"(?:since|after) (?:joining|starting at)|(?:first|my) (?:paycheck|payslip|pay ?check) from|"
@@ -448,8 +452,8 @@ _EMPLOYER_ZH = re.compile(
     rf"(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
     rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
     rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
-    # "我现在是字节的员工了": one of its staff.
-    rf"|(?:我|我现在|我目前)是(?P<w>[{_CJK}A-Za-z]{{2,8}}?)的(?:员工|正式员工|一员|人)"
+    # "我现在是字节的员工了", "现在是字节的人了": one of its staff.
+    rf"|(?:^|我|现在|目前|我现在|我目前)是(?P<w>[{_CJK}A-Za-z]{{2,8}}?)的(?:员工|正式员工|一员|人)"
     # "在小米上班半年了": a workplace of some time, said as the user's.
     rf"|(?:^|我|我们|已经|现在)在(?P<x>[{_CJK}A-Za-z]{{2,8}}?)(?:上班|工作)了?(?:快|已经|都|有)?"
     rf"(?:半|一|两|三|四|五|六|七|八|九|十|几|\d)"
@@ -719,6 +723,15 @@ def _tools_in(text: str) -> Iterable[tuple[str, Category, str, re.Match[str]]]:
                 yield slot, category, name, match
 
 
+# A new workplace or home named after a comma ("my new employer, Datadog, pays for ...",
+# "our new flat, in Leeds, ..."): the name belongs to the clause before it.
+_APPOSITIVE = re.compile(
+    r"\b((?:new|current) (?:employer|company|workplace|firm|job|place|flat|apartment|house|home|"
+    r"city)),\s+(?=(?:in |at |with )?(?-i:[A-Z]))",
+    re.I,
+)
+
+
 def new_values(said: str) -> list[NewValue]:
     """The single-valued facts ``said`` gives a new value, as the user's now."""
     found: list[NewValue] = []
@@ -727,6 +740,7 @@ def new_values(said: str) -> list[NewValue]:
     # ("what's good in Leeds? we just moved there" holds one statement).
     if _CONDITION.search(said):
         return []
+    said = _APPOSITIVE.sub(r"\1 ", said)
     clauses = [_statement_part(c) for c in re.split(r"(?<=[.!?。！？；;])\s*|[，,]\s*", said) if c]
     for clause in clauses:
         if not clause or not _stated(clause):
@@ -911,7 +925,10 @@ def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewVa
                 if any(
                     old.casefold() in lowered
                     and not re.search(
-                        rf"(?:from|left|quit|off|instead of|从|离开|离职)\s*{re.escape(old.casefold())}"
+                        # "the old Queens place", "my former employer Shopify": named as
+                        # the one before.
+                        rf"(?:from|left|quit|off|instead of|从|离开|离职"
+                        rf"|\b(?:old|former|previous|ex-)(?:\s*[a-z]+)?)\s*{re.escape(old.casefold())}"
                         # "网易那边已经交接完了": the old one named before the words of leaving.
                         rf"|{re.escape(old.casefold())}[^，,。]{{0,6}}(?:交接完|离职|辞职|不干了|走人)",
                         lowered,

@@ -385,9 +385,11 @@ def about_the_user(said: str) -> str:
 # "34 — 35 actually", "12楼，哦不，16楼", "在张江，啊说错了是金桥", "June — July, sorry, July 11th":
 # the speaker corrects a value in the same breath; the memory keeps the later one.
 _CORRECTION = re.compile(
-    r"\s*(?:[,，;；—–-]+\s*)(?:no wait|no,|no|wait,?|sorry,?|i mean|i meant|actually|or rather|"
-    r"make that|"
-    r"well,? (?:no|technically|actually),?|technically|well,?(?= ?\d)|rather(?= ?\d)|"
+    r"\s*(?:[,，;；—–-]+\s*)(?:(?i:no wait|no,|no|wait,?|sorry,?|i mean|i meant|actually|"
+    r"or rather|make that|well,? (?:no|technically|actually),?|technically|well,?(?= ?\d)|"
+    r"rather(?= ?\d))"
+    # "our Seattle office, well, Bellevue really": the name said again, then "really".
+    r"|well,?(?= ?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?i:really|actually|technically)\b)|"
     r"哦不对|啊不对|不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
 )
 # A number, in digits or in Chinese numerals with their unit ("六岁", "三楼").
@@ -395,13 +397,16 @@ _CORRECTION = re.compile(
 _VALUE = re.compile(
     r"\d+(?:[.:]\d+)?|(?!一(?![零一二两三四五六七八九十百]))[零一二两三四五六七八九十百]+"
     r"(?=[岁楼号点个月天年层人块元周])"
+    # Counts in words ("two cats, actually three"); "one" is as often "a" as a number.
+    r"|\b(?i:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
 )
 # Words after which a Chinese value stands, and words that may follow one.
 _INTRODUCES_VALUE = frozenset("是在去到住叫回从飞往于姓")
 _ENDS_VALUE = re.compile(r"(?:了|的|啦|读|上|工作|上班|住|玩|出差|开会|见|看|买|吃|$)")
 
 
-_DASHED = re.compile(r"(\d+(?:[.:]\d+)?)\s*[—–-]+\s*(\d+(?:[.:]\d+)?)\s*,?\s*actually\b,?")
+_NUMBER = r"\d+(?:[.:]\d+)?|\b(?i:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+_DASHED = re.compile(rf"({_NUMBER})\s*[—–-]+\s*({_NUMBER})\s*,?\s*(?i:actually)\b,?")
 
 
 def corrected(said: str) -> str:
@@ -471,8 +476,13 @@ def corrected(said: str) -> str:
     names = list(re.finditer(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)*", left))
     if name and names and names[-1].start() > 0:
         last = names[-1]
-        return left[: last.start()] + name.group(1) + left[last.end() :] + right[name.end() :]
+        # The word that marked the correction goes with it ("Bellevue really", "Stripe, sorry").
+        rest = _CORRECTION_TAIL.sub("", right[name.end() :])
+        return left[: last.start()] + name.group(1) + left[last.end() :] + rest
     return said
+
+
+_CORRECTION_TAIL = re.compile(r"^\s*,?\s*(?:really|actually|technically|sorry)\b", re.I)
 
 
 # A sentence that only corrects the one before it: "I'm based in Toronto. Well, technically
