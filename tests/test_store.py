@@ -777,3 +777,30 @@ def test_the_file_is_compared_with_what_was_read_a_piece_at_a_time(tmp_path: Pat
     assert not _file_holds(path, data + b"x")
     path.write_bytes(data[: 2**20] + bytes([data[2**20] ^ 1]) + data[2**20 + 1 :])
     assert not _file_holds(path, data)
+
+
+def test_a_memory_removed_by_a_save_that_repeats_an_older_version_stays_removed(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Added and removed within one second's stamp, the file is byte for byte an older
+    version: the removal is still kept, and a person's edit merged after it does not bring
+    the memory back."""
+    import everbot_memory.storage.store as store_module
+
+    # The stamp stays on one second (the clock itself runs: the journal orders by it).
+    stamp = datetime(2026, 3, 2, 10, 0, 0, tzinfo=timezone.utc)
+    monkeypatch.setattr(store_module, "utcnow", lambda: stamp)
+    tea = make_entry("aaaaaa", "The user likes tea.")
+    bicycle = make_entry("bbbbbb", "The user owns a red bicycle.")
+    store = MemoryStore(memory_path)
+    store.save([tea])
+    first = memory_path.read_bytes()
+    store.save([tea, bicycle])
+    store.save([tea])
+    assert memory_path.read_bytes() == first
+    with open(memory_path, "ab") as handle:  # a person's entry, typed by hand
+        handle.write(b"\n### [dddddd] fact | 0.70 | 2026-03-01 | 1\nHand note.\n")
+    stamp = datetime(2026, 3, 2, 10, 0, 5, tzinfo=timezone.utc)
+    store.save([tea, make_entry("cccccc", "The user drinks coffee.")])
+    ids = {e.id for e in parse(memory_path.read_text(encoding="utf-8")).entries}
+    assert ids == {"aaaaaa", "cccccc", "dddddd"}

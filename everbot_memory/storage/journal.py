@@ -227,8 +227,13 @@ class Journal:
         """
         name_key = key(version or digest(data) or "")
         versions = self._versions()
-        if any(v.key == name_key and v.by_engine == by_engine for v in versions):
-            return None  # kept already (with the ancestry it had then)
+        newest = next((v for v in versions if v.by_engine == by_engine), None)
+        if newest is not None and newest.key == name_key:
+            return None  # the newest already (with the ancestry it had then)
+        # The same bytes as an older version (a memory added, then removed, within the same
+        # second's stamp) are kept again as the newest: with what this save removed, and what
+        # it came from. Otherwise the older copy would stand for it, and the removal would be
+        # forgotten: a later merge would bring the memory back.
         parent_keys = [key(p) for p in parents if p is not None]
         ancestors, inherited = self._ancestry(parent_keys, versions)
         meta: dict[str, object] = {"parents": parent_keys, "ancestors": sorted(ancestors)}
