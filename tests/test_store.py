@@ -804,3 +804,21 @@ def test_a_memory_removed_by_a_save_that_repeats_an_older_version_stays_removed(
     store.save([tea, make_entry("cccccc", "The user drinks coffee.")])
     ids = {e.id for e in parse(memory_path.read_text(encoding="utf-8")).entries}
     assert ids == {"aaaaaa", "cccccc", "dddddd"}
+
+
+def test_a_date_before_the_year_1000_is_written_with_four_digits(memory_path: Path) -> None:
+    """A heading a person dated 0001-01-01 reads back as that day after a save (the year was
+    written as "1", which reads as no date, and every save was refused)."""
+    memory_path.write_text(
+        "# Agent Memory\n\n<!-- Last updated: 2026-02-20T10:30:00Z -->\n"
+        "<!-- Total entries: 1 -->\n\n## Active Memories\n\n"
+        "### [a1b2c3] preference | 0.92 | 0001-01-01 | 12\nThe user likes tea.\n",
+        encoding="utf-8",
+    )
+    store = MemoryStore(memory_path)
+    store.save([*store.load(), make_entry("c1", "The user owns a cat.")])
+    text = memory_path.read_text(encoding="utf-8")
+    assert "| 0001-01-01 |" in text
+    doc = parse(text)
+    assert doc.problems == []
+    assert {e.id: e.last_activated.year for e in doc.entries}["a1b2c3"] == 1

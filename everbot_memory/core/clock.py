@@ -21,7 +21,10 @@ def utcnow() -> datetime:
 
 def iso(value: datetime) -> str:
     """``value`` in UTC as ``YYYY-MM-DDTHH:MM:SSZ``, the form the file and JSON output use."""
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    value = value.astimezone(timezone.utc)
+    # Four digits of year always (strftime writes the year 1 as "1"); the same text as
+    # strftime("%Y-%m-%dT%H:%M:%SZ") from the year 1000 on.
+    return f"{value.date().isoformat()}T{value.hour:02d}:{value.minute:02d}:{value.second:02d}Z"
 
 
 #: Where fresh ids come from: the system's random source, as a uuid4's (without importing

@@ -263,8 +263,9 @@ def parse_heading(text: str, exact: re.Match[str] | None = None) -> Heading:
 def canonical_heading(entry: MemoryEntry) -> str:
     """The heading line the engine writes for ``entry``."""
     when = entry.last_activated
-    # date().isoformat() is the same text as strftime("%Y-%m-%d") from the year 1000 on.
-    day = when.date().isoformat() if when.year >= 1000 else when.strftime("%Y-%m-%d")
+    # Four digits of year always (strftime writes the year 1 as "1", which reads back as no
+    # date): the same text as strftime("%Y-%m-%d") from the year 1000 on.
+    day = when.date().isoformat()
     hits = entry.activation_count
     group = f" | {entry.group}" if entry.group else ""
     return f"### [{entry.id}] {entry.category} | {entry.score:.2f} | {day} | {hits}{group}"
