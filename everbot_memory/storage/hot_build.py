@@ -458,30 +458,21 @@ class Built:
         self._staged = []
 
     def put(self) -> None:
-        """Write the files (a folder that cannot be written costs the next hook a rebuild)."""
-        from .atomic import write_atomically
-
+        """Put the files in place, writing them first if :meth:`stage` did not (a folder that
+        cannot be written costs the next hook a rebuild)."""
         with contextlib.suppress(OSError):  # left by an older version, if any
             self.files.hook_file(_OLD_LINES_FILE).unlink()
-        if self._staged is not None:
-            staged, self._staged = self._staged, []
-            for number, (path, tmp) in enumerate(staged):
-                try:
-                    os.replace(tmp, path)
-                except OSError:
-                    self._staged = staged[number:]
-                    self.discard()
-                    return
-                if tmp == self._search_at:
-                    self._search_at = path
-            return
-        for file_name, payload in self._payloads():
+        self.stage()
+        staged, self._staged = self._staged or [], []
+        for number, (path, tmp) in enumerate(staged):
             try:
-                # Checked by their key when read, and rebuilt when they do not check out: a
-                # power cut that empties one costs a rebuild, so they are not fsynced.
-                write_atomically(self.files.hook_file(file_name), payload, durable=False)
+                os.replace(tmp, path)
             except OSError:
-                break
+                self._staged = staged[number:]
+                self.discard()
+                return
+            if tmp == self._search_at:
+                self._search_at = path
 
 
 def prepare(
