@@ -67,9 +67,7 @@ def _columns(entries: Sequence[MemoryEntry]) -> list[list[Any]]:
 
 
 def _entries(columns: list[list[Any]]) -> list[MemoryEntry]:
-    """The entries :func:`_columns` took apart."""
-    if len(columns) != len(FIELDS):
-        raise ValueError("not the columns of entries")
+    """The entries :func:`_columns` took apart (ValueError: not the columns of entries)."""
     timed = [c for n, c in zip(FIELDS, columns, strict=True) if n in _TIMES]
     # The entries one session wrote share their times: each is made once, and shared.
     distinct = dict.fromkeys(chain.from_iterable(timed))
