@@ -25,6 +25,11 @@ def _close(lines: list[str], known: str = "") -> list[tuple[str, str, tuple[str,
     return [(c.category, c.content, c.contradicts) for c in found]
 
 
+def _retired(said: str, known: str) -> list[tuple[str, ...]]:
+    """What each memory found in ``said`` retires, the known memory ``[k1] known`` given."""
+    return [contradicts for *_, contradicts in _close([said], f"[k1] {known}")]
+
+
 @pytest.mark.parametrize(
     "said, day",
     [
@@ -102,8 +107,7 @@ def test_a_todo_of_today_needs_something_to_do_or_a_time_and_someone_elses_taste
     ],
 )
 def test_a_new_value_said_as_the_present_state_retires_the_old(said: str, known: str) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert any("k1" in contradicts for *_, contradicts in found)
+    assert any("k1" in contradicts for contradicts in _retired(said, known))
 
 
 @pytest.mark.parametrize(
@@ -178,8 +182,7 @@ def test_a_shared_subject_is_not_cut_into_a_clause_about_the_user_alone() -> Non
 def test_the_same_thing_given_another_value_now_or_said_to_be_over_retires_it(
     said: str, known: str
 ) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert any("k1" in contradicts for *_, contradicts in found)
+    assert any("k1" in contradicts for contradicts in _retired(said, known))
 
 
 @pytest.mark.parametrize(
@@ -286,8 +289,7 @@ def test_more_spoken_day_shapes(said: str, day: str) -> None:
     ],
 )
 def test_a_value_left_reached_or_switched_to_retires_the_old(said: str, known: str) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert any("k1" in contradicts for *_, contradicts in found)
+    assert any("k1" in contradicts for contradicts in _retired(said, known))
 
 
 @pytest.mark.parametrize(
@@ -413,8 +415,7 @@ def test_forget_requests_said_in_passing(said: str, target: str | None) -> None:
     ],
 )
 def test_a_new_value_said_in_passing_retires_the_old(said: str, known: str) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert any("k1" in contradicts for *_, contradicts in found)
+    assert any("k1" in contradicts for contradicts in _retired(said, known))
 
 
 @pytest.mark.parametrize(
@@ -433,8 +434,7 @@ def test_a_new_value_said_in_passing_retires_the_old(said: str, known: str) -> N
 def test_someone_elses_value_a_wish_or_a_tool_being_learned_retires_nothing(
     said: str, known: str
 ) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert not any(contradicts for *_, contradicts in found)
+    assert not any(_retired(said, known))
 
 
 def test_one_word_of_a_switch_changes_the_value_nearest_it() -> None:
@@ -464,8 +464,7 @@ def test_one_word_of_a_switch_changes_the_value_nearest_it() -> None:
 def test_a_workplace_a_trade_a_chat_tool_or_an_answer_language_said_anew_retires_the_old(
     said: str, known: str
 ) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert any("k1" in contradicts for *_, contradicts in found)
+    assert any("k1" in contradicts for contradicts in _retired(said, known))
 
 
 @pytest.mark.parametrize(
@@ -487,8 +486,7 @@ def test_a_workplace_a_trade_a_chat_tool_or_an_answer_language_said_anew_retires
 def test_someone_elses_tool_a_translation_or_someone_elses_loss_retires_nothing(
     said: str, known: str
 ) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert not any(contradicts for *_, contradicts in found)
+    assert not any(_retired(said, known))
 
 
 MORE_TO_FORGET = [
@@ -645,8 +643,7 @@ def test_a_statement_keeps_no_request_said_after_so_and_a_household_is_the_users
 def test_a_job_a_home_a_role_a_car_or_a_marriage_said_to_be_over_in_other_words_retires_it(
     said: str, known: str
 ) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert any("k1" in contradicts for *_, contradicts in found)
+    assert any("k1" in contradicts for contradicts in _retired(said, known))
 
 
 @pytest.mark.parametrize(
@@ -663,8 +660,7 @@ def test_a_job_a_home_a_role_a_car_or_a_marriage_said_to_be_over_in_other_words_
 def test_someone_elses_divorce_or_role_a_trip_or_news_of_the_employer_retires_nothing(
     said: str, known: str
 ) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert not any(contradicts for *_, contradicts in found)
+    assert not any(_retired(said, known))
 
 
 @pytest.mark.parametrize(
@@ -681,8 +677,7 @@ def test_someone_elses_divorce_or_role_a_trip_or_news_of_the_employer_retires_no
     ],
 )
 def test_chinese_changes_said_as_the_present_retire_the_old(said: str, known: str) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert any("k1" in contradicts for *_, contradicts in found)
+    assert any("k1" in contradicts for contradicts in _retired(said, known))
 
 
 @pytest.mark.parametrize(
@@ -698,8 +693,7 @@ def test_chinese_changes_said_as_the_present_retire_the_old(said: str, known: st
     ],
 )
 def test_chinese_news_of_others_a_trip_or_a_breakup_retires_nothing(said: str, known: str) -> None:
-    found = _close([said], f"[k1] {known}")
-    assert not any(contradicts for *_, contradicts in found)
+    assert not any(_retired(said, known))
 
 
 @pytest.mark.parametrize(
