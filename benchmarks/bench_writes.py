@@ -1,7 +1,7 @@
 """Benchmark: writes into large files, each beside the floor its I/O sets, in the same run.
 
 Run: python benchmarks/bench_writes.py [--sizes 1000,10000,100000] [--repeat N]
-     [--writers-seconds 20] [--tree PATH]
+     [--writers-seconds 20] [--tree PATH] [--later-days 1]
 
 Prints medians and ratios:
 
@@ -9,6 +9,8 @@ Prints medians and ratios:
   the floor, a process that takes the lock, reads the file, appends a few bytes, writes the
   ``.bak`` and writes the file atomically with fsync (:func:`floor_write`). CPU time, wall
   time and the child's peak memory (``os.wait4``'s ``ru_maxrss``).
+- merge, days later: the same, into a copy of a file last saved ``--later-days`` ago (the
+  first merge of a new day, when every memory has decayed and each one's score changes).
 - save: ``MemoryStore.save`` of one changed entry against writing the file's bytes with a
   ``.bak`` and fsync (:func:`write_bytes`), taken in turn; wall time, and CPU time (which a
   busy machine disturbs less).
@@ -106,15 +108,23 @@ def current_entries(n: int) -> list[Any]:
     ]
 
 
-def make_file(path: Path, n: int, env: dict[str, str]) -> None:
-    """A file of ``n`` varied entries, written by the measured tree."""
+def make_file(path: Path, n: int, env: dict[str, str], days_ago: int = 0) -> None:
+    """A file of ``n`` varied entries, written by the measured tree (``days_ago``: with its
+    entries and the save itself that many days back, clock and all)."""
     code = (
-        "import sys; from bench_writes import current_entries; "
+        "import sys; from datetime import timedelta; from freezegun import freeze_time; "
+        "from bench_writes import current_entries; "
+        "back = timedelta(days=int(sys.argv[3])); "
+        "entries = [e.replace(created_at=e.created_at - back, last_activated=e.last_activated"
+        " - back, base_at=e.base_at - back) for e in current_entries(int(sys.argv[2]))]; "
+        "clock = freeze_time(max(e.last_activated for e in entries), tick=True); "
+        "clock.start() if back else None; "
         "from everbot_memory import MemoryStore; "
-        "MemoryStore(sys.argv[1]).save(current_entries(int(sys.argv[2])))"
+        "MemoryStore(sys.argv[1]).save(entries)"
     )
     env = {**env, "PYTHONPATH": os.pathsep.join([env.get("PYTHONPATH", ""), str(HERE)])}
-    subprocess.run([sys.executable, "-c", code, str(path), str(n)], env=env, check=True)
+    command = [sys.executable, "-c", code, str(path), str(n), str(days_ago)]
+    subprocess.run(command, env=env, check=True)
 
 
 def bench_merge(path: Path, repeat: int, env: dict[str, str]) -> None:
@@ -142,6 +152,36 @@ def bench_merge(path: Path, repeat: int, env: dict[str, str]) -> None:
         f"peak {f[2]:6.0f} MiB"
     )
     print(f"  ratio:        wall {m[0] / f[0]:8.2f}x     cpu {m[1] / f[1]:8.2f}x")
+
+
+def bench_merge_later(path: Path, n: int, repeat: int, env: dict[str, str], days: int) -> None:
+    """The first merge in ``days`` days, against the floor, alternating: every memory has
+    decayed since the last save, so each one's score (and heading) changes. Each run merges
+    into a fresh copy of a file (and its side folder) last saved ``days`` days ago."""
+    import shutil
+
+    stale = path.with_name(f"stale-{path.name}")
+    make_file(stale, n, env, days_ago=days)
+    copy = path.with_name(f"later-{path.name}")
+    floor_copy = path.with_name(f"floor-{path.name}")
+    cli = [sys.executable, "-m", "everbot_memory", "remember"]
+    floor = [sys.executable, __file__, "--floor-child", str(floor_copy)]
+    merges, floors = [], []
+    for i in range(repeat):
+        floor_copy.write_bytes(stale.read_bytes())
+        floors.append(run_child(floor, env))
+        shutil.rmtree(copy.with_name(f".{copy.name}.everbot"), ignore_errors=True)
+        shutil.copytree(
+            stale.with_name(f".{stale.name}.everbot"), copy.with_name(f".{copy.name}.everbot")
+        )
+        shutil.copyfile(stale, copy)
+        text = f"The user wrote benchmark note number {i} on {time.time_ns()}."
+        merges.append(run_child([*cli, text, "--file", str(copy), "--quiet"], env))
+    m, f = _medians(merges), _medians(floors)
+    print(
+        f"  merge {days} d later: wall {m[0] * 1000:6.0f} ms  cpu {m[1] * 1000:8.0f} ms  "
+        f"peak {m[2]:6.0f} MiB   ratio wall {m[0] / f[0]:5.2f}x  cpu {m[1] / f[1]:5.2f}x"
+    )
 
 
 _IN_PROCESS = """
@@ -247,6 +287,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs per measurement")
     parser.add_argument("--writers-seconds", type=float, default=20.0, help="0: skip")
     parser.add_argument("--tree", type=Path, help="another checkout to measure")
+    parser.add_argument(
+        "--later-days", type=int, default=1, help="also merge this many days after a save; 0: skip"
+    )
     parser.add_argument("--floor-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor_child is not None:
@@ -264,7 +307,10 @@ def main() -> None:
             path = folder / f"MEMORY-{n}.md"
             make_file(path, n, env)
             print(f"{n:,} entries")
-            bench_merge(path, args.repeat if n < 100_000 else max(3, args.repeat // 2), env)
+            runs = args.repeat if n < 100_000 else max(3, args.repeat // 2)
+            bench_merge(path, runs, env)
+            if args.later_days:
+                bench_merge_later(path, n, runs, env, args.later_days)
             if n <= 10_000:
                 bench_in_process(path, args.repeat, env)
         if args.writers_seconds:

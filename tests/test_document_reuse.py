@@ -15,7 +15,7 @@ from test_store import _CONTENT, entries_strategy
 
 from everbot_memory.core.entry import MemoryEntry
 from everbot_memory.document import Document, parse, render
-from everbot_memory.document.render import render_parts
+from everbot_memory.document.render import render_entry, render_parts
 from everbot_memory.errors import StoreError
 from everbot_memory.storage.store import MemoryStore
 
@@ -153,3 +153,45 @@ def test_values_outside_the_normal_form_take_the_full_checks() -> None:
     same = MemoryEntry.from_file(**{**fields, "created_at": T0})
     assert same == MemoryEntry(**{**fields, "created_at": T0})
     assert same.created_at.tzinfo is timezone.utc
+
+
+@given(st.data())
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_a_memory_whose_score_alone_changed_is_rescored_as_rendered(
+    data: st.DataObject,
+) -> None:
+    # What decay does to every memory each day: the score moves, its anchor does not.
+    entries = data.draw(entries_strategy())
+    doc = parse(render(Document(entries=entries, last_updated=STAMP)))
+    wanted = [e.with_score(data.draw(st.floats(min_value=0.05, max_value=1))) for e in doc.entries]
+    body = render_parts(
+        Document(wanted, doc.preamble, doc.notes, STAMP, sources=doc.sources), reuse=True
+    )
+    full = render(Document(wanted, doc.preamble, doc.notes, STAMP))
+    assert full.endswith(body.text)
+    for entry in wanted:
+        assert body.sources[entry.id][1] == render_entry(entry).encode()
+    # Rescored, not rendered anew: every one whose score changed, but the one back at its
+    # base (whose metadata loses a key).
+    rescored = {e.id for e in body.rescored}
+    for entry, before in zip(wanted, doc.entries, strict=True):
+        if entry.score != before.score and entry.score != entry.base_score:
+            assert entry.id in rescored
+
+
+def test_a_memory_changed_in_more_than_its_score_is_rendered_anew() -> None:
+    entry = make_entry("a1b2c3", "The user likes green tea", 0.8, group="life")
+    doc = parse(render(Document(entries=[entry], last_updated=STAMP)))
+    [loaded] = doc.entries
+    for changed in (
+        loaded.replace(score=0.5, activation_count=2),
+        loaded.replace(score=0.5, group="work"),
+        loaded.replace(score=0.5, content="The user likes black tea"),
+    ):
+        body = render_parts(Document([changed], sources=doc.sources), reuse=True)
+        assert body.fresh == [changed] and body.rescored == []
+        assert body.sources[changed.id][1] == render_entry(changed).encode()
+    # A text not laid out as the engine writes it is not spliced.
+    odd = {loaded.id: (loaded, doc.sources[loaded.id][1].replace(b"| 0.80 |", b"| .8 |"))}
+    body = render_parts(Document([loaded.with_score(0.5)], sources=odd), reuse=True)
+    assert body.rescored == []

@@ -412,3 +412,58 @@ def test_a_save_after_a_shown_memory_decayed_chooses_the_lines_a_build_chooses(
         fresh = hot_build.build(new, changed, when)
         assert (built.prompt, built.search) == fresh[:2]
     assert "The user keeps bees." in hot_build.build(new, changed, start)[0]["lines"][0]
+
+
+def test_a_save_days_later_keeps_the_rows_of_memories_only_rescored(
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from everbot_memory.core.merge import MergeStats, settle
+
+    path = tmp_path / "MEMORY.md"
+    entries = [
+        make_entry(f"e{n:02d}", f"Memory number {n} is about tea.", score=0.3 + n / 100).replace(
+            group=("work", None)[n % 2]
+        )
+        for n in range(40)
+    ]
+    data = _file(path, entries)
+    hot_build.write(path, data, entries, T0, profile_lines([], entries))
+    monkeypatch.setattr(hot_build, "_BUILT", {})
+    counted.clear()
+    later = T0 + timedelta(days=20)
+    # Every memory decayed (another object, another score, the same anchor), one added.
+    decayed = settle(entries, later, MergeStats(), set())
+    scores = {e.id: e.score for e in entries}
+    assert len(decayed) == len(entries) and all(e.score < scores[e.id] for e in decayed)
+    new = make_entry("new", "The user now drinks coffee.", score=0.95, at=later)
+    changed = [*decayed, new]
+    profile = profile_lines([], changed)
+    built = hot_patch.prepare(
+        path, _file(path, changed), changed, later, profile, base=(hot.file_digest(data), entries)
+    )
+    assert built._search_file is not None  # spliced, not built
+    assert counted == [new.content]
+    fresh = hot_build.build(path.read_bytes(), changed, later, None, profile)
+    assert (built.prompt, built.search) == fresh[:2]
+
+
+def test_rows_written_in_a_programs_order_are_spliced_for_the_base_in_file_order(
+    tmp_path: Path, counted: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "MEMORY.md"
+    entries = [make_entry(f"e{n:02d}", f"Memory number {n} is about tea.") for n in range(20)]
+    data = _file(path, entries)
+    # Saved in the order a program gave them; read back (the base) in the file's order.
+    hot_build.write(path, data, entries[::-1], T0, profile_lines([], entries))
+    monkeypatch.setattr(hot_build, "_BUILT", {})
+    counted.clear()
+    new = make_entry("new", "The user now drinks coffee.", score=0.95)
+    changed = [*entries, new]
+    profile = profile_lines([], changed)
+    built = hot_patch.prepare(
+        path, _file(path, changed), changed, T0, profile, base=(hot.file_digest(data), entries)
+    )
+    assert built._search_file is not None  # spliced, not built
+    assert counted == [new.content]
+    fresh = hot_build.build(path.read_bytes(), changed, T0, None, profile)
+    assert (built.prompt, built.search) == fresh[:2]

@@ -320,3 +320,43 @@ def test_a_new_memory_weaker_than_the_strongest_keeps_the_profile_without_derivi
     doc = Document([*entries, strong], last_updated="x")
     doc.sources, doc.derived = first.sources, first.derived
     assert render_parts(doc, reuse=True).profile != first.profile
+
+
+def test_a_save_a_month_later_rescores_every_memory_without_rendering_or_checking_it(
+    memory_path: Path, checked: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import timedelta
+
+    from everbot_memory.core.merge import MergeStats, settle
+
+    entries = [*_entries(30), make_entry("f00000", "A fenced one:\n```\ncode\n```", 0.9)]
+    MemoryStore(memory_path).save(entries)
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    later = max(e.last_activated for e in loaded) + timedelta(days=30)
+    decayed = settle(loaded, later, MergeStats(), set())
+    scores = {e.id: e.score for e in loaded}
+    assert len(decayed) == len(loaded) and all(e.score < scores[e.id] for e in decayed)
+    rendered: list[str] = []
+    render_module = importlib.import_module("everbot_memory.document.render")
+    render_entry = render_module.render_entry
+    monkeypatch.setattr(
+        render_module, "render_entry", lambda e: rendered.append(e.id) or render_entry(e)
+    )
+    read_back: list[list[str]] = []
+    check = MemoryStore._check_rendered
+
+    def recording(self: MemoryStore, output: str, doc: Document) -> None:
+        read_back.append([e.id for e in doc.entries])
+        check(self, output, doc)
+
+    monkeypatch.setattr(MemoryStore, "_check_rendered", recording)
+    checked.clear()
+    store.save([*decayed, make_entry("n00000", "A new memory.")])
+    assert checked == ["n00000"] and rendered == ["n00000"] and read_back == [["n00000"]]
+    text = memory_path.read_text(encoding="utf-8")
+    doc = parse(text)
+    assert text == render(Document(doc.entries, last_updated=doc.last_updated))
+    assert sorted(MemoryStore(memory_path).load(), key=lambda e: e.id) == sorted(
+        [*decayed, make_entry("n00000", "A new memory.")], key=lambda e: e.id
+    )

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from itertools import repeat
+from operator import attrgetter
 from typing import Any, Literal
 
 from .clock import iso
@@ -183,10 +186,11 @@ class MemoryEntry:
     def with_score(self, score: float) -> MemoryEntry:
         """A copy with only the score changed (checked): what decay does to every memory on
         every merge, without checking again the fields it leaves as they were."""
+        score = _unit(score, "score")
         entry = object.__new__(MemoryEntry)
-        for name in _FIELDS:
-            object.__setattr__(entry, name, getattr(self, name))
-        object.__setattr__(entry, "score", _unit(score, "score"))
+        # Every slot set by C loops: a merge on a new day rescores every memory of the file.
+        _RUN(map(_SET, _DESCRIPTORS, repeat(entry), _VALUES(self)))
+        _SET(_SCORE_SLOT, entry, score)
         return entry
 
     def to_json(self) -> dict[str, Any]:
@@ -209,15 +213,16 @@ FIELDS = _FIELDS
 _DESCRIPTORS = tuple(MemoryEntry.__dict__[name] for name in _FIELDS)
 #: A slot's setter, called with the slot: one function for them all (see ``restored``).
 _SET = type(_DESCRIPTORS[0]).__set__
+_VALUES = attrgetter(*_FIELDS)
+_SCORE_SLOT = _DESCRIPTORS[_FIELDS.index("score")]
+#: Runs an iterator to its end, keeping nothing: the setters' C loop.
+_RUN: Any = deque(maxlen=0).extend
 
 
 def restored(columns: Sequence[Sequence[Any]]) -> list[MemoryEntry]:
     """Entries from their values, one column per field in :data:`FIELDS` order, not checked:
     only for values taken from entries that were (the engine's own record of a file it parsed
     or wrote, read back whole). Anything else goes through :class:`MemoryEntry`."""
-    from collections import deque
-    from itertools import repeat
-
     if len(columns) != len(_DESCRIPTORS):
         raise ValueError(f"an entry has {len(_DESCRIPTORS)} fields, not {len(columns)}")
     count = len(columns[0])
@@ -225,9 +230,8 @@ def restored(columns: Sequence[Sequence[Any]]) -> list[MemoryEntry]:
         raise ValueError("the fields' columns are not all as long")
     new = object.__new__
     out = [new(MemoryEntry) for _ in range(count)]
-    run: Any = deque(maxlen=0).extend  # runs the setters: C loops, for 100,000 entries
     for descriptor, column in zip(_DESCRIPTORS, columns, strict=True):
-        run(map(_SET, repeat(descriptor), out, column))
+        _RUN(map(_SET, repeat(descriptor), out, column))  # C loops, for 100,000 entries
     return out
 
 

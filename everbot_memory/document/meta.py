@@ -33,6 +33,9 @@ __all__ = ["entry_fields", "fast_iso", "parse_meta", "render_meta"]
 
 
 _DECODER = json.JSONDecoder()  # raw_decode skips what json.loads does around it
+#: ``json.dumps(..., ensure_ascii=False, separators=(", ", ": "))``, whose every call with
+#: options makes an encoder: made once (every memory of a file rescored on a new day).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
 
 
 def parse_meta(text: str) -> dict[str, object]:
@@ -187,7 +190,7 @@ def render_meta(entry: MemoryEntry) -> str:
         meta["from"] = list(entry.condensed_from)
     if entry.condensed_into:
         meta["into"] = entry.condensed_into
-    text = json.dumps(meta, ensure_ascii=False, separators=(", ", ": "))
+    text = _ENCODER.encode(meta)
     # "-->" inside a value would end the comment early; JSON reads the escapes back.
     text = text.replace("<", "\\u003c").replace(">", "\\u003e")
     return f"{META_PREFIX}{escape_unsafe(text)} -->"

@@ -7,13 +7,14 @@ formatting; rendering a canonical file gives back the same text.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import accumulate, islice, repeat
-from operator import add
+from operator import add, attrgetter
 from typing import TYPE_CHECKING
 
 from ..core.clock import iso, utcnow
+from ..core.entry import FIELDS
 from ..core.profile import is_source, profile_lines
 from ..core.rules import ACTIVE_MIN_SCORE
 from ..core.scoring import file_order
@@ -21,6 +22,7 @@ from .content import UNSAFE_RE, fence, json_string
 from .grammar import (
     ACTIVE,
     ARCHIVED,
+    META_PREFIX,
     NOTES,
     NOTES_INTRO,
     PROFILE,
@@ -31,6 +33,10 @@ from .grammar import (
 from .meta import render_meta
 from .model import Document
 from .parse import parse
+
+#: Every field of an entry but its score (see :func:`_rescored`).
+_OTHER_FIELDS = attrgetter(*(name for name in FIELDS if name != "score"))
+_SCORE_META = f'{META_PREFIX}{{"score": '.encode()
 
 if TYPE_CHECKING:
     from ..core.entry import MemoryEntry
@@ -111,6 +117,9 @@ class Body:
     #: How many bytes of :attr:`data` are the header it was asked to begin with (see
     #: :func:`render_parts`): then the lines and offsets count from the header's start.
     head: int = 0
+    #: The entries of :attr:`fresh` whose text is a reused one with only its heading and
+    #: metadata made anew (its score changed, as decay changes it; see :func:`_rescored`).
+    rescored: list[MemoryEntry] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -136,6 +145,7 @@ def render_parts(doc: Document, *, reuse: bool = False, head: str = "") -> Body:
     split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
     sources: dict[str, tuple[MemoryEntry, bytes]] = {}
     fresh: list[MemoryEntry] = []
+    rescored: list[MemoryEntry] = []
     get = (doc.sources if reuse else {}).get
     body: list[bytes] = []
     sections: list[tuple[int, int]] = []  # where each section's texts are in body, how many
@@ -145,8 +155,15 @@ def render_parts(doc: Document, *, reuse: bool = False, head: str = "") -> Body:
         for entry in section:  # every memory of every save: kept lean
             source = get(entry.id)
             if source is None or source[0] is not entry:
-                if source is not None and source[0] == entry:
+                if source is None:
+                    source = (entry, render_entry(entry).encode("utf-8"))
+                    fresh.append(entry)
+                elif source[0].score == entry.score and source[0] == entry:
                     source = (entry, source[1])
+                elif (text := _rescored(source, entry)) is not None:
+                    source = (entry, text)
+                    fresh.append(entry)
+                    rescored.append(entry)
                 else:
                     source = (entry, render_entry(entry).encode("utf-8"))
                     fresh.append(entry)
@@ -192,7 +209,44 @@ def render_parts(doc: Document, *, reuse: bool = False, head: str = "") -> Body:
     derived = (person, tuple(profile)) if whole else None
     starts = _starts(lines, len(before), sections) if whole else None
     size = len(head.encode("utf-8"))
-    return Body(b"\n".join(lines), sources, fresh, profile, derived, starts, size)
+    return Body(b"\n".join(lines), sources, fresh, profile, derived, starts, size, rescored)
+
+
+def _rescored(source: tuple[MemoryEntry, bytes], entry: MemoryEntry) -> bytes | None:
+    """``entry``'s text made from ``source`` (an entry and its canonical text) when the two
+    differ in their score alone, as decay makes them differ on every memory each day: the
+    score put in the heading and the metadata, everything else kept as it is (a large
+    file's merge on a new day rescores thousands of memories; rendering each again costs a
+    trial parse of its content). The same bytes :func:`render_entry` gives (the tests
+    compare them); None when the two differ in more, or the text is not laid out as
+    :func:`render_entry` writes it."""
+    old, text = source
+    if _OTHER_FIELDS(old) != _OTHER_FIELDS(entry):
+        return None
+    # The heading: "### [id] category | 0.73 | day | hits".
+    start = f"### [{old.id}] {old.category} | ".encode()
+    cut = len(start) + 4  # a score in [0, 1] takes four characters
+    if not text.startswith(start) or text[len(start) : cut + 3] != b"%.2f | " % old.score:
+        return None
+    # The metadata comment: '<!-- everbot {"score": 0.7315, "base": 0.8, ...} -->'.
+    at = text.find(b"\n", cut) + 1
+    if at == 0 or not text.startswith(_SCORE_META, at):
+        return None
+    at += len(_SCORE_META)
+    was = repr(old.score).encode()
+    if not text.startswith(was, at):
+        return None
+    after = at + len(was)
+    base = old.base_score
+    if text.startswith(b', "base": ', after) != (base != old.score):
+        return None
+    if base == entry.score:
+        return None  # the base to take out: rendered anew
+    more = b"" if base != old.score else b', "base": ' + repr(base).encode()
+    score = entry.score
+    return b"".join(
+        (start, b"%.2f" % score, text[cut:at], repr(score).encode(), more, text[after:])
+    )
 
 
 def _starts(

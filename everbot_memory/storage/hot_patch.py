@@ -27,7 +27,7 @@ from operator import add, attrgetter, is_, ne, not_, sub
 from typing import Any, NamedTuple
 
 from ..core import ranking
-from ..core.entry import MemoryEntry
+from ..core.entry import FIELDS, MemoryEntry
 from ..core.scoring import score_at
 from . import hot_build
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
@@ -47,6 +47,10 @@ from .hot_build import (
 from .paths import SideFiles
 
 __all__ = ["patched", "prepare"]
+
+#: What a memory's line in the search file and its place in the session-start lines are
+#: made from: every field but the score, which is worked out from the anchor.
+_ROW = attrgetter(*(name for name in FIELDS if name != "score"))
 
 
 def prepare(
@@ -340,8 +344,16 @@ def patched(
         return None
     if not isinstance(ids, list) or not isinstance(sizes, array):
         return None
-    if not len(ids) == len(sizes) == count or ids != list(map(attrgetter("id"), old_entries)):
-        return None  # not the rows of the base, in its order
+    if not len(ids) == len(sizes) == count:
+        return None  # not the rows of the base
+    old_ids = list(map(attrgetter("id"), old_entries))
+    if ids != old_ids:
+        # The rows are in the order the save that wrote them was given its memories (a
+        # program's own order), the base in the file's: the base is taken in the rows'.
+        by_id = dict(zip(old_ids, old_entries, strict=True))
+        if len(by_id) != count or by_id.keys() != set(ids):
+            return None  # not the rows of the base
+        old_entries = list(map(by_id.__getitem__, ids))
     # Where each memory's line starts in the file's bytes (each line and its ",\n").
     sizes = sizes.tolist()
     starts = list(accumulate(map(add, sizes, repeat(2)), initial=head["body"]))
@@ -363,6 +375,11 @@ def patched(
     places = list(map(place.get, new_id_list, repeat(count)))  # ``count``: not in the base
     olds: list[MemoryEntry | None] = [*old_entries, None]
     same = list(map(is_, entries, map(olds.__getitem__, places)))
+    for number in compress(range(total_new), map(not_, same)):
+        # Another object, perhaps the same row: a memory whose score alone changed (decay
+        # rescores every memory each day) keeps its line, which holds its anchor, not its score.
+        old = olds[places[number]]
+        same[number] = old is not None and _ROW(old) == _ROW(entries[number])
     for number in compress(range(total_new), map(flipped.__contains__, new_id_list)):
         same[number] = False  # its row changes: another memory replaces it, or no longer
     new_sizes = list(map([*sizes, 0].__getitem__, places))

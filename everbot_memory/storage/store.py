@@ -355,8 +355,11 @@ class MemoryStore:
                 and profile[0] == doc.profile
             ):
                 # The rest is the engine's own text, already checked when it was written:
-                # only what was rendered anew needs checking.
-                self._check_fresh(rendered.fresh, rendered.sources)
+                # only what was rendered anew needs checking. (A memory only rescored keeps
+                # its checked content's lines under a heading and metadata made as always.)
+                rescored = set(map(id, rendered.rescored))
+                anew = [e for e in rendered.fresh if id(e) not in rescored]
+                self._check_fresh(anew, rendered.sources)
             else:
                 self._check_rendered(written.decode("utf-8"), new_doc)
             # The journal's copy is compressed on another thread meanwhile.
@@ -607,8 +610,10 @@ def _scrub_new(
     the entries that are new or changed.
 
     ``known`` (a document's ``sources``) holds what a version the engine wrote said, each
-    memory checked with today's rules when it was written: an entry equal to its memory there
-    holds no secret. ``checked``: the ``id()`` of entries checked already.
+    memory checked with today's rules when it was written: an entry whose content is its
+    memory's there holds no secret (only the content is checked: a memory whose score alone
+    changed, as decay changes every memory each day, is not checked again). ``checked``: the
+    ``id()`` of entries checked already.
     """
     if not known and not checked:
         return _scrub(entries)
@@ -616,7 +621,8 @@ def _scrub_new(
     places = [
         n
         for n, e in enumerate(entries)
-        if ((s := get(e.id)) is None or (s[0] is not e and s[0] != e)) and id(e) not in checked
+        if ((s := get(e.id)) is None or (s[0] is not e and s[0].content != e.content))
+        and id(e) not in checked
     ]
     out = list(entries)
     warnings: list[str] = []
