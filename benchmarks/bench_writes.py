@@ -109,8 +109,9 @@ def current_entries(n: int) -> list[Any]:
 
 
 def make_file(path: Path, n: int, env: dict[str, str], days_ago: int = 0) -> None:
-    """A file of ``n`` varied entries, written by the measured tree (``days_ago``: with its
-    entries and the save itself that many days back, clock and all)."""
+    """A file of ``n`` varied entries, written by the measured tree as a merge writes them
+    (in the file's order), ``days_ago``: with its entries and the save itself that many days
+    back, clock and all."""
     code = (
         "import sys; from datetime import timedelta; from freezegun import freeze_time; "
         "from bench_writes import current_entries; "
@@ -120,7 +121,8 @@ def make_file(path: Path, n: int, env: dict[str, str], days_ago: int = 0) -> Non
         "clock = freeze_time(max(e.last_activated for e in entries), tick=True); "
         "clock.start() if back else None; "
         "from everbot_memory import MemoryStore; "
-        "MemoryStore(sys.argv[1]).save(entries)"
+        "from everbot_memory.core.scoring import sort_entries; "
+        "MemoryStore(sys.argv[1]).save(sort_entries(entries))"
     )
     env = {**env, "PYTHONPATH": os.pathsep.join([env.get("PYTHONPATH", ""), str(HERE)])}
     command = [sys.executable, "-c", code, str(path), str(n), str(days_ago)]

@@ -20,10 +20,11 @@ import json
 import os
 import zlib
 from array import array
+from collections import deque
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from itertools import accumulate, chain, compress, pairwise, repeat
-from operator import add, attrgetter, is_, ne, not_, sub
+from itertools import accumulate, chain, compress, repeat
+from operator import add, attrgetter, eq, is_, ne, not_, sub
 from typing import Any, NamedTuple
 
 from ..core import ranking
@@ -47,6 +48,18 @@ from .hot_build import (
 from .paths import SideFiles
 
 __all__ = ["patched", "prepare"]
+
+
+class _NotOne:
+    """Stands for the old version of a memory the base does not hold: its row is no row."""
+
+    def __getattr__(self, name: str) -> object:
+        return self
+
+
+_NOT_ONE = _NotOne()
+#: Runs an iterator to its end, keeping nothing (a C loop).
+_RUN: Any = deque(maxlen=0).extend
 
 #: What a memory's line in the search file and its place in the session-start lines are
 #: made from: every field but the score, which is worked out from the anchor.
@@ -373,13 +386,14 @@ def patched(
     view = memoryview(search)  # runs of lines joined into the new file without a copy each
     total_new = len(entries)
     places = list(map(place.get, new_id_list, repeat(count)))  # ``count``: not in the base
-    olds: list[MemoryEntry | None] = [*old_entries, None]
+    olds: list[Any] = [*old_entries, _NOT_ONE]
     same = list(map(is_, entries, map(olds.__getitem__, places)))
-    for number in compress(range(total_new), map(not_, same)):
-        # Another object, perhaps the same row: a memory whose score alone changed (decay
-        # rescores every memory each day) keeps its line, which holds its anchor, not its score.
-        old = olds[places[number]]
-        same[number] = old is not None and _ROW(old) == _ROW(entries[number])
+    # Another object may have the same row: a memory whose score alone changed (decay
+    # rescores every memory each day) keeps its line, which holds its anchor, not its score.
+    other = list(compress(range(total_new), map(not_, same)))
+    rows = map(_ROW, map(entries.__getitem__, other))
+    before = map(_ROW, map(olds.__getitem__, map(places.__getitem__, other)))
+    _RUN(map(same.__setitem__, other, map(eq, rows, before)))
     for number in compress(range(total_new), map(flipped.__contains__, new_id_list)):
         same[number] = False  # its row changes: another memory replaces it, or no longer
     new_sizes = list(map([*sizes, 0].__getitem__, places))
@@ -389,15 +403,18 @@ def patched(
     shift = list(map(sub, places, range(total_new)))
     breaks = compress(range(1, total_new), map(ne, shift[1:], shift[:-1]))
     bounds = sorted({0, total_new, *fresh_at, *(n + 1 for n in fresh_at), *breaks})
-    pieces: list[bytes | memoryview] = []
-    changed: list[tuple[int, int, MemoryEntry]] = []  # where in pieces and sizes, the entry
-    for start, end in pairwise(bounds):
-        if not same[start]:
-            changed.append((len(pieces), start, entries[start]))
-            pieces.append(b"")
-            continue
-        first, last = places[start], places[end - 1]
-        pieces.append(view[starts[first] : starts[last] + sizes[last]])
+    # Each run's bytes in the last file: from its first line's start to its last line's end
+    # (a day's decay reorders a large file: tens of thousands of runs, cut by C loops).
+    firsts = map(starts.__getitem__, map(places.__getitem__, bounds[:-1]))
+    lasts = list(map(places.__getitem__, map(sub, bounds[1:], repeat(1))))
+    ends = map(add, map(starts.__getitem__, lasts), map([*sizes, 0].__getitem__, lasts))
+    pieces: list[bytes | memoryview] = list(map(view.__getitem__, map(slice, firsts, ends)))
+    # Where in pieces and sizes each changed memory goes, and the memory (its line is made
+    # below, once it is known the splice can be done).
+    changed: list[tuple[int, int, MemoryEntry]] = []
+    for run in compress(range(len(pieces)), map(not_, map(same.__getitem__, bounds[:-1]))):
+        changed.append((run, bounds[run], entries[bounds[run]]))
+        pieces[run] = b""
 
     def old_line(number: int) -> bytes:
         return search[starts[number] : starts[number] + sizes[number]]
