@@ -299,6 +299,11 @@ def main() -> None:
         return
     tree = None if args.tree is None else args.tree.resolve()
     env = _env(tree)
+    # As an installed package runs: compiled once (pip compiles at install time), so that no
+    # run pays for compiling (PYTHONDONTWRITEBYTECODE would otherwise make every run compile
+    # what changed since the last compile, and all of a tree never compiled).
+    package = (tree or HERE.parent) / "everbot_memory"
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
     print(f"Python {sys.version.split()[0]}; tree {tree or HERE.parent}; medians")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
