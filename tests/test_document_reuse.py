@@ -195,3 +195,22 @@ def test_a_memory_changed_in_more_than_its_score_is_rendered_anew() -> None:
     odd = {loaded.id: (loaded, doc.sources[loaded.id][1].replace(b"| 0.80 |", b"| .8 |"))}
     body = render_parts(Document([loaded.with_score(0.5)], sources=odd), reuse=True)
     assert body.rescored == []
+
+
+def test_a_text_whose_metadata_says_another_score_or_base_is_rendered_anew() -> None:
+    entry = make_entry("a1b2c3", "The user likes green tea", 0.8)
+    doc = parse(render(Document(entries=[entry], last_updated=STAMP)))
+    [loaded] = doc.entries
+    text = doc.sources[loaded.id][1]
+    based = loaded.with_score(0.5)  # a score below its base: the metadata says both
+    based_text = render_entry(based).encode()
+    for source in (
+        (loaded, text.replace(b'"score": 0.8,', b'"score": 0.83,')),  # a longer number
+        (based, based_text.replace(b'"base": 0.8,', b'"base": 0.85,')),
+        (based, based_text.replace(b', "base": 0.8', b"")),
+        (loaded, text.replace(b'"score": 0.8,', b'"score": 0.8, "base": 0.8,')),
+    ):
+        changed = source[0].with_score(0.4)
+        body = render_parts(Document([changed], sources={changed.id: source}), reuse=True)
+        assert body.rescored == []
+        assert body.sources[changed.id][1] == render_entry(changed).encode()

@@ -234,15 +234,19 @@ def _rescored(source: tuple[MemoryEntry, bytes], entry: MemoryEntry) -> bytes | 
         return None
     at += len(_SCORE_META)
     was = repr(old.score).encode()
-    if not text.startswith(was, at):
+    if not text.startswith(was + b", ", at):  # the whole number, not a longer one
         return None
     after = at + len(was)
     base = old.base_score
-    if text.startswith(b', "base": ', after) != (base != old.score):
+    said = b', "base": ' + repr(base).encode()
+    if base != old.score:
+        if not text.startswith(said + b", ", after):
+            return None
+    elif text.startswith(b', "base": ', after):
         return None
     if base == entry.score:
         return None  # the base to take out: rendered anew
-    more = b"" if base != old.score else b', "base": ' + repr(base).encode()
+    more = b"" if base != old.score else said
     score = entry.score
     return b"".join(
         (start, b"%.2f" % score, text[cut:at], repr(score).encode(), more, text[after:])
