@@ -231,3 +231,12 @@ def test_a_chinese_correction_of_a_count_keeps_the_later_one() -> None:
 )
 def test_holidays_and_the_day_before_them(said: str, today: date, day: date) -> None:
     assert resolve_date(said, today) == day
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I'm on payments now, ping me there", "no strong thoughts now, ask me later"],
+)
+def test_a_tool_name_is_never_read_inside_another_word(said: str) -> None:
+    # "ts(?= now)" names TypeScript only as a word of its own.
+    assert [v.value for v in new_values(said) if v.slot == "language"] == []

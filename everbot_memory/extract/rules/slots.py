@@ -311,7 +311,9 @@ _TOOL_RES = [
         slot,
         category,
         {
-            name: re.compile(rf"(?<![A-Za-z0-9_.]){p}(?![A-Za-z0-9_])", re.I)
+            # Grouped: the word boundaries hold for every alternative of the name, not only the
+            # first and the last ("ts(?= now)" is not inside "payments now").
+            name: re.compile(rf"(?<![A-Za-z0-9_.])(?:{p})(?![A-Za-z0-9_])", re.I)
             for name, p in names.items()
         },
     )
