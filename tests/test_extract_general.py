@@ -505,6 +505,8 @@ MORE_TO_FORGET = [
         ("no need to keep anything about my allergy", "k1"),
         ("please purge my address, it feels too detailed", "k2"),
         ("my ex, you can clear that whole thing", "k3"),
+        ("can you erase everything you know about Mia?", "k3"),
+        ("please delete whatever you've saved about my shellfish allergy", "k1"),
         ("前女友的事清掉吧", "k5"),
         ("我家地址那条作废吧", "k4"),
         ("it's clear that the allergy is getting worse", None),

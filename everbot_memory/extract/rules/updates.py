@@ -37,7 +37,11 @@ _SELF_FORGETTING = re.compile(
 _ABOUT_MEMORY = re.compile(
     r"\b(?:thing|stuff|note|notes|memory|memories|that|what i said|about me|you(?:'ve)? got|"
     r"stop reminding me|"
-    r"the whole thing|earlier|info|detail|details|entry|whatever you|everything about|anything about|"
+    r"the whole thing|earlier|info|detail|details|entry|whatever you|"
+    # "remove anything about Jake", "wipe anything you have about Jordan", "delete whatever
+    # you had about him".
+    r"(?:everything|anything|whatever)(?: you(?:'ve| have| had)? ?(?:have|had|got|know|knew|"
+    r"saved|stored|kept|noted))? about|"
     r"all (?:of )?(?:that|it)|about (?:him|her|them|it)|bit|part|piece|line|one about|"
     # "pls forget my phone number", "nvm the peru trip, it's not happening".
     r"(?:forget|delete|drop|remove|erase|wipe|purge|clear) (?:about )?my|not happening|called off|cancell?ed|"
