@@ -88,6 +88,33 @@ _NOT_A_STATEMENT = re.compile(
 )
 
 
+# A statement about the user said unsure, with a question's rising tone ("but I think I'm
+# allergic to penicillin?", "我好像对青霉素过敏？"): still a statement, not a question to the
+# assistant, unless it asks something ("我是不是…？", "…吗？").
+_HEDGED = re.compile(
+    r"\b(?:i think|i guess|i believe|pretty sure|i'm pretty sure|apparently)"
+    r" (?:i'm|i am|i have|i've|i was|my)\b[^?]*\?+$"
+    r"|^(?:我|我们)(?:好像|应该|大概|可能|记得)(?!是不是|要不要|能不能|有没有)[^？?]*?(?<![吗呢么吧])[？?]+$",
+    re.I,
+)
+
+
+# The hedge opening such a statement: the rules read what follows ("I think I'm allergic to
+# penicillin" -> "I'm allergic to penicillin", "我好像对青霉素过敏" -> "我对青霉素过敏").
+_HEDGE_FIRST = re.compile(
+    r"^(?:i think|i guess|i believe|pretty sure|i'm pretty sure) (?=(?:i'm|i am|i have|i've)\b)"
+    r"|(?<=^我)(?:好像|应该|大概)(?=[对是有在])",
+    re.I,
+)
+
+
+def _hedged(said: str) -> str:
+    """``said`` as a statement when it is one said unsure, with a question mark."""
+    if _HEDGED.search(said):
+        return re.sub(r"[?？]+$", "." if said.isascii() else "。", said)
+    return said
+
+
 # A day named from today ("tomorrow", "next Wednesday", "this Friday", "下周三", "大后天").
 _RELATIVE_DAY = re.compile(
     r"\b(?:today|tonight|tomorrow|next \w+|this (?:monday|tuesday|wednesday|thursday|friday|"
@@ -595,7 +622,7 @@ class RuleExtractor:
                 continue
             last, last_start = "", len(found)
             for said in joined_corrections(sentences(message_text(message))):
-                said = corrected(said)
+                said = _hedged(corrected(said))
                 previous, last = last, said
                 previous_start, last_start = last_start, len(found)
                 target = forget_request(said, known, previous)
@@ -777,7 +804,7 @@ class RuleExtractor:
 
     @staticmethod
     def _match(text: str, today: date) -> Candidate | None:
-        text = _clean(statement(_without_request(text)))
+        text = _HEDGE_FIRST.sub("", _clean(statement(_without_request(text))), count=1)
         if len(text) < 4 or _NOT_A_STATEMENT.search(text.rstrip(".。!！")):
             return None
         forget = _FORGET_EN.match(text.rstrip(".。!！")) or _FORGET_ZH.match(text.rstrip(".。!！"))

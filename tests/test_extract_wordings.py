@@ -1,0 +1,38 @@
+"""Whole kinds of wording the offline extractor reads: statements said unsure, with a
+question mark; changes of a single-valued fact said in passing; what is not the user's."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from freezegun import freeze_time
+
+from everbot_memory.extract.rules import RuleExtractor
+
+
+def _close(lines: list[str], known: str = "") -> list[tuple[str, str, tuple[str, ...]]]:
+    messages = [{"role": "user", "content": line} for line in lines]
+    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, known)
+    return [(c.category, c.content, c.contradicts) for c in found]
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("the nurse asked, but I think I'm allergic to latex?", "allergic to latex"),
+        ("pretty sure I'm allergic to shellfish?", "allergic to shellfish"),
+        ("我好像对花粉过敏？", "对花粉过敏"),
+    ],
+)
+def test_a_statement_said_unsure_with_a_question_mark_is_kept(said: str, kept: str) -> None:
+    assert any(kept in content for _, content, _ in _close([said]))
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I think I should quit my job?", "我好像是不是胖了？", "我应该换工作吗？"],
+)
+def test_a_question_said_with_a_hedge_is_still_a_question(said: str) -> None:
+    assert _close([said]) == []
