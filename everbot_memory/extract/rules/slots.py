@@ -475,7 +475,8 @@ _ROLE_WORDS = (
     r"\w{3,}(?:ist|ician|ologist|grapher|wife)"
 )
 _ROLE_EN = re.compile(
-    rf"\b(?:(?:got|been|was|just got|finally got) promoted to|new role as|"
+    rf"\b(?:(?:got|been|was|just got|finally got) (?:promoted|bumped(?: up)?|moved up) to|"
+    rf"new role as|"
     rf"(?:i'm|i am) (?:now )?(?:the |an? )?new|"
     # A change of trade said in passing ("since I retrained as a tester", "I work as a
     # translator now").
@@ -490,6 +491,9 @@ _ROLE_ZH = re.compile(
     rf"转行(?:成|做|当)了?|改行(?:做|当)了?|(?:现在|目前|如今)(?:改)?(?:做|当|是)(?=[{_CJK}A-Za-z]{{0,6}}"
     rf"(?:开发|工程师|程序员|设计师|老师|医生|护士|产品|运营|销售|会计|律师|经理|主管|测试|研究员|编辑|记者)))"
     rf"(?P<q>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|！|!|$|快|已经|都|有|半|一|两|三|几|\d)"
+    # The post moved to, named before 岗 or after 转岗 ("转管理岗两个月了", "转岗去做数据分析了").
+    rf"|(?:^|我|已经|现在)转(?P<p>[{_CJK}A-Za-z]{{2,4}}?)岗"
+    rf"|转岗(?:去|到)?(?:做|当)(?P<o>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
 )
 _ROLE_MEMORY = re.compile(
     rf"\b(?:is|works as) (?:an? |the )(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b"
