@@ -240,3 +240,23 @@ def test_holidays_and_the_day_before_them(said: str, today: date, day: date) -> 
 def test_a_tool_name_is_never_read_inside_another_word(said: str) -> None:
     # "ts(?= now)" names TypeScript only as a word of its own.
     assert [v.value for v in new_values(said) if v.slot == "language"] == []
+
+
+@pytest.mark.parametrize(
+    "said, known, retired",
+    [
+        ("finally got bumped up to principal designer", "The user is a senior designer.", True),
+        ("转测试岗快半年了，点点点也挺好", "用户是一名前端开发工程师", True),
+        ("转岗去当产品经理了", "用户是一名后端工程师", True),
+        (
+            "we switched our builds from CircleCI to Buildkite",
+            "The team's CI runs on CircleCI.",
+            True,
+        ),
+        ("CI 已经全部迁到 GitLab CI 了", "用户团队用 Jenkins 做 CI", True),
+        ("thinking about moving the builds to Buildkite", "The team's CI runs on CircleCI.", False),
+        ("my brother got bumped up to principal", "The user is a senior designer.", False),
+    ],
+)
+def test_a_new_post_or_build_service_retires_the_old(said: str, known: str, retired: bool) -> None:
+    assert bool(replaced_by(said, [("k1", known)])[1]) is retired

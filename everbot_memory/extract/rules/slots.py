@@ -164,6 +164,21 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
         },
     ),
     (
+        "ci",
+        "fact",
+        {
+            "Jenkins": r"jenkins",
+            "GitHub Actions": r"github actions|gh actions",
+            "GitLab CI": r"gitlab ci|gitlab-ci|gitlab pipelines",
+            "CircleCI": r"circle ?ci",
+            "Travis CI": r"travis(?: ci)?",
+            "Buildkite": r"buildkite",
+            "TeamCity": r"teamcity",
+            "Azure Pipelines": r"azure pipelines|azure devops pipelines",
+            "Bitbucket Pipelines": r"bitbucket pipelines",
+        },
+    ),
+    (
         "database",
         "fact",
         {
