@@ -3,12 +3,13 @@ question mark; changes of a single-valued fact said in passing; what is not the 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 import pytest
 from freezegun import freeze_time
 
 from everbot_memory.extract.rules import RuleExtractor
+from everbot_memory.extract.rules.dates import resolve_date
 
 
 def _close(lines: list[str], known: str = "") -> list[tuple[str, str, tuple[str, ...]]]:
@@ -36,3 +37,16 @@ def test_a_statement_said_unsure_with_a_question_mark_is_kept(said: str, kept: s
 )
 def test_a_question_said_with_a_hedge_is_still_a_question(said: str) -> None:
     assert _close([said]) == []
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("儿子下个月 5 号开学", date(2026, 5, 5)),
+        ("9 月 3 号交房", date(2026, 9, 3)),
+        ("报销这个月 20 号之前要交", date(2026, 4, 20)),
+        ("本月28号还信用卡", date(2026, 4, 28)),
+    ],
+)
+def test_chinese_days_typed_with_spaces_or_of_this_month(said: str, day: date) -> None:
+    assert resolve_date(said, date(2026, 4, 8)) == day
