@@ -50,3 +50,14 @@ def test_a_question_said_with_a_hedge_is_still_a_question(said: str) -> None:
 )
 def test_chinese_days_typed_with_spaces_or_of_this_month(said: str, day: date) -> None:
     assert resolve_date(said, date(2026, 4, 8)) == day
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "ANTHROPIC_API_KEY=[redacted:anthropic-key] sits in my .env and I load it with dotenv",
+        "the router login is admin / pass [redacted:password] and I keep it in my notes app",
+    ],
+)
+def test_a_sentence_around_a_pasted_secret_is_not_kept(said: str) -> None:
+    assert not any("[redacted:" in content for _, content, _ in _close([said]))

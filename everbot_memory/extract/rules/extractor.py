@@ -774,7 +774,10 @@ class RuleExtractor:
         if verdict.probability < selector.threshold_for(said):
             return None
         content = about_the_user(said)
-        if not content or redact(content).only_secret:
+        # A sentence around a pasted secret ("OPENAI_API_KEY=sk-... is in my .env", "user
+        # pta.treasurer / pass hunter2") is about the secret: with it taken out, nothing is
+        # left worth keeping. The fixed rules still read "my wifi password is ...".
+        if not content or "[redacted:" in content or redact(content).found:
             return None
         category, day = _selected_category(said, verdict.category, today)
         expires = None
