@@ -152,6 +152,22 @@ def test_a_taste_is_a_preference_whatever_the_model_says(fitted: str, said: str)
 
 def test_a_plain_fact_keeps_the_models_kind() -> None:
     assert _kind("my daughter started second grade this fall", "fact") == "fact"
+    assert _kind("our team all uses Kotlin for the app", "fact") == "fact"
+
+
+@pytest.mark.parametrize(
+    "fitted, said, kind",
+    [
+        ("fact", "I only use Firefox on the work laptop", "skill_usage"),
+        ("fact", "I do all my bookkeeping in Excel, old habits", "skill_usage"),
+        ("experience", "剪视频我一直用 Premiere，快捷键都背熟了", "skill_usage"),
+        ("fact", "我 Excel 用得还行，透视表会一点", "skill_usage"),
+        ("fact", "以后回复我先给结论，再讲细节", "preference"),
+        ("workflow", "going forward keep your answers under five lines", "preference"),
+    ],
+)
+def test_the_users_own_tool_and_how_they_want_answers(fitted: str, said: str, kind: str) -> None:
+    assert _kind(said, fitted) == kind  # type: ignore[arg-type]
 
 
 def test_a_promotion_gives_the_role_a_new_value() -> None:

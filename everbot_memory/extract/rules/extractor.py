@@ -283,9 +283,32 @@ def _kind(said: str, fitted: Category) -> Category:
     model: their words ("every day", "last year") come as often with a plain fact."""
     if "decision" in kinds(said):
         return "decision"
+    if fitted in ("fact", "experience", "workflow", "todo") and _HOW_TO_ANSWER.search(said):
+        return "preference"
     if fitted in ("fact", "experience", "workflow") and _TASTE.search(said):
         return "preference"
+    if fitted in ("fact", "experience") and _OWN_TOOL.search(said):
+        return "skill_usage"
     return fitted
+
+
+# How the user wants to be answered from now on ("以后回答我别那么啰嗦", "以后回复我不要用
+# emoji", "going forward keep your answers short"): a taste, whatever else it holds.
+_HOW_TO_ANSWER = re.compile(
+    r"以后(?:回复|回答|给我|跟我|和我)"
+    r"|\b(?:from now on|going forward|in future)\b.*\b(?:answers?|repl(?:y|ies)|respon(?:d|ses?))\b",
+    re.I,
+)
+# The user's own tool, said as the one they use ("I only use Linux at home", "I do all my
+# charts in ggplot", "画原型我一直用 Figma", "我 PS 用得挺熟的"): a skill in use, which the
+# model, fitted mostly on facts, calls a fact.
+_OWN_TOOL = re.compile(
+    r"\bi (?:\w+ )?use (?-i:[A-Z])\w+"
+    r"|\bi do (?:all|most) (?:of )?my [\w ]{2,20} in \w+"
+    r"|我[^，。,]{0,6}?(?:一直|平时|主要|习惯|都)?用(?:的是)?\s*[A-Za-z]"
+    r"|我\s*[A-Za-z][\w+#.]*\s*用得",
+    re.I,
+)
 
 
 # How people say a taste: a liking, a dislike, a habit of choosing ("I can't stand", "I'd
