@@ -61,3 +61,18 @@ def test_chinese_days_typed_with_spaces_or_of_this_month(said: str, day: date) -
 )
 def test_a_sentence_around_a_pasted_secret_is_not_kept(said: str) -> None:
     assert not any("[redacted:" in content for _, content, _ in _close([said]))
+
+
+@pytest.mark.parametrize(
+    "said", ["ok fine, I'll order one on friday", "I need to send it over tomorrow", "那我周四去弄"]
+)
+def test_a_todo_whose_only_object_points_back_names_nothing(said: str) -> None:
+    assert _close([said]) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I need to book that flight to Oslo by friday", "call the plumber tomorrow", "周四去银行办卡"],
+)
+def test_a_todo_that_names_its_thing_is_kept(said: str) -> None:
+    assert [category for category, _, _ in _close([said])] == ["todo"]

@@ -604,6 +604,80 @@ _NO_THING = frozenset(
 )
 
 
+# A todo whose thing to do is only a word pointing back ("fine I'll buy one this weekend",
+# "ok I'll do it tomorrow", "那我下周一去办"): what it points at was said before, or by the
+# assistant, and the memory alone names nothing to do.
+_POINTING = frozenset(["it", "one", "ones", "that", "this", "them", "those", "these"])
+_NOT_THE_THING = frozenset(
+    [
+        *_NO_THING,
+        "the",
+        "user",
+        "user's",
+        "needs",
+        "need",
+        "will",
+        "has",
+        "have",
+        "is",
+        "going",
+        "gonna",
+        "fine",
+        "over",
+        "up",
+        "out",
+        "off",
+        "back",
+        "done",
+        "away",
+        "just",
+        "also",
+        "i",
+        "we",
+        "next",
+        "tomorrow",
+        "tonight",
+        "today",
+        "weekend",
+        "week",
+        "month",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "am",
+        "pm",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
+
+
+def _points_back_only(content: str) -> bool:
+    """True when a todo's only object is a word pointing back ("buy one", "do it", "去办")."""
+    if CJK_RE.search(content):
+        left = re.sub(r"（\d{4}-\d\d-\d\d）|用户", "", content)
+        left = _TIME_AND_ASKING.sub("", left)
+        rest = re.sub(
+            r"[就去要得了会吧也还都我的呢啊呀再先做来走那这它把一下个办弄搞处理掉完。！!，,\s]",
+            "",
+            left,
+        )
+        return rest == "" and bool(re.search(r"办|弄|搞|处理", left))
+    words = [
+        w
+        for w in re.findall(r"[a-z']+", re.sub(r"\(\d{4}-\d\d-\d\d\)", "", content.lower()))
+        if w in _POINTING or w not in _NOT_THE_THING
+    ]
+    pointing = [w for w in words if w in _POINTING]
+    return bool(pointing) and len(words) - len(pointing) <= 1
+
+
 # Where the user lives and works, and as what: a plan that names a new one is that fact first.
 _LASTING_SLOTS = frozenset(["home", "employer", "role", "manager"])
 
@@ -630,6 +704,8 @@ class RuleExtractor:
             if not candidate.forget:
                 candidate = _whole(candidate, said)
                 if candidate is None:
+                    return False
+                if candidate.category == "todo" and _points_back_only(candidate.content):
                     return False
             if known and not candidate.forget:
                 contradicts = contradicted(candidate, old_value, known)
