@@ -76,3 +76,19 @@ def test_a_todo_whose_only_object_points_back_names_nothing(said: str) -> None:
 )
 def test_a_todo_that_names_its_thing_is_kept(said: str) -> None:
     assert [category for category, _, _ in _close([said])] == ["todo"]
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("pls remember my daughter is lactose intolerant", "daughter is lactose intolerant"),
+        ("please remember for next time: the build needs Java 17", "build needs Java 17"),
+    ],
+)
+def test_asked_to_remember_without_that(said: str, kept: str) -> None:
+    assert any(kept in content for _, content, _ in _close([said]))
+
+
+@pytest.mark.parametrize("said", ["remember to water the plants", "remember when we met in Oslo?"])
+def test_remember_to_or_when_is_no_fact_to_keep(said: str) -> None:
+    assert not any(category == "fact" for category, _, _ in _close([said]))

@@ -27,7 +27,15 @@ def _en_rules() -> list[Rule]:
 
     return [
         (
-            r(r"^(?:please )?(?:remember|note|keep in mind) that (.{6,})$"),
+            # "remember that ...", and the same asked without "that": "pls remember my son is
+            # allergic to peanuts", "remember: I take my coffee black", "please remember for
+            # next time: this repo uses conventional commits".
+            r(
+                r"^(?:please |pls |plz )?(?:remember|note|keep in mind)"
+                r"(?: (?:this )?for (?:next time|the future|later|future reference))?"
+                r"(?: that |[:,] *| (?=(?:my|our|i'm|i am|i|we)\b))(?!to |when |how |what |why )"
+                r"(.{6,})$"
+            ),
             "explicit",
             "high",
             lambda m: sentence(third_person(m.group(1))),
