@@ -164,6 +164,10 @@ def test_a_plain_fact_keeps_the_models_kind() -> None:
         ("fact", "我 Excel 用得还行，透视表会一点", "skill_usage"),
         ("fact", "以后回复我先给结论，再讲细节", "preference"),
         ("workflow", "going forward keep your answers under five lines", "preference"),
+        ("fact", "saturday mornings I do the laundry and the big shop", "workflow"),
+        ("experience", "every friday night we order pizza and watch a film", "workflow"),
+        ("fact", "I only check slack at 11 and at 4", "workflow"),
+        ("experience", "Saturday we drove up to the lake", "experience"),
     ],
 )
 def test_the_users_own_tool_and_how_they_want_answers(fitted: str, said: str, kind: str) -> None:

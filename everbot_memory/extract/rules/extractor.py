@@ -289,7 +289,24 @@ def _kind(said: str, fitted: Category) -> Category:
         return "preference"
     if fitted in ("fact", "experience") and _OWN_TOOL.search(said):
         return "skill_usage"
+    if fitted in ("fact", "experience") and _HABIT.search(said):
+        return "workflow"
     return fitted
+
+
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+# A habit said by when it comes round ("sunday nights I batch cook", "every sunday night i
+# batch-cook", "sundays I do the big meal prep", "i only do email at 4pm"): a workflow. A
+# single day ("Saturday we went to ...") is an event.
+_HABIT = re.compile(
+    rf"^(?:(?:so|and|also|btw|ok|okay)[, ]+)*(?:every {_DAY}(?: (?:night|morning|evening|"
+    rf"afternoon))?|{_DAY}s|{_DAY} (?:nights|mornings|evenings|afternoons)|weekdays|"
+    rf"weeknights|weekends|mornings|evenings)(?: (?:nights|mornings|evenings|afternoons))?,?"
+    rf" (?:i|we)\b"
+    rf"|\b(?:i|we) (?:only |always |usually )?(?:do|check|answer|read|write) [\w ]{{2,20}}"
+    rf" (?:at \d|on {_DAY}s)",
+    re.I,
+)
 
 
 # How the user wants to be answered from now on ("以后回答我别那么啰嗦", "以后回复我不要用
