@@ -280,3 +280,10 @@ def test_a_tool_name_is_never_read_inside_another_word(said: str) -> None:
 )
 def test_a_new_post_or_build_service_retires_the_old(said: str, known: str, retired: bool) -> None:
     assert bool(replaced_by(said, [("k1", known)])[1]) is retired
+
+
+@pytest.mark.parametrize(
+    "said", ["入职前要体检，医院有推荐吗", "入职手续办完了", "材料周五前交，入职要用"]
+)
+def test_what_follows_joining_is_not_always_a_workplace(said: str) -> None:
+    assert [v for v in new_values(said) if v.slot == "employer"] == []
