@@ -92,3 +92,10 @@ def test_asked_to_remember_without_that(said: str, kept: str) -> None:
 @pytest.mark.parametrize("said", ["remember to water the plants", "remember when we met in Oslo?"])
 def test_remember_to_or_when_is_no_fact_to_keep(said: str) -> None:
     assert not any(category == "fact" for category, _, _ in _close([said]))
+
+
+def test_a_day_typed_with_spaces_is_written_out_in_the_memory() -> None:
+    found = _close(["我表妹婚礼是 18 号"])
+    assert [(category, content) for category, content, _ in found] == [
+        ("todo", "用户表妹婚礼是 18 号（2026-04-18）")
+    ]

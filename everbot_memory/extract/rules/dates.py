@@ -16,7 +16,7 @@ from typing import Any
 
 from ...core.text import CJK_RE
 
-__all__ = ["WEEKDAYS", "WHEN_EN", "WHEN_ZH", "resolve_date"]
+__all__ = ["CJK_DATE_SPACE", "WEEKDAYS", "WHEN_EN", "WHEN_ZH", "resolve_date"]
 
 WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 WHEN_EN = (
@@ -29,14 +29,14 @@ _WEEKDAY_EN = {d: i for i, d in enumerate(WEEKDAYS.split("|"))}
 _WEEKDAY_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 
 
-_CJK_DATE_SPACE = re.compile(r"(?<=\d)\s+(?=[月日号点])|(?<=[月周])\s+(?=\d)")
+CJK_DATE_SPACE = re.compile(r"(?<=\d)\s+(?=[月日号点])|(?<=[月周])\s+(?=\d)")
 
 
 def resolve_date(text: str, today: date) -> date | None:
     """The day a todo names ("tomorrow", "next Wednesday", "下周三", "3月5日"), from ``today``."""
     # Chinese typed with spaces around the digits ("下个月 3 号", "3 月 8 号", "这个月 20 号")
     # says the same day as without them.
-    lowered = _full_weekdays(_CJK_DATE_SPACE.sub("", text.lower()))
+    lowered = _full_weekdays(CJK_DATE_SPACE.sub("", text.lower()))
 
     def upcoming(weekday: int, next_week: bool) -> date:
         if next_week:

@@ -23,7 +23,7 @@ from ..conversation import message_text, session_day
 from ..summary import parse_summary
 from .changes import CHANGES, contradicted
 from .chinese import RULES as CHINESE_RULES
-from .dates import WHEN_EN, WHEN_ZH, resolve_date
+from .dates import CJK_DATE_SPACE, WHEN_EN, WHEN_ZH, resolve_date
 from .english import RULES as ENGLISH_RULES
 from .kinds import kinds
 from .selector import load_selector
@@ -814,7 +814,7 @@ class RuleExtractor:
     def _dated(content: str, said: str, day: date | None) -> str:
         """The memory with its day written out when the user named it relatively ("tomorrow",
         "next Wednesday", "下周三"): a day later, "tomorrow" would be read wrong."""
-        if day is None or not _RELATIVE_DAY.search(said):
+        if day is None or not _RELATIVE_DAY.search(CJK_DATE_SPACE.sub("", said)):
             return content
         if CJK_RE.search(content):
             return f"{content.rstrip('。')}（{day.isoformat()}）"
