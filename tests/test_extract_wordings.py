@@ -99,3 +99,16 @@ def test_a_day_typed_with_spaces_is_written_out_in_the_memory() -> None:
     assert [(category, content) for category, content, _ in found] == [
         ("todo", "用户表妹婚礼是 18 号（2026-04-18）")
     ]
+
+
+def test_a_story_told_with_finally_and_a_weekday_is_not_a_todo() -> None:
+    from everbot_memory.extract.rules.extractor import _selected_category
+
+    category, _ = _selected_category(
+        "we finally re-tiled the bathroom on saturday, so happy", "todo", date(2026, 4, 8)
+    )
+    assert category == "experience"
+    category, _ = _selected_category(
+        "I finally booked the dentist for friday", "todo", date(2026, 4, 8)
+    )
+    assert category == "todo"

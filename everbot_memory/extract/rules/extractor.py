@@ -504,6 +504,10 @@ _PAST = re.compile(
     r"spent|took|met|won|lost)\b"
     r"|^(?:i|we) (?:just |finally |already )?(?:went|was|were|did|came|had|got back|made|built|"
     r"ran|finished|visited|saw|tried|spent|took|met|won|lost)\b"
+    # Any verb in the past after "finally" or "already" ("we finally repainted the nursery on
+    # sunday"), except those that arrange what is to come ("I finally booked the dentist").
+    r"|^(?:i|we) (?:finally|already) (?!(?:booked|scheduled|arranged|planned|reserved|"
+    r"registered|ordered|confirmed|signed)\b)[a-z-]{3,}ed\b"
     r"|上周|昨天|前天|上个月|去年|刚才",
     re.I,
 )
@@ -577,6 +581,8 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
         category = "experience"
     if category == "todo" and _RECURRING.search(said):
         category = "workflow"  # done again and again: a habit, whatever the model says
+    if category == "todo" and _past(said) and not _MUST.search(said):
+        category = "experience"  # a story of what was done, whatever day it names
     day = resolve_date(said, today)
     if category == "todo" and day is not None and not _to_do_on(day, today, said):
         category = "experience" if _past(said) else "fact"  # today's, being lived
