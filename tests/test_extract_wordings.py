@@ -112,3 +112,25 @@ def test_a_story_told_with_finally_and_a_weekday_is_not_a_todo() -> None:
         "I finally booked the dentist for friday", "todo", date(2026, 4, 8)
     )
     assert category == "todo"
+
+
+@pytest.mark.parametrize(
+    "said, content",
+    [
+        (
+            "we're going with Kafka over RabbitMQ for the event bus",
+            "The team decided to use Kafka for the event bus instead of RabbitMQ.",
+        ),
+        (
+            "we settled on Vitest for the frontend",
+            "The team decided to use Vitest for the frontend.",
+        ),
+    ],
+)
+def test_a_choice_said_as_the_one_made_is_a_decision(said: str, content: str) -> None:
+    assert ("decision", content) in [(category, text) for category, text, _ in _close([said])]
+
+
+@pytest.mark.parametrize("said", ["I'm going with the blue one", "we're going with him to the zoo"])
+def test_going_with_something_unnamed_or_someone_is_no_decision(said: str) -> None:
+    assert not any(category == "decision" for category, _, _ in _close([said]))

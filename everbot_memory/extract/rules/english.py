@@ -183,6 +183,24 @@ def _en_rules() -> list[Rule]:
             ),
         ),
         (
+            # A choice said as the one made: "we're going with Postgres for the new service",
+            # "we're going with Terraform over Pulumi for the new infra repo".
+            r(
+                r"^(we|I)(?:'re| are|'m| am|'ve| have)? (?:going with|gonna go with|settled on|"
+                r"sticking with) ((?-i:[A-Z])[\w.+#-]*(?: (?-i:[A-Z])[\w.+#-]*)?)"
+                r"(?: (?:over|instead of|rather than) ((?-i:[A-Z])[\w.+#-]*))?"
+                r"(?: (?:for|on) (?:the |our |a |my )?([\w -]{3,40}?))?(?:[,;].*)?$"
+            ),
+            "decision",
+            "high",
+            lambda m: sentence(
+                ("The team" if m.group(1).lower() == "we" else "The user")
+                + f" decided to use {m.group(2)}"
+                + (f" for the {m.group(4)}" if m.group(4) else "")
+                + (f" instead of {m.group(3)}" if m.group(3) else "")
+            ),
+        ),
+        (
             r(
                 rf"^(?:I need to|I have to|I must|I'm going to|I am going to|I will|I'll|I should|remind me to) (.{{3,80}}? {WHEN_EN}\b.*)$"
             ),
