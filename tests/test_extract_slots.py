@@ -46,6 +46,8 @@ KNOWN = [
         ("we bought a tiny stone cottage in Whitby!! how do I find a plumber?", ["home"]),
         ("上个月起转 Obsidian 了，以前的印象笔记留着当归档", ["znotes"]),
         ("入职阿里第二个月了，节奏比想象的快", ["zjob"]),
+        ("来厦门快三个月了，台风天真吓人", ["zhome"]),
+        ("作为一个新厦门人，沙茶面还没吃腻", ["zhome"]),
     ],
 )
 def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: list[str]) -> None:
@@ -65,6 +67,9 @@ def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: lis
         "we compared Obsidian and Notion for the team wiki, both are fine",
         "if the visa comes through, we'd move to Dundee in spring",
         "如果拿到 offer，就跳槽去小红书",
+        "来医院一周了，还没出院",
+        "我来厦门出差三天了",
+        "我是新来的人，多多关照",
     ],
 )
 def test_plans_questions_others_and_the_same_value_retire_nothing(said: str) -> None:
