@@ -787,7 +787,8 @@ def new_values(said: str) -> list[NewValue]:
                     # What follows 入职 may be no workplace at all: "入职要用", "入职前要体检",
                     # "入职手续办完了".
                     if slot == "employer" and re.match(
-                        r"^(?:要|得|需|前|后|时|的|会|手续|材料|流程|体检|培训|资料)", value
+                        r"^(?:要|得|需|前|后|时|的|会|新来|刚来|手续|材料|流程|体检|培训|资料)",
+                        value,
                     ):
                         continue
                     if value:
