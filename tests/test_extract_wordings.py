@@ -134,3 +134,20 @@ def test_a_choice_said_as_the_one_made_is_a_decision(said: str, content: str) ->
 @pytest.mark.parametrize("said", ["I'm going with the blue one", "we're going with him to the zoo"])
 def test_going_with_something_unnamed_or_someone_is_no_decision(said: str) -> None:
     assert not any(category == "decision" for category, _, _ in _close([said]))
+
+
+def test_what_the_user_asks_to_forget_is_not_kept_again_from_the_same_message() -> None:
+    found = _close(
+        ["sam and I broke up in May. please delete whatever you had about him"],
+        "[k1] The user's boyfriend is Sam.",
+    )
+    # Only the request itself, naming the known memory; not "The user and Sam broke up".
+    assert [content for _, content, _ in found] == ["The user's boyfriend is Sam."]
+
+
+def test_the_rest_of_a_message_with_a_forget_request_is_kept() -> None:
+    found = _close(
+        ["you can drop the marathon stuff. I tore my ACL skiing last week"],
+        "[k1] The user is training for the Berlin Marathon.",
+    )
+    assert any("ACL" in content for _, content, _ in found)

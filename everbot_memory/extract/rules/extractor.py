@@ -29,7 +29,7 @@ from .kinds import kinds
 from .selector import load_selector
 from .sentences import sentences
 from .slots import replaced_by
-from .updates import changed_memories, forget_request
+from .updates import _telling, changed_memories, forget_request
 from .wording import (
     about_the_user,
     corrected,
@@ -743,6 +743,7 @@ class RuleExtractor:
             if message.get("role") != "user":
                 continue
             last, last_start = "", len(found)
+            message_start, forgotten = len(found), set()
             for said in joined_corrections(sentences(message_text(message))):
                 said = _hedged(corrected(said))
                 previous, last = last, said
@@ -751,6 +752,12 @@ class RuleExtractor:
                 if target is not None:
                     content = next(c for i, c in known if i == target)
                     add(Candidate(content=content, confirms=target, forget=True))
+                    # The words that named it, in this sentence or the one it points back to.
+                    forgotten |= {
+                        w
+                        for w in _telling(f"{previous} {said}") & _telling(content)
+                        if len(w) > 2 and w != "user"
+                    }
                     continue
                 if previous and _ADD_TO_LIST.search(said):
                     # "my passport expires in august. add it to my list?": the sentence
@@ -801,6 +808,18 @@ class RuleExtractor:
                 changed = tuple(dict.fromkeys((*changed_memories(said, known), *replaced)))
                 if changed:
                     self._retire(found, before, said, changed)
+            if forgotten:
+                # What the user asked to forget is not kept again from the same message, said
+                # another way ("tom and I split up. ... delete whatever you had about him").
+                kept = [
+                    c
+                    for c in found[message_start:]
+                    if c.forget or not (_telling(c.content) & forgotten)
+                ]
+                for dropped in found[message_start:]:
+                    if dropped not in kept:
+                        seen.discard(dropped.content.lower())
+                found[message_start:] = kept
         return found
 
     @staticmethod
