@@ -1,7 +1,7 @@
 """Extraction end to end on the labeled corpora, per half and per language.
 
-Run: python benchmarks/eval_corpus.py [--split dev|test|all] [--lang en|zh] [--verbose]
-                                      [--extractor rules] [--show-stored]
+Run: python benchmarks/eval_corpus.py [--split dev|test|all] [--lang en|zh] [--tag TAG]
+                                      [--verbose] [--extractor rules] [--show-stored]
 
 The dev half measured here is the one the shipped selector was fitted on; the honest dev
 figure is cross-validated: ``python benchmarks/train_selector.py --folds 4 --end-to-end 0.7``
@@ -246,6 +246,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", default="all", choices=["dev", "test", "all"])
     parser.add_argument("--lang", default="all", choices=["en", "zh", "all"])
+    parser.add_argument("--tag", help="only the conversations carrying this tag")
     parser.add_argument("--extractor", default="rules")
     parser.add_argument("--verbose", action="store_true", help="list every mistake")
     parser.add_argument("--show-stored", action="store_true", help="print every stored memory")
@@ -260,6 +261,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             if args.split not in ("all", case["split"]):
+                continue
+            if args.tag and args.tag not in case["tags"]:
                 continue
             tally = run_case(case, Path(tmp), args.extractor, args.show_stored)
             groups[(case["split"], case["lang"])].add(tally)

@@ -3,8 +3,10 @@
 Run: python benchmarks/train_selector.py [--folds 5] [--target-precision 0.9] [--write]
                                          [--dense-threshold-zh T] [--fact-bias B]
 
-The shipped model: ``--folds 4 --dense-threshold-zh 0.75 --write`` (threshold 0.7, fact bias
-1.0); its honest dev figure: ``--folds 4 --end-to-end 0.7 --dense-threshold-zh 0.75``.
+The shipped model: ``--folds 4 --dense-threshold-zh 0.8 --write`` (threshold 0.7, fact bias
+1.0); its honest dev figure: ``--folds 4 --end-to-end 0.7 --dense-threshold-zh 0.8``. On the dev
+half, four folds, Chinese sentences kept at 0.8 rather than 0.75: precision 0.82 -> 0.87,
+recall 0.63 -> 0.59 (English unchanged).
 
 Every sentence the user said in a dev conversation is an example: durable when it holds every
 key of one of the conversation's expected memories (each category it allows counts as right),

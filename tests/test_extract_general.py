@@ -213,7 +213,11 @@ def test_a_forget_request_may_point_back_at_a_person_and_a_name_in_lower_case_is
         ],
         known,
     )
-    assert ("fact", "The user and Tom split up last month.", ("k1",)) in found
+    # The request is read, pointing back at Tom, and what it asks to forget is not kept again
+    # from the same message ("The user and Tom split up").
+    assert [content for _, content, _ in found] == [
+        "The user's partner is Tom, who works as a chef."
+    ]
     with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
         asked = RuleExtractor().extract(
             [
@@ -505,6 +509,11 @@ MORE_TO_FORGET = [
         ("no need to keep anything about my allergy", "k1"),
         ("please purge my address, it feels too detailed", "k2"),
         ("my ex, you can clear that whole thing", "k3"),
+        ("can you erase everything you know about Mia?", "k3"),
+        ("please delete whatever you've saved about my shellfish allergy", "k1"),
+        ("you don't need my address on file anymore, I've moved", "k2"),
+        ("你记的我家地址删掉吧，已经搬了", "k4"),
+        ("I don't need the shellfish recipes anymore", None),
         ("前女友的事清掉吧", "k5"),
         ("我家地址那条作废吧", "k4"),
         ("it's clear that the allergy is getting worse", None),

@@ -46,6 +46,8 @@ KNOWN = [
         ("we bought a tiny stone cottage in Whitby!! how do I find a plumber?", ["home"]),
         ("上个月起转 Obsidian 了，以前的印象笔记留着当归档", ["znotes"]),
         ("入职阿里第二个月了，节奏比想象的快", ["zjob"]),
+        ("来厦门快三个月了，台风天真吓人", ["zhome"]),
+        ("作为一个新厦门人，沙茶面还没吃腻", ["zhome"]),
     ],
 )
 def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: list[str]) -> None:
@@ -65,6 +67,9 @@ def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: lis
         "we compared Obsidian and Notion for the team wiki, both are fine",
         "if the visa comes through, we'd move to Dundee in spring",
         "如果拿到 offer，就跳槽去小红书",
+        "来医院一周了，还没出院",
+        "我来厦门出差三天了",
+        "我是新来的人，多多关照",
     ],
 )
 def test_plans_questions_others_and_the_same_value_retire_nothing(said: str) -> None:
@@ -152,6 +157,26 @@ def test_a_taste_is_a_preference_whatever_the_model_says(fitted: str, said: str)
 
 def test_a_plain_fact_keeps_the_models_kind() -> None:
     assert _kind("my daughter started second grade this fall", "fact") == "fact"
+    assert _kind("our team all uses Kotlin for the app", "fact") == "fact"
+
+
+@pytest.mark.parametrize(
+    "fitted, said, kind",
+    [
+        ("fact", "I only use Firefox on the work laptop", "skill_usage"),
+        ("fact", "I do all my bookkeeping in Excel, old habits", "skill_usage"),
+        ("experience", "剪视频我一直用 Premiere，快捷键都背熟了", "skill_usage"),
+        ("fact", "我 Excel 用得还行，透视表会一点", "skill_usage"),
+        ("fact", "以后回复我先给结论，再讲细节", "preference"),
+        ("workflow", "going forward keep your answers under five lines", "preference"),
+        ("fact", "saturday mornings I do the laundry and the big shop", "workflow"),
+        ("experience", "every friday night we order pizza and watch a film", "workflow"),
+        ("fact", "I only check slack at 11 and at 4", "workflow"),
+        ("experience", "Saturday we drove up to the lake", "experience"),
+    ],
+)
+def test_the_users_own_tool_and_how_they_want_answers(fitted: str, said: str, kind: str) -> None:
+    assert _kind(said, fitted) == kind  # type: ignore[arg-type]
 
 
 def test_a_promotion_gives_the_role_a_new_value() -> None:
@@ -231,3 +256,39 @@ def test_a_chinese_correction_of_a_count_keeps_the_later_one() -> None:
 )
 def test_holidays_and_the_day_before_them(said: str, today: date, day: date) -> None:
     assert resolve_date(said, today) == day
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I'm on payments now, ping me there", "no strong thoughts now, ask me later"],
+)
+def test_a_tool_name_is_never_read_inside_another_word(said: str) -> None:
+    # "ts(?= now)" names TypeScript only as a word of its own.
+    assert [v.value for v in new_values(said) if v.slot == "language"] == []
+
+
+@pytest.mark.parametrize(
+    "said, known, retired",
+    [
+        ("finally got bumped up to principal designer", "The user is a senior designer.", True),
+        ("转测试岗快半年了，点点点也挺好", "用户是一名前端开发工程师", True),
+        ("转岗去当产品经理了", "用户是一名后端工程师", True),
+        (
+            "we switched our builds from CircleCI to Buildkite",
+            "The team's CI runs on CircleCI.",
+            True,
+        ),
+        ("CI 已经全部迁到 GitLab CI 了", "用户团队用 Jenkins 做 CI", True),
+        ("thinking about moving the builds to Buildkite", "The team's CI runs on CircleCI.", False),
+        ("my brother got bumped up to principal", "The user is a senior designer.", False),
+    ],
+)
+def test_a_new_post_or_build_service_retires_the_old(said: str, known: str, retired: bool) -> None:
+    assert bool(replaced_by(said, [("k1", known)])[1]) is retired
+
+
+@pytest.mark.parametrize(
+    "said", ["入职前要体检，医院有推荐吗", "入职手续办完了", "材料周五前交，入职要用"]
+)
+def test_what_follows_joining_is_not_always_a_workplace(said: str) -> None:
+    assert [v for v in new_values(said) if v.slot == "employer"] == []

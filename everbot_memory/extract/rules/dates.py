@@ -16,7 +16,7 @@ from typing import Any
 
 from ...core.text import CJK_RE
 
-__all__ = ["WEEKDAYS", "WHEN_EN", "WHEN_ZH", "resolve_date"]
+__all__ = ["CJK_DATE_SPACE", "WEEKDAYS", "WHEN_EN", "WHEN_ZH", "resolve_date"]
 
 WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 WHEN_EN = (
@@ -29,9 +29,14 @@ _WEEKDAY_EN = {d: i for i, d in enumerate(WEEKDAYS.split("|"))}
 _WEEKDAY_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 
 
+CJK_DATE_SPACE = re.compile(r"(?<=\d)\s+(?=[月日号点])|(?<=[月周])\s+(?=\d)")
+
+
 def resolve_date(text: str, today: date) -> date | None:
     """The day a todo names ("tomorrow", "next Wednesday", "下周三", "3月5日"), from ``today``."""
-    lowered = _full_weekdays(text.lower())
+    # Chinese typed with spaces around the digits ("下个月 3 号", "3 月 8 号", "这个月 20 号")
+    # says the same day as without them.
+    lowered = _full_weekdays(CJK_DATE_SPACE.sub("", text.lower()))
 
     def upcoming(weekday: int, next_week: bool) -> date:
         if next_week:
@@ -141,6 +146,7 @@ def resolve_date(text: str, today: date) -> date | None:
             r"下个?月(\d{1,2})[号日]",
             lambda m: _month_day(_next_month(today), _next_month(today).month, int(m.group(1))),
         ),
+        (r"(?:这个?|本)月(\d{1,2})[号日]", lambda m: _safe_day(today, int(m.group(1)))),
         (r"月底", lambda m: _next_month(today) - timedelta(days=1)),
         (r"年底", lambda m: date(today.year, 12, 31)),
         # A holiday: its day, or the day before it when something is due before it (国庆前,

@@ -27,7 +27,15 @@ def _en_rules() -> list[Rule]:
 
     return [
         (
-            r(r"^(?:please )?(?:remember|note|keep in mind) that (.{6,})$"),
+            # "remember that ...", and the same asked without "that": "pls remember my son is
+            # allergic to peanuts", "remember: I take my coffee black", "please remember for
+            # next time: this repo uses conventional commits".
+            r(
+                r"^(?:please |pls |plz )?(?:remember|note|keep in mind)"
+                r"(?: (?:this )?for (?:next time|the future|later|future reference))?"
+                r"(?: that |[:,] *| (?=(?:my|our|i'm|i am|i|we)\b))(?!to |when |how |what |why )"
+                r"(.{6,})$"
+            ),
             "explicit",
             "high",
             lambda m: sentence(third_person(m.group(1))),
@@ -171,6 +179,24 @@ def _en_rules() -> list[Rule]:
             lambda m: sentence(
                 ("The team" if m.group(1).lower() == "we" else "The user")
                 + f" decided to use {m.group(2)}"
+                + (f" instead of {m.group(3)}" if m.group(3) else "")
+            ),
+        ),
+        (
+            # A choice said as the one made: "we're going with Postgres for the new service",
+            # "we're going with Terraform over Pulumi for the new infra repo".
+            r(
+                r"^(we|I)(?:'re| are|'m| am|'ve| have)? (?:going with|gonna go with|settled on|"
+                r"sticking with) ((?-i:[A-Z])[\w.+#-]*(?: (?-i:[A-Z])[\w.+#-]*)?)"
+                r"(?: (?:over|instead of|rather than) ((?-i:[A-Z])[\w.+#-]*))?"
+                r"(?: (?:for|on) (?:the |our |a |my )?([\w -]{3,40}?))?(?:[,;].*)?$"
+            ),
+            "decision",
+            "high",
+            lambda m: sentence(
+                ("The team" if m.group(1).lower() == "we" else "The user")
+                + f" decided to use {m.group(2)}"
+                + (f" for the {m.group(4)}" if m.group(4) else "")
                 + (f" instead of {m.group(3)}" if m.group(3) else "")
             ),
         ),

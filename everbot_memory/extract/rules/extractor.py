@@ -23,13 +23,13 @@ from ..conversation import message_text, session_day
 from ..summary import parse_summary
 from .changes import CHANGES, contradicted
 from .chinese import RULES as CHINESE_RULES
-from .dates import WHEN_EN, WHEN_ZH, resolve_date
+from .dates import CJK_DATE_SPACE, WHEN_EN, WHEN_ZH, resolve_date
 from .english import RULES as ENGLISH_RULES
 from .kinds import kinds
 from .selector import load_selector
 from .sentences import sentences
 from .slots import replaced_by
-from .updates import changed_memories, forget_request
+from .updates import _telling, changed_memories, forget_request
 from .wording import (
     about_the_user,
     corrected,
@@ -86,6 +86,33 @@ _NOT_A_STATEMENT = re.compile(
     r"\?$|？$|^(?:if|when|what|how|why|do|does|can|could|would|should|is|are)\b|^(?:如果|假如|要是)|吗$",
     re.I,
 )
+
+
+# A statement about the user said unsure, with a question's rising tone ("but I think I'm
+# allergic to penicillin?", "我好像对青霉素过敏？"): still a statement, not a question to the
+# assistant, unless it asks something ("我是不是…？", "…吗？").
+_HEDGED = re.compile(
+    r"\b(?:i think|i guess|i believe|pretty sure|i'm pretty sure|apparently)"
+    r" (?:i'm|i am|i have|i've|i was|my)\b[^?]*\?+$"
+    r"|^(?:我|我们)(?:好像|应该|大概|可能|记得)(?!是不是|要不要|能不能|有没有)[^？?]*?(?<![吗呢么吧])[？?]+$",
+    re.I,
+)
+
+
+# The hedge opening such a statement: the rules read what follows ("I think I'm allergic to
+# penicillin" -> "I'm allergic to penicillin", "我好像对青霉素过敏" -> "我对青霉素过敏").
+_HEDGE_FIRST = re.compile(
+    r"^(?:i think|i guess|i believe|pretty sure|i'm pretty sure) (?=(?:i'm|i am|i have|i've)\b)"
+    r"|(?<=^我)(?:好像|应该|大概)(?=[对是有在])",
+    re.I,
+)
+
+
+def _hedged(said: str) -> str:
+    """``said`` as a statement when it is one said unsure, with a question mark."""
+    if _HEDGED.search(said):
+        return re.sub(r"[?？]+$", "." if said.isascii() else "。", said)
+    return said
 
 
 # A day named from today ("tomorrow", "next Wednesday", "this Friday", "下周三", "大后天").
@@ -256,9 +283,49 @@ def _kind(said: str, fitted: Category) -> Category:
     model: their words ("every day", "last year") come as often with a plain fact."""
     if "decision" in kinds(said):
         return "decision"
+    if fitted in ("fact", "experience", "workflow", "todo") and _HOW_TO_ANSWER.search(said):
+        return "preference"
     if fitted in ("fact", "experience", "workflow") and _TASTE.search(said):
         return "preference"
+    if fitted in ("fact", "experience") and _OWN_TOOL.search(said):
+        return "skill_usage"
+    if fitted in ("fact", "experience") and _HABIT.search(said):
+        return "workflow"
     return fitted
+
+
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+# A habit said by when it comes round ("sunday nights I batch cook", "every sunday night i
+# batch-cook", "sundays I do the big meal prep", "i only do email at 4pm"): a workflow. A
+# single day ("Saturday we went to ...") is an event.
+_HABIT = re.compile(
+    rf"^(?:(?:so|and|also|btw|ok|okay)[, ]+)*(?:every {_DAY}(?: (?:night|morning|evening|"
+    rf"afternoon))?|{_DAY}s|{_DAY} (?:nights|mornings|evenings|afternoons)|weekdays|"
+    rf"weeknights|weekends|mornings|evenings)(?: (?:nights|mornings|evenings|afternoons))?,?"
+    rf" (?:i|we)\b"
+    rf"|\b(?:i|we) (?:only |always |usually )?(?:do|check|answer|read|write) [\w ]{{2,20}}"
+    rf" (?:at \d|on {_DAY}s)",
+    re.I,
+)
+
+
+# How the user wants to be answered from now on ("以后回答我别那么啰嗦", "以后回复我不要用
+# emoji", "going forward keep your answers short"): a taste, whatever else it holds.
+_HOW_TO_ANSWER = re.compile(
+    r"以后(?:回复|回答|给我|跟我|和我)"
+    r"|\b(?:from now on|going forward|in future)\b.*\b(?:answers?|repl(?:y|ies)|respon(?:d|ses?))\b",
+    re.I,
+)
+# The user's own tool, said as the one they use ("I only use Linux at home", "I do all my
+# charts in ggplot", "画原型我一直用 Figma", "我 PS 用得挺熟的"): a skill in use, which the
+# model, fitted mostly on facts, calls a fact.
+_OWN_TOOL = re.compile(
+    r"\bi (?:\w+ )?use (?-i:[A-Z])\w+"
+    r"|\bi do (?:all|most) (?:of )?my [\w ]{2,20} in \w+"
+    r"|我[^，。,]{0,6}?(?:一直|平时|主要|习惯|都)?用(?:的是)?\s*[A-Za-z]"
+    r"|我\s*[A-Za-z][\w+#.]*\s*用得",
+    re.I,
+)
 
 
 # How people say a taste: a liking, a dislike, a habit of choosing ("I can't stand", "I'd
@@ -437,6 +504,10 @@ _PAST = re.compile(
     r"spent|took|met|won|lost)\b"
     r"|^(?:i|we) (?:just |finally |already )?(?:went|was|were|did|came|had|got back|made|built|"
     r"ran|finished|visited|saw|tried|spent|took|met|won|lost)\b"
+    # Any verb in the past after "finally" or "already" ("we finally repainted the nursery on
+    # sunday"), except those that arrange what is to come ("I finally booked the dentist").
+    r"|^(?:i|we) (?:finally|already) (?!(?:booked|scheduled|arranged|planned|reserved|"
+    r"registered|ordered|confirmed|signed)\b)[a-z-]{3,}ed\b"
     r"|上周|昨天|前天|上个月|去年|刚才",
     re.I,
 )
@@ -510,6 +581,8 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
         category = "experience"
     if category == "todo" and _RECURRING.search(said):
         category = "workflow"  # done again and again: a habit, whatever the model says
+    if category == "todo" and _past(said) and not _MUST.search(said):
+        category = "experience"  # a story of what was done, whatever day it names
     day = resolve_date(said, today)
     if category == "todo" and day is not None and not _to_do_on(day, today, said):
         category = "experience" if _past(said) else "fact"  # today's, being lived
@@ -554,6 +627,80 @@ _NO_THING = frozenset(
 )
 
 
+# A todo whose thing to do is only a word pointing back ("fine I'll buy one this weekend",
+# "ok I'll do it tomorrow", "那我下周一去办"): what it points at was said before, or by the
+# assistant, and the memory alone names nothing to do.
+_POINTING = frozenset(["it", "one", "ones", "that", "this", "them", "those", "these"])
+_NOT_THE_THING = frozenset(
+    [
+        *_NO_THING,
+        "the",
+        "user",
+        "user's",
+        "needs",
+        "need",
+        "will",
+        "has",
+        "have",
+        "is",
+        "going",
+        "gonna",
+        "fine",
+        "over",
+        "up",
+        "out",
+        "off",
+        "back",
+        "done",
+        "away",
+        "just",
+        "also",
+        "i",
+        "we",
+        "next",
+        "tomorrow",
+        "tonight",
+        "today",
+        "weekend",
+        "week",
+        "month",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "am",
+        "pm",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
+
+
+def _points_back_only(content: str) -> bool:
+    """True when a todo's only object is a word pointing back ("buy one", "do it", "去办")."""
+    if CJK_RE.search(content):
+        left = re.sub(r"（\d{4}-\d\d-\d\d）|用户", "", content)
+        left = _TIME_AND_ASKING.sub("", left)
+        rest = re.sub(
+            r"[就去要得了会吧也还都我的呢啊呀再先做来走那这它把一下个办弄搞处理掉完。！!，,\s]",
+            "",
+            left,
+        )
+        return rest == "" and bool(re.search(r"办|弄|搞|处理", left))
+    words = [
+        w
+        for w in re.findall(r"[a-z']+", re.sub(r"\(\d{4}-\d\d-\d\d\)", "", content.lower()))
+        if w in _POINTING or w not in _NOT_THE_THING
+    ]
+    pointing = [w for w in words if w in _POINTING]
+    return bool(pointing) and len(words) - len(pointing) <= 1
+
+
 # Where the user lives and works, and as what: a plan that names a new one is that fact first.
 _LASTING_SLOTS = frozenset(["home", "employer", "role", "manager"])
 
@@ -581,6 +728,8 @@ class RuleExtractor:
                 candidate = _whole(candidate, said)
                 if candidate is None:
                     return False
+                if candidate.category == "todo" and _points_back_only(candidate.content):
+                    return False
             if known and not candidate.forget:
                 contradicts = contradicted(candidate, old_value, known)
                 if contradicts:
@@ -594,14 +743,21 @@ class RuleExtractor:
             if message.get("role") != "user":
                 continue
             last, last_start = "", len(found)
+            message_start, forgotten = len(found), set()
             for said in joined_corrections(sentences(message_text(message))):
-                said = corrected(said)
+                said = _hedged(corrected(said))
                 previous, last = last, said
                 previous_start, last_start = last_start, len(found)
                 target = forget_request(said, known, previous)
                 if target is not None:
                     content = next(c for i, c in known if i == target)
                     add(Candidate(content=content, confirms=target, forget=True))
+                    # The words that named it, in this sentence or the one it points back to.
+                    forgotten |= {
+                        w
+                        for w in _telling(f"{previous} {said}") & _telling(content)
+                        if len(w) > 2 and w != "user"
+                    }
                     continue
                 if previous and _ADD_TO_LIST.search(said):
                     # "my passport expires in august. add it to my list?": the sentence
@@ -652,6 +808,18 @@ class RuleExtractor:
                 changed = tuple(dict.fromkeys((*changed_memories(said, known), *replaced)))
                 if changed:
                     self._retire(found, before, said, changed)
+            if forgotten:
+                # What the user asked to forget is not kept again from the same message, said
+                # another way ("tom and I split up. ... delete whatever you had about him").
+                kept = [
+                    c
+                    for c in found[message_start:]
+                    if c.forget or not (_telling(c.content) & forgotten)
+                ]
+                for dropped in found[message_start:]:
+                    if dropped not in kept:
+                        seen.discard(dropped.content.lower())
+                found[message_start:] = kept
         return found
 
     @staticmethod
@@ -671,7 +839,7 @@ class RuleExtractor:
     def _dated(content: str, said: str, day: date | None) -> str:
         """The memory with its day written out when the user named it relatively ("tomorrow",
         "next Wednesday", "下周三"): a day later, "tomorrow" would be read wrong."""
-        if day is None or not _RELATIVE_DAY.search(said):
+        if day is None or not _RELATIVE_DAY.search(CJK_DATE_SPACE.sub("", said)):
             return content
         if CJK_RE.search(content):
             return f"{content.rstrip('。')}（{day.isoformat()}）"
@@ -747,7 +915,10 @@ class RuleExtractor:
         if verdict.probability < selector.threshold_for(said):
             return None
         content = about_the_user(said)
-        if not content or redact(content).only_secret:
+        # A sentence around a pasted secret ("OPENAI_API_KEY=sk-... is in my .env", "user
+        # pta.treasurer / pass hunter2") is about the secret: with it taken out, nothing is
+        # left worth keeping. The fixed rules still read "my wifi password is ...".
+        if not content or "[redacted:" in content or redact(content).found:
             return None
         category, day = _selected_category(said, verdict.category, today)
         expires = None
@@ -777,7 +948,7 @@ class RuleExtractor:
 
     @staticmethod
     def _match(text: str, today: date) -> Candidate | None:
-        text = _clean(statement(_without_request(text)))
+        text = _HEDGE_FIRST.sub("", _clean(statement(_without_request(text))), count=1)
         if len(text) < 4 or _NOT_A_STATEMENT.search(text.rstrip(".。!！")):
             return None
         forget = _FORGET_EN.match(text.rstrip(".。!！")) or _FORGET_ZH.match(text.rstrip(".。!！"))

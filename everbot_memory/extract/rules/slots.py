@@ -164,6 +164,21 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
         },
     ),
     (
+        "ci",
+        "fact",
+        {
+            "Jenkins": r"jenkins",
+            "GitHub Actions": r"github actions|gh actions",
+            "GitLab CI": r"gitlab ci|gitlab-ci|gitlab pipelines",
+            "CircleCI": r"circle ?ci",
+            "Travis CI": r"travis(?: ci)?",
+            "Buildkite": r"buildkite",
+            "TeamCity": r"teamcity",
+            "Azure Pipelines": r"azure pipelines|azure devops pipelines",
+            "Bitbucket Pipelines": r"bitbucket pipelines",
+        },
+    ),
+    (
         "database",
         "fact",
         {
@@ -311,7 +326,9 @@ _TOOL_RES = [
         slot,
         category,
         {
-            name: re.compile(rf"(?<![A-Za-z0-9_.]){p}(?![A-Za-z0-9_])", re.I)
+            # Grouped: the word boundaries hold for every alternative of the name, not only the
+            # first and the last ("ts(?= now)" is not inside "payments now").
+            name: re.compile(rf"(?<![A-Za-z0-9_.])(?:{p})(?![A-Za-z0-9_])", re.I)
             for name, p in names.items()
         },
     )
@@ -410,6 +427,10 @@ _HOME_ZH = re.compile(
     # "我们一家现在在青岛了": the household is there now.
     rf"|(?:我|我们|我们一家|全家|一家人?)(?:现在|目前|如今)都?在(?P<u>[{_CJK}]{{2,4}}?)"
     rf"(?:了|住|生活|定居|安家|落脚)"
+    # Newly arrived: "来深圳快一个月了", "作为一个新上海人".
+    rf"|(?:^|我|我们|刚|已经)来(?P<t>[{_CJK}]{{2,3}}?)(?:快|已经|都|才|也)?"
+    rf"[一二两三四五六七八九十半几\d]+(?:个)?(?:多)?(?:天|周|星期|个月|月|年)了"
+    rf"|(?:作为|我是|我这个|成了)(?:一个|一名)?新(?!来)(?P<s>[{_CJK}]{{2,3}}?)人"
 )
 # Where one stays, not lives.
 _ZH_STAY = re.compile(r"酒店|宾馆|民宿|朋友家|亲戚家|家里|医院|公司|宿舍|这边|那边|老家")
@@ -473,7 +494,8 @@ _ROLE_WORDS = (
     r"\w{3,}(?:ist|ician|ologist|grapher|wife)"
 )
 _ROLE_EN = re.compile(
-    rf"\b(?:(?:got|been|was|just got|finally got) promoted to|new role as|"
+    rf"\b(?:(?:got|been|was|just got|finally got) (?:promoted|bumped(?: up)?|moved up) to|"
+    rf"new role as|"
     rf"(?:i'm|i am) (?:now )?(?:the |an? )?new|"
     # A change of trade said in passing ("since I retrained as a tester", "I work as a
     # translator now").
@@ -488,6 +510,9 @@ _ROLE_ZH = re.compile(
     rf"转行(?:成|做|当)了?|改行(?:做|当)了?|(?:现在|目前|如今)(?:改)?(?:做|当|是)(?=[{_CJK}A-Za-z]{{0,6}}"
     rf"(?:开发|工程师|程序员|设计师|老师|医生|护士|产品|运营|销售|会计|律师|经理|主管|测试|研究员|编辑|记者)))"
     rf"(?P<q>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|！|!|$|快|已经|都|有|半|一|两|三|几|\d)"
+    # The post moved to, named before 岗 or after 转岗 ("转管理岗两个月了", "转岗去做数据分析了").
+    rf"|(?:^|我|已经|现在)转(?P<p>[{_CJK}A-Za-z]{{2,4}}?)岗"
+    rf"|转岗(?:去|到)?(?:做|当)(?P<o>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
 )
 _ROLE_MEMORY = re.compile(
     rf"\b(?:is|works as) (?:an? |the )(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b"
@@ -757,6 +782,13 @@ def new_values(said: str) -> list[NewValue]:
                         continue
                     if re.match(r"^(?:家|公司|单位|这|那|上班|外地)", value) or re.search(
                         r"[年月周天职岗了]", value
+                    ):
+                        continue
+                    # What follows 入职 may be no workplace at all: "入职要用", "入职前要体检",
+                    # "入职手续办完了".
+                    if slot == "employer" and re.match(
+                        r"^(?:要|得|需|前|后|时|的|会|新来|刚来|手续|材料|流程|体检|培训|资料)",
+                        value,
                     ):
                         continue
                     if value:

@@ -21,7 +21,9 @@ _FORGET = re.compile(
     r"\b(?:forget|drop|delete|remove|erase|scrap|scratch|get rid of|ignore what|don'?t keep|"
     r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me|nvm|"
     r"never ?mind|wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store|"
-    r"(?:don'?t|no) need to (?:keep|remember|store)|rather you didn'?t (?:remember|keep|store))\b"
+    r"(?:don'?t|no) need to (?:keep|remember|store)|rather you didn'?t (?:remember|keep|store)|"
+    # "you don't need my old address on file anymore".
+    r"(?:don'?t|do not|no longer) need (?:my|the|that|this)\b[^.!?]{0,40}\b(?:on file|any ?more))\b"
     r"|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存"
     r"|清掉|清除|清空|作废|抹掉|划掉|撤掉|拿掉|别留|不用留|不要留",
     re.I,
@@ -37,11 +39,18 @@ _SELF_FORGETTING = re.compile(
 _ABOUT_MEMORY = re.compile(
     r"\b(?:thing|stuff|note|notes|memory|memories|that|what i said|about me|you(?:'ve)? got|"
     r"stop reminding me|"
-    r"the whole thing|earlier|info|detail|details|entry|whatever you|everything about|anything about|"
+    r"the whole thing|earlier|info|detail|details|entry|whatever you|"
+    # "remove anything about Jake", "wipe anything you have about Jordan", "delete whatever
+    # you had about him".
+    r"(?:everything|anything|whatever)(?: you(?:'ve| have| had)? ?(?:have|had|got|know|knew|"
+    r"saved|stored|kept|noted))? about|"
     r"all (?:of )?(?:that|it)|about (?:him|her|them|it)|bit|part|piece|line|one about|"
     # "pls forget my phone number", "nvm the peru trip, it's not happening".
     r"(?:forget|delete|drop|remove|erase|wipe|purge|clear) (?:about )?my|not happening|called off|cancell?ed|"
-    r"is off|what you (?:have|know|keep)|about my|my \w+'s name|you(?:'ve)? stored)\b"
+    r"is off|what you (?:have|know|keep)|about my|my \w+'s name|you(?:'ve)? stored|"
+    # The assistant's record named as such: "on file", "你记的我家地址".
+    r"on file|you(?:'ve)? (?:noted|saved|written down))\b"
+    r"|你(?:之前)?(?:记|存|记下|存下)的"
     r"|那个|那条|那些|这条|这个|的事|这事|那事|记录|说的|说过|名字|的信息|的资料|关于|"
     r"关于(?:他|她|它)",
     re.I,
@@ -73,6 +82,7 @@ _REQUEST = re.compile(
     r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
     r"remove|erase|get rid of|ignore|don'?t keep|wipe|clear|purge|unlearn|don'?t hold on to)\b"
     r"|\b(?:you (?:don'?t|do not)|no) need to (?:keep|remember|store)\b"
+    r"|\byou (?:don'?t|do not|no longer) need (?:my|the|that|this)\b"
     r"|\b(?:i'd|i would) rather you didn'?t (?:remember|keep|store)\b"
     r"|,\s*(?:get rid of it|delete it|drop it|forget it|remove it)\b"
     r"|吧|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉|作废|清掉|清除|抹掉|别留|不用留|不要留",
