@@ -828,3 +828,17 @@ def test_user_puts_every_command_on_the_users_own_memory(
     assert listed.exit_code == 0 and "green tea" in listed.output
     other = tmp_path / "other.md"
     assert run("--user", "list", "--file", str(other)).exit_code == 1  # --file still wins
+
+
+def test_list_writes_a_year_before_1000_with_four_digits(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    from conftest import make_entry
+
+    from everbot_memory import MemoryStore
+
+    path = tmp_path / "MEMORY.md"
+    MemoryStore(path).save([make_entry(at=datetime(5, 3, 1, tzinfo=timezone.utc))])
+    result = run("list", "--file", str(path))
+    assert result.exit_code == 0
+    assert "  0005-03-01  " in result.output

@@ -520,3 +520,13 @@ def test_content_is_shown_as_text_not_markup(client: TestClient, memory: Memory)
     entry, _ = memory.remember('The user wrote <script>alert("x")</script> in a note.', "fact")
     for page in (client.get("/").text, client.get(f"/memories/{entry.id}").text):
         assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_days_and_times_before_the_year_1000_keep_four_digits_of_year() -> None:
+    from datetime import date, datetime, timezone
+
+    from everbot_memory.faces.web.app import _day, _when
+
+    at = datetime(5, 3, 1, 9, 30, tzinfo=timezone.utc)
+    assert _day(at) == "0005-03-01" and _day(date(5, 3, 1)) == "0005-03-01"
+    assert _when(at) == "0005-03-01 09:30" and _day(None) == _when(None) == ""

@@ -198,7 +198,7 @@ def entry_line(entry: MemoryEntry) -> str:
     group = f"@{entry.group} " if entry.group else ""
     return (
         f"[{entry.id}] {entry.category:<11} {entry.score:.2f}  "
-        f"{entry.last_activated:%Y-%m-%d}  {entry.activation_count:>3}  {group}{first}"
+        f"{entry.last_activated.date().isoformat()}  {entry.activation_count:>3}  {group}{first}"
     )
 
 

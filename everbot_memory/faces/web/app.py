@@ -18,7 +18,7 @@ import os
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote, urlencode
@@ -70,15 +70,22 @@ class Settings:
         return f"http://127.0.0.1:{self.port}/?token={self.token}"
 
 
+def _day(value: date | None) -> str:
+    # isoformat, not strftime: strftime writes the year 5 as "5", which reads as no date.
+    if value is None:
+        return ""
+    return (value.date() if isinstance(value, datetime) else value).isoformat()
+
+
 def _when(value: datetime | None) -> str:
-    return "" if value is None else f"{value:%Y-%m-%d %H:%M}"
+    return "" if value is None else f"{_day(value)} {value:%H:%M}"
 
 
 def create_app(settings: Settings) -> Guard:
     """The web app for ``settings``, behind its guard."""
     templates = Jinja2Templates(directory=str(_HERE / "templates"))
     templates.env.filters["when"] = _when
-    templates.env.filters["day"] = lambda v: "" if v is None else f"{v:%Y-%m-%d}"
+    templates.env.filters["day"] = _day
     templates.env.globals.update(
         csrf=settings.csrf,
         file=str(settings.path),

@@ -68,6 +68,6 @@ def place(curve: Curve) -> Chart:
         polyline=" ".join(f"{x(at)},{y(score)}" for at, score in curve.points),
         marks=marks,
         anchor=(x(curve.anchor_at), y(curve.anchor_score)),
-        start=f"{curve.start:%Y-%m-%d}",
-        end=f"{curve.end:%Y-%m-%d}",
+        start=curve.start.date().isoformat(),  # four digits of year always
+        end=curve.end.date().isoformat(),
     )
