@@ -26,6 +26,7 @@ __all__ = [
     "Category",
     "Importance",
     "MemoryEntry",
+    "but_score",
     "check_group",
     "check_text",
     "is_valid_id",
@@ -214,6 +215,10 @@ _DESCRIPTORS = tuple(MemoryEntry.__dict__[name] for name in _FIELDS)
 #: A slot's setter, called with the slot: one function for them all (see ``restored``).
 _SET = type(_DESCRIPTORS[0]).__set__
 _VALUES = attrgetter(*_FIELDS)
+#: Every field's value but the score: equal for two versions of a memory that decay alone
+#: tells apart (see :meth:`MemoryEntry.with_score`), whose text and index rows are the same
+#: but for the score.
+but_score = attrgetter(*(name for name in _FIELDS if name != "score"))
 _SCORE_SLOT = _DESCRIPTORS[_FIELDS.index("score")]
 #: Runs an iterator to its end, keeping nothing: the setters' C loop.
 _RUN: Any = deque(maxlen=0).extend

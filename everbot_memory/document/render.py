@@ -10,11 +10,11 @@ from array import array
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import accumulate, islice, repeat
-from operator import add, attrgetter
+from operator import add
 from typing import TYPE_CHECKING
 
 from ..core.clock import iso, utcnow
-from ..core.entry import FIELDS
+from ..core.entry import but_score
 from ..core.profile import is_source, profile_lines
 from ..core.rules import ACTIVE_MIN_SCORE
 from ..core.scoring import file_order
@@ -34,8 +34,6 @@ from .meta import render_meta
 from .model import Document
 from .parse import parse
 
-#: Every field of an entry but its score (see :func:`_rescored`).
-_OTHER_FIELDS = attrgetter(*(name for name in FIELDS if name != "score"))
 _SCORE_META = f'{META_PREFIX}{{"score": '.encode()
 
 if TYPE_CHECKING:
@@ -155,17 +153,15 @@ def render_parts(doc: Document, *, reuse: bool = False, head: str = "") -> Body:
         for entry in section:  # every memory of every save: kept lean
             source = get(entry.id)
             if source is None or source[0] is not entry:
-                if source is None:
-                    source = (entry, render_entry(entry).encode("utf-8"))
-                    fresh.append(entry)
-                elif source[0].score == entry.score and source[0] == entry:
+                if source is not None and source[0].score == entry.score and source[0] == entry:
                     source = (entry, source[1])
-                elif (text := _rescored(source, entry)) is not None:
-                    source = (entry, text)
-                    fresh.append(entry)
-                    rescored.append(entry)
                 else:
-                    source = (entry, render_entry(entry).encode("utf-8"))
+                    text = None if source is None else _rescored(source, entry)
+                    if text is None:
+                        text = render_entry(entry).encode("utf-8")
+                    else:
+                        rescored.append(entry)
+                    source = (entry, text)
                     fresh.append(entry)
             sources[entry.id] = source
             texts.append(source[1])
@@ -221,7 +217,7 @@ def _rescored(source: tuple[MemoryEntry, bytes], entry: MemoryEntry) -> bytes | 
     compare them); None when the two differ in more, or the text is not laid out as
     :func:`render_entry` writes it."""
     old, text = source
-    if _OTHER_FIELDS(old) != _OTHER_FIELDS(entry):
+    if but_score(old) != but_score(entry):
         return None
     # The heading: "### [id] category | 0.73 | day | hits".
     start = f"### [{old.id}] {old.category} | ".encode()

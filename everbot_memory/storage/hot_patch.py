@@ -28,7 +28,7 @@ from operator import add, attrgetter, eq, is_, ne, not_, sub
 from typing import Any, NamedTuple
 
 from ..core import ranking
-from ..core.entry import FIELDS, MemoryEntry
+from ..core.entry import MemoryEntry, but_score
 from ..core.scoring import score_at
 from . import hot_build
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
@@ -50,20 +50,8 @@ from .paths import SideFiles
 __all__ = ["patched", "prepare"]
 
 
-class _NotOne:
-    """Stands for the old version of a memory the base does not hold: its row is no row."""
-
-    def __getattr__(self, name: str) -> object:
-        return self
-
-
-_NOT_ONE = _NotOne()
 #: Runs an iterator to its end, keeping nothing (a C loop).
 _RUN: Any = deque(maxlen=0).extend
-
-#: What a memory's line in the search file and its place in the session-start lines are
-#: made from: every field but the score, which is worked out from the anchor.
-_ROW = attrgetter(*(name for name in FIELDS if name != "score"))
 
 
 def prepare(
@@ -386,13 +374,15 @@ def patched(
     view = memoryview(search)  # runs of lines joined into the new file without a copy each
     total_new = len(entries)
     places = list(map(place.get, new_id_list, repeat(count)))  # ``count``: not in the base
-    olds: list[Any] = [*old_entries, _NOT_ONE]
+    olds: list[MemoryEntry | None] = [*old_entries, None]
     same = list(map(is_, entries, map(olds.__getitem__, places)))
-    # Another object may have the same row: a memory whose score alone changed (decay
-    # rescores every memory each day) keeps its line, which holds its anchor, not its score.
+    # Another object of a memory the base holds may have the same row: one whose score alone
+    # changed (decay rescores every memory each day) keeps its line, which holds its anchor
+    # and not its score (every other field is in the row or in the session-start lines).
     other = list(compress(range(total_new), map(not_, same)))
-    rows = map(_ROW, map(entries.__getitem__, other))
-    before = map(_ROW, map(olds.__getitem__, map(places.__getitem__, other)))
+    other = list(compress(other, map(ne, map(places.__getitem__, other), repeat(count))))
+    rows = map(but_score, map(entries.__getitem__, other))
+    before = map(but_score, map(olds.__getitem__, map(places.__getitem__, other)))
     _RUN(map(same.__setitem__, other, map(eq, rows, before)))
     for number in compress(range(total_new), map(flipped.__contains__, new_id_list)):
         same[number] = False  # its row changes: another memory replaces it, or no longer
