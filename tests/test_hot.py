@@ -114,6 +114,29 @@ def _file(path: Path, entries: list[MemoryEntry]) -> bytes:
     return data
 
 
+def _spliced_as_built(
+    path: Path,
+    base: tuple[bytes, list[MemoryEntry]],
+    changed: list[MemoryEntry],
+    when: datetime,
+    counted: list[str],
+    tokenized: list[str],
+) -> Any:
+    """The hooks' files a save of ``changed`` prepares from those of ``base`` (the file's
+    bytes and entries), checked to be spliced, not built, to tokenize only ``tokenized``
+    (``counted`` records what was), and to equal a build from nothing."""
+    profile = profile_lines([], changed)
+    data, entries = base
+    built = hot_patch.prepare(
+        path, _file(path, changed), changed, when, profile, base=(hot.file_digest(data), entries)
+    )
+    assert built._search_file is not None  # spliced, not built
+    assert counted == tokenized
+    fresh = hot_build.build(path.read_bytes(), changed, when, None, profile)
+    assert (built.prompt, built.search) == fresh[:2]
+    return built
+
+
 def test_a_save_tokenizes_only_the_memories_it_changed(tmp_path: Path, counted: list[str]) -> None:
     path = tmp_path / "MEMORY.md"
     entries = [make_entry(f"e{n}", f"Memory number {n} is about tea.") for n in range(20)]
@@ -270,14 +293,8 @@ def test_a_new_memory_in_a_large_file_is_spliced_in(
     strong = make_entry("new", "The user now drinks coffee.", score=0.95).replace(group="work")
     weak = make_entry("weak", "A faint memory of juice.", score=0.2)
     changed = [*entries[:10], strong, *entries[11:], weak]  # e10 (weak, not shown) removed
-    profile = profile_lines([], changed)
-    built = hot_patch.prepare(
-        path, _file(path, changed), changed, T0, profile, base=(hot.file_digest(data), entries)
-    )
-    assert built._search_file is not None  # spliced, not built
-    assert counted == [strong.content, weak.content]
-    fresh = hot_build.build(path.read_bytes(), changed, T0, None, profile)
-    assert (built.prompt, built.search) == fresh[:2]
+    tokenized = [strong.content, weak.content]
+    built = _spliced_as_built(path, (data, entries), changed, T0, counted, tokenized)
     assert built.prompt["ids"][0] == "new"
 
 
@@ -436,15 +453,7 @@ def test_a_save_days_later_keeps_the_rows_of_memories_only_rescored(
     scores = {e.id: e.score for e in entries}
     assert len(decayed) == len(entries) and all(e.score < scores[e.id] for e in decayed)
     new = make_entry("new", "The user now drinks coffee.", score=0.95, at=later)
-    changed = [*decayed, new]
-    profile = profile_lines([], changed)
-    built = hot_patch.prepare(
-        path, _file(path, changed), changed, later, profile, base=(hot.file_digest(data), entries)
-    )
-    assert built._search_file is not None  # spliced, not built
-    assert counted == [new.content]
-    fresh = hot_build.build(path.read_bytes(), changed, later, None, profile)
-    assert (built.prompt, built.search) == fresh[:2]
+    _spliced_as_built(path, (data, entries), [*decayed, new], later, counted, [new.content])
 
 
 def test_rows_written_in_a_programs_order_are_spliced_for_the_base_in_file_order(
@@ -458,12 +467,4 @@ def test_rows_written_in_a_programs_order_are_spliced_for_the_base_in_file_order
     monkeypatch.setattr(hot_build, "_BUILT", {})
     counted.clear()
     new = make_entry("new", "The user now drinks coffee.", score=0.95)
-    changed = [*entries, new]
-    profile = profile_lines([], changed)
-    built = hot_patch.prepare(
-        path, _file(path, changed), changed, T0, profile, base=(hot.file_digest(data), entries)
-    )
-    assert built._search_file is not None  # spliced, not built
-    assert counted == [new.content]
-    fresh = hot_build.build(path.read_bytes(), changed, T0, None, profile)
-    assert (built.prompt, built.search) == fresh[:2]
+    _spliced_as_built(path, (data, entries), [*entries, new], T0, counted, [new.content])

@@ -46,6 +46,20 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+@pytest.fixture
+def read_back(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The ids of the memories each read-back check of a save parsed."""
+    seen: list[list[str]] = []
+    check = MemoryStore._check_rendered
+
+    def recording(self: MemoryStore, output: str, doc: Document) -> None:
+        seen.append([e.id for e in doc.entries])
+        check(self, output, doc)
+
+    monkeypatch.setattr(MemoryStore, "_check_rendered", recording)
+    return seen
+
+
 def _everything_beside(path: Path) -> str:
     """MEMORY.md and every side file, as text (the journal's versions decompressed)."""
     texts = [path.read_text(encoding="utf-8")]
@@ -74,19 +88,12 @@ def test_a_save_checks_for_secrets_only_what_changed(memory_path: Path, checked:
 
 
 def test_a_save_reads_back_only_what_it_rendered_anew(
-    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+    memory_path: Path, read_back: list[list[str]]
 ) -> None:
     MemoryStore(memory_path).save(_entries())
     store = MemoryStore(memory_path)
     loaded = store.load()
-    read_back: list[list[str]] = []
-    check = MemoryStore._check_rendered
-
-    def recording(self: MemoryStore, output: str, doc: Document) -> None:
-        read_back.append([e.id for e in doc.entries])
-        check(self, output, doc)
-
-    monkeypatch.setattr(MemoryStore, "_check_rendered", recording)
+    read_back.clear()
     store.save([loaded[0].replace(content="Changed:\n```\nkept as data\n```"), *loaded[1:]])
     assert read_back == [["e00000"]]
     text = memory_path.read_text(encoding="utf-8")
@@ -323,7 +330,10 @@ def test_a_new_memory_weaker_than_the_strongest_keeps_the_profile_without_derivi
 
 
 def test_a_save_a_month_later_rescores_every_memory_without_rendering_or_checking_it(
-    memory_path: Path, checked: list[str], monkeypatch: pytest.MonkeyPatch
+    memory_path: Path,
+    checked: list[str],
+    read_back: list[list[str]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from datetime import timedelta
 
@@ -343,15 +353,8 @@ def test_a_save_a_month_later_rescores_every_memory_without_rendering_or_checkin
     monkeypatch.setattr(
         render_module, "render_entry", lambda e: rendered.append(e.id) or render_entry(e)
     )
-    read_back: list[list[str]] = []
-    check = MemoryStore._check_rendered
-
-    def recording(self: MemoryStore, output: str, doc: Document) -> None:
-        read_back.append([e.id for e in doc.entries])
-        check(self, output, doc)
-
-    monkeypatch.setattr(MemoryStore, "_check_rendered", recording)
     checked.clear()
+    read_back.clear()
     store.save([*decayed, make_entry("n00000", "A new memory.")])
     assert checked == ["n00000"] and rendered == ["n00000"] and read_back == [["n00000"]]
     text = memory_path.read_text(encoding="utf-8")
