@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import everbot_memory.storage.store as store_module
 from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.core.profile import profile_lines
 from everbot_memory.document import Document, parse, render
 from everbot_memory.document.render import render_parts
 from everbot_memory.errors import StoreError
@@ -248,6 +249,8 @@ def _assert_reused_profile_is_derived_anew(
         last = render_parts(doc, reuse=True)
         full = render_parts(Document(entries, last_updated="x", profile=list(person)))
         assert (last.text, last.profile) == (full.text, full.profile)
+        # Derived from a prefix of the file: the same as from every memory.
+        assert full.profile == profile_lines(person, entries)
 
 
 def test_an_unchanged_memory_is_written_as_the_engine_wrote_it(

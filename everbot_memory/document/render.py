@@ -13,6 +13,7 @@ from itertools import accumulate, islice, repeat
 from operator import add
 from typing import TYPE_CHECKING
 
+from ..core import profile as _profile
 from ..core.clock import iso, utcnow
 from ..core.entry import but_score
 from ..core.profile import is_source, profile_lines
@@ -178,7 +179,10 @@ def render_parts(doc: Document, *, reuse: bool = False, head: str = "") -> Body:
     if cached is not None and cached[0] == person and not _touches_profile(doc, sources, fresh):
         profile = list(cached[1])
     else:
-        profile = profile_lines(doc.profile, doc.entries)
+        # Derived from the strongest memories only: with every entry in ``sources`` (in file
+        # order), a prefix of the file holds them all.
+        strong = _first_sources(sources, _profile.MAX_SOURCES) if whole else doc.entries
+        profile = profile_lines(doc.profile, strong)
     out: list[str] = []
     for chunk in doc.preamble:
         out += [chunk, ""]
@@ -323,10 +327,8 @@ def _among_strongest(
     of a large file changes nothing, and is not worth deriving the profile again)."""
     import heapq
 
-    from ..core import profile
-
-    limit = profile.MAX_SOURCES
-    strong = heapq.nsmallest(limit, _first_sources(sources, limit), key=profile.source_key)
+    limit = _profile.MAX_SOURCES
+    strong = heapq.nsmallest(limit, _first_sources(sources, limit), key=_profile.source_key)
     if len(strong) < limit:
         return True  # every memory it may come from counts
     shown = {id(e) for e in strong}
@@ -334,8 +336,8 @@ def _among_strongest(
         return True
     # The strongest are then those of the memories that did not change: one leaving was
     # among them before if it ranks above the weakest of them.
-    weakest = profile.source_key(strong[-1])
-    return any(profile.source_key(e) < weakest for e in leaving)
+    weakest = _profile.source_key(strong[-1])
+    return any(_profile.source_key(e) < weakest for e in leaving)
 
 
 def render_body(doc: Document) -> str:
