@@ -29,6 +29,7 @@ __all__ = [
     "but_score",
     "check_group",
     "check_text",
+    "exhaust",
     "is_valid_id",
     "restored",
 ]
@@ -190,7 +191,7 @@ class MemoryEntry:
         score = _unit(score, "score")
         entry = object.__new__(MemoryEntry)
         # Every slot set by C loops: a merge on a new day rescores every memory of the file.
-        _RUN(map(_SET, _DESCRIPTORS, repeat(entry), _VALUES(self)))
+        exhaust(map(_SET, _DESCRIPTORS, repeat(entry), _VALUES(self)))
         _SET(_SCORE_SLOT, entry, score)
         return entry
 
@@ -220,8 +221,8 @@ _VALUES = attrgetter(*_FIELDS)
 #: but for the score.
 but_score = attrgetter(*(name for name in _FIELDS if name != "score"))
 _SCORE_SLOT = _DESCRIPTORS[_FIELDS.index("score")]
-#: Runs an iterator to its end, keeping nothing: the setters' C loop.
-_RUN: Any = deque(maxlen=0).extend
+#: Runs an iterator to its end, keeping nothing: a loop in C over ``map`` of a setter.
+exhaust: Any = deque(maxlen=0).extend
 
 
 def restored(columns: Sequence[Sequence[Any]]) -> list[MemoryEntry]:
@@ -236,7 +237,7 @@ def restored(columns: Sequence[Sequence[Any]]) -> list[MemoryEntry]:
     new = object.__new__
     out = [new(MemoryEntry) for _ in range(count)]
     for descriptor, column in zip(_DESCRIPTORS, columns, strict=True):
-        _RUN(map(_SET, repeat(descriptor), out, column))  # C loops, for 100,000 entries
+        exhaust(map(_SET, repeat(descriptor), out, column))  # C loops, for 100,000 entries
     return out
 
 

@@ -20,7 +20,6 @@ import json
 import os
 import zlib
 from array import array
-from collections import deque
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from itertools import accumulate, chain, compress, repeat
@@ -28,7 +27,7 @@ from operator import add, attrgetter, eq, is_, ne, not_, sub
 from typing import Any, NamedTuple
 
 from ..core import ranking
-from ..core.entry import MemoryEntry, but_score
+from ..core.entry import MemoryEntry, but_score, exhaust
 from ..core.scoring import score_at
 from . import hot_build
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
@@ -48,10 +47,6 @@ from .hot_build import (
 from .paths import SideFiles
 
 __all__ = ["patched", "prepare"]
-
-
-#: Runs an iterator to its end, keeping nothing (a C loop).
-_RUN: Any = deque(maxlen=0).extend
 
 
 def prepare(
@@ -383,7 +378,7 @@ def patched(
     other = list(compress(other, map(ne, map(places.__getitem__, other), repeat(count))))
     rows = map(but_score, map(entries.__getitem__, other))
     before = map(but_score, map(olds.__getitem__, map(places.__getitem__, other)))
-    _RUN(map(same.__setitem__, other, map(eq, rows, before)))
+    exhaust(map(same.__setitem__, other, map(eq, rows, before)))
     for number in compress(range(total_new), map(flipped.__contains__, new_id_list)):
         same[number] = False  # its row changes: another memory replaces it, or no longer
     new_sizes = list(map([*sizes, 0].__getitem__, places))
