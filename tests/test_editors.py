@@ -326,3 +326,65 @@ def test_a_person_deleting_memories_without_fixing_the_header_count_is_a_deletio
     final = memory_path.read_text(encoding="utf-8")
     assert "Seeded memory number 3." not in final and "Seeded memory number 4." not in final
     assert "A memory saved after the edit." in final
+
+
+@pytest.mark.parametrize(
+    "style",
+    ["CRLF", "CR", "no final line break", "CRLF, no final line break", "CR, no final line break"],
+)
+def test_a_save_in_any_line_ending_style_keeps_every_change_the_person_made(
+    memory_path: Path, style: str
+) -> None:
+    # Windows editors write CRLF, old Mac ones CR, and some drop the file's last line break.
+    seeded = _seed(memory_path, 6)
+    text = memory_path.read_text(encoding="utf-8")
+    text = text.replace("Seeded memory number 1.", "Seeded memory number 1, edited by hand.")
+    text = "\n\n".join(c for c in text.split("\n\n") if "Seeded memory number 2." not in c)
+    text = text.replace(
+        "## Archived Memories", "A note typed among the entries.\n\n## Archived Memories"
+    )
+    if "no final" in style:
+        text = text.rstrip("\n")
+    ending = "\r\n" if style.startswith("CRLF") else "\r" if style.startswith("CR") else "\n"
+    memory_path.write_bytes(text.replace("\n", ending).encode("utf-8"))
+    memory = MemoryManager(memory_path)
+    memory.remember("The engine adds this after the person's save.")
+    final = memory_path.read_text(encoding="utf-8")
+    assert "Seeded memory number 1, edited by hand." in final
+    assert "Seeded memory number 2." not in final  # deleted by the person, not brought back
+    assert "A note typed among the entries." in final
+    assert "The engine adds this after the person's save." in final
+    for content in seeded[3:]:
+        assert content in final
+    assert "half-written" not in " ".join(memory.store.warnings)
+
+
+def test_a_file_cut_short_keeps_the_persons_new_text_beside_the_engines(memory_path: Path) -> None:
+    _seed(memory_path, 12)
+    text = memory_path.read_text(encoding="utf-8")
+    text = text.replace("Seeded memory number 1.\n", "Seeded memory number 1.\n\nA note typed.\n")
+    data = text.encode("utf-8")
+    memory_path.write_bytes(data[: len(data) // 2])  # left so: the editor crashed mid-save
+    store = MemoryStore(memory_path)
+    entries = store.load()
+    assert any("half-written" in w for w in store.warnings)
+    store.save([*entries, make_entry("z9", "A memory saved after the cut.", 0.5)])
+    final = memory_path.read_text(encoding="utf-8")
+    assert "A note typed." in final
+    # Where the bytes stopped (inside a memory) is not kept as a note.
+    assert all(line.endswith("-->") for line in final.splitlines() if line.startswith("<!--"))
+
+
+def test_a_file_without_its_last_line_break_ending_in_a_new_line_is_taken_as_cut(
+    memory_path: Path,
+) -> None:
+    # Its last line is not one the engine wrote: it may be a line stopped short, so every
+    # memory the engine has is kept (and the person's text too).
+    seeded = _seed(memory_path, 6)
+    text = memory_path.read_text(encoding="utf-8").rstrip("\n") + "\n\nA last note, or part of"
+    memory_path.write_bytes(text.encode("utf-8"))
+    store = MemoryStore(memory_path)
+    entries = store.load()
+    assert {e.content for e in entries} == set(seeded)
+    store.save([*entries, make_entry("z9", "A memory saved after it.", 0.5)])
+    assert "A last note, or part of" in memory_path.read_text(encoding="utf-8")

@@ -86,6 +86,9 @@ class MemoryStore:
         self._recorded: str | None = None
         #: What the last save redacted or dropped.
         self.warnings: list[str] = []
+        #: The last bytes (their version) that looked unfinished but stayed as they were for
+        #: a while: not waited for again while they stay so.
+        self._settled: str | None = None
 
     @property
     def target(self) -> Path:
@@ -164,7 +167,20 @@ class MemoryStore:
             f"{self.path} looked half-written (an editor still saving it?): "
             f"{kept} memories missing from it were kept"
         )
-        result = Document(entries, ours.preamble, ours.notes, doc.last_updated, doc.problems)
+        # The person's own text is kept too, beside the engine's (the rest of their save,
+        # merged later, brings it whole), but not a memory's start that the bytes stop in,
+        # read as a note.
+        preamble, notes = list(doc.preamble), list(doc.notes)
+        ending = notes or preamble  # the text the bytes end in
+        if ending:
+            lines = ending.pop().split("\n")
+            stop = next((n for n, line in enumerate(lines) if _STRUCTURE.match(line)), None)
+            before = "\n".join(lines[:stop]).strip()
+            if before:
+                ending.append(before)
+        preamble = ours.preamble + [b for b in preamble if b not in ours.preamble]
+        notes = ours.notes + [b for b in notes if b not in ours.notes]
+        result = Document(entries, preamble, notes, doc.last_updated, doc.problems)
         result.profile = ours.profile
         return result, True
 
@@ -445,12 +461,15 @@ class MemoryStore:
         while True:
             snapshot = self.backend.read()
             if force or not _complete(snapshot):
+                if not force and snapshot.version == self._settled:
+                    return snapshot  # waited for once already (a load, then its save)
                 # Bytes that stop mid-line are most likely an editor's save in progress: give
                 # it longer to go on (a slow disk, a network folder) before taking them as is.
                 data = snapshot.data or b""
-                mid_line = not data.endswith(b"\n")
+                mid_line = not data.endswith((b"\n", b"\r"))
                 quiet = self._quiet(snapshot, deadline, force, 1.0 if mid_line else QUIET_SECONDS)
                 if quiet is not None:
+                    self._settled = quiet.version
                     return quiet
                 continue  # it became whole: read it again as whole
             if snapshot.data is None or self.journal.wrote(snapshot.version):
@@ -550,23 +569,44 @@ def _same_bytes(data: bytes | None, header: str, written: bytes, head: int) -> b
 
 
 _SECTIONS = (b"\n## Archived Memories\n", b"\n## Active Memories\n")
+#: A line of the file's structure (a heading, a comment): where a cut file's last text may be
+#: the start of a memory read as a note.
+_STRUCTURE = re.compile(r"\s*(?:#|<!--)")
+
+
+def _lf(data: bytes) -> bytes:
+    """``data`` with Windows (CRLF) and old Mac (CR) line ends as line feeds: an editor may
+    save the file with either, and the checks below look for whole lines."""
+    if b"\r" not in data:
+        return data  # the engine's own (and most editors'): not copied
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
 def _may_be_cut(data: bytes) -> bool:
     """False when ``data`` surely is no save caught halfway: it ends a line and holds both
     sections every save writes (then :func:`_cut_short` needs no other version)."""
+    data = _lf(data)
     return not data.endswith(b"\n") or any(heading not in data for heading in _SECTIONS)
 
 
 def _cut_short(data: bytes, whole: bytes) -> bool:
     """True when ``data`` reads as a save caught halfway rather than a person's edit of the
-    engine's version ``whole``: it ends mid-line, or it lacks a section heading that
-    ``whole`` has and every save writes (an edit does not delete "## Archived Memories")."""
+    engine's version ``whole``: it lacks a section heading that ``whole`` has and every save
+    writes (an edit does not delete "## Archived Memories"), or it stops mid-line.
+
+    A last line without its line break is whole when ``whole`` holds it as a line: an
+    editor that drops the file's final line break leaves it so (a save caught halfway stops
+    at any byte, rarely at a line's end)."""
+    data, whole = _lf(data), _lf(whole)
     if not data.strip():
         return bool(whole.strip())  # emptied: a truncate before the write, not a wish
-    if not data.endswith(b"\n"):
+    ended = data if data.endswith(b"\n") else data + b"\n"
+    if any(heading in whole and heading not in ended for heading in _SECTIONS):
         return True
-    return any(heading in whole and heading not in data for heading in _SECTIONS)
+    if data is ended:
+        return False
+    last = data[data.rfind(b"\n") + 1 :]
+    return not last.strip() or b"\n" + last + b"\n" not in b"\n" + whole
 
 
 def _complete(snapshot: Snapshot) -> bool:
@@ -574,6 +614,7 @@ def _complete(snapshot: Snapshot) -> bool:
     data = snapshot.data
     if data is None:
         return True
+    data = _lf(data)
     if not data.endswith(b"\n"):
         return False
     total = _TOTAL_RE.search(data[:400])
