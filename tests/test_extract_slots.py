@@ -407,3 +407,20 @@ def test_a_request_that_holds_from_now_on_is_a_taste(said: str, kept: bool) -> N
 
     found = _standing_request(said)
     assert (found.category if found else None) == ("preference" if kept else None)
+
+
+@pytest.mark.parametrize(
+    "said, recurring",
+    [
+        ("我们组周五不发版，上线都放在周二和周四", True),
+        ("我是做财务的，月底月初忙成狗", True),
+        ("下周二和周四我出差", False),
+        ("周五要交报告", False),
+    ],
+)
+def test_weekdays_or_both_ends_of_the_month_named_together_recur(
+    said: str, recurring: bool
+) -> None:
+    from everbot_memory.extract.rules.extractor import _RECURRING
+
+    assert bool(_RECURRING.search(said)) == recurring

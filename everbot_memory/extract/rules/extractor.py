@@ -486,7 +486,10 @@ _RECURRING = re.compile(
     r"weekends|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) (?:nights|mornings|"
     r"evenings|afternoons)|on weekends|(?:mon|tue|wed|thu|fri|sat|sun)\w* (?:to|through|-) "
     r"(?:mon|tue|wed|thu|fri|sat|sun)\w*)\b"
-    r"|每(?:天|周|个?月|年|晚|早|次|个?星期)|一周[一二两三四五六七\d]次|[一二三四五六日](?:[一二三四五六日]){1,2}(?:上午|下午|晚上)",
+    r"|每(?:天|周|个?月|年|晚|早|次|个?星期)|一周[一二两三四五六七\d]次|[一二三四五六日](?:[一二三四五六日]){1,2}(?:上午|下午|晚上)"
+    # Two weekdays or both ends of the month named together, not as next week's ("上线都放在
+    # 周二和周四", "月底月初忙成狗").
+    r"|(?<![下这本上])周[一二三四五六日天](?:和|、|跟|或)周[一二三四五六日天]|月底月初|月初月底",
     re.I,
 )
 # A request to the assistant opening a sentence ("帮我列个提纲吧，", "can you draft it, ...",
