@@ -887,3 +887,27 @@ def test_the_old_value_named_as_still_so_or_told_is_kept() -> None:
         )
         for *_, contradicts in _close([said], "[k1] The user lives in Dallas.")
     )
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("it's May 13 not May 3.", "it's May 13."),
+        ("我生日是3月18号，不是3月8号。", "我生日是3月18号。"),
+        ("我今年30岁，不是29岁了", "我今年30岁了"),
+        ("我住12楼不是11楼", "我住12楼"),
+        ("the call is at 3pm, not 2pm", "the call is at 3pm"),
+        # Not a value of the same shape denied: left as said.
+        ("we live in Leeds, not the city centre", "we live in Leeds, not the city centre"),
+        ("I have 2 kids not 3 dogs", "I have 2 kids not 3 dogs"),
+    ],
+)
+def test_a_value_denied_after_the_right_one_is_dropped(said: str, kept: str) -> None:
+    from everbot_memory.extract.rules.wording import corrected
+
+    assert corrected(said) == kept
+
+
+def test_a_date_denied_after_the_right_one_leaves_no_mangled_date() -> None:
+    contents = [content for _, content, _ in _close(["你记错了，我生日是3月18号，不是3月8号"])]
+    assert contents and all("3月8" not in c and "3月3号" not in c for c in contents)

@@ -230,6 +230,25 @@ def test_short_sentences_with_numbers_are_prose_not_code() -> None:
         assert sentences(code) == ()
 
 
+def test_prose_opening_with_a_code_keyword_is_prose() -> None:
+    for said in (
+        "from now on answer me in Spanish please.",
+        "let me know when it ships.",
+        "class starts at 9 tomorrow.",
+        "return the jacket by friday.",
+    ):
+        assert sentences(said) == (said,)
+    for code in (
+        "from distutils.util import strtobool",
+        "import pandas as pd",
+        "def strtobool(v: str) -> bool:",
+        "const res = await fetch(URL);",
+        "class Foo:",
+        "return x",
+    ):
+        assert sentences(code) == ()
+
+
 def test_a_todo_keeps_its_day_when_the_user_named_it_relatively() -> None:
     [(category, content, _, _)] = _close(["I have a dentist appointment tomorrow at 3pm."])
     assert category == "todo" and content.endswith("(2026-04-09).")

@@ -169,6 +169,9 @@ def test_a_plain_fact_keeps_the_models_kind() -> None:
         ("fact", "我 Excel 用得还行，透视表会一点", "skill_usage"),
         ("fact", "以后回复我先给结论，再讲细节", "preference"),
         ("workflow", "going forward keep your answers under five lines", "preference"),
+        # Said as a rule from now on, or with a language's name: still how to be answered.
+        ("skill_usage", "以后都用英文回答我吧，我在练英语阅读", "preference"),
+        ("decision", "from now on answer me in Spanish, I'm practising", "preference"),
         ("fact", "saturday mornings I do the laundry and the big shop", "workflow"),
         ("experience", "every friday night we order pizza and watch a film", "workflow"),
         ("fact", "I only check slack at 11 and at 4", "workflow"),
@@ -292,3 +295,132 @@ def test_a_new_post_or_build_service_retires_the_old(said: str, known: str, reti
 )
 def test_what_follows_joining_is_not_always_a_workplace(said: str) -> None:
     assert [v for v in new_values(said) if v.slot == "employer"] == []
+
+
+@pytest.mark.parametrize(
+    "said, known, retired",
+    [
+        ("you have my birthday wrong, it's May 13.", "The user's birthday is on May 3.", True),
+        ("你记错了，我生日是3月18号。", "用户的生日是3月8日", True),
+        ("my birthday is 14 May, btw", "The user's birthday is May 14th.", False),
+        ("my sister's birthday is May 2", "The user's birthday is May 14.", False),
+        ("is my birthday May 3 or May 4 on the form?", "The user's birthday is May 14.", False),
+        ("他生日是5月3号", "用户的生日是3月8日", False),
+    ],
+)
+def test_another_birthday_said_as_the_users_corrects_the_known_one(
+    said: str, known: str, retired: bool
+) -> None:
+    assert replaced_by(said, [("bday", known)])[1] == (["bday"] if retired else [])
+
+
+def test_a_corrected_birthday_is_a_fact_not_a_todo() -> None:
+    messages = [{"role": "user", "content": "你记错了，我生日是3月18号，不是3月8号"}]
+    with freeze_time(datetime(2026, 3, 10, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, "[bday] 用户的生日是3月8日")
+    assert [(c.category, c.contradicts) for c in found] == [("fact", ("bday",))]
+    assert all("3月8" not in c.content for c in found)
+
+
+def test_a_tool_switch_kept_as_a_taste_is_the_tool_in_use() -> None:
+    messages = [
+        {"role": "user", "content": "Notion 我已经不用了，太慢，断网就废，笔记全导到 Obsidian 了"}
+    ]
+    with freeze_time(datetime(2026, 3, 10, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, "[notes] 用户用 Notion 记笔记")
+    assert [c.category for c in found if "Obsidian" in c.content] == ["skill_usage"]
+
+
+def test_an_explicit_note_of_how_to_answer_is_a_taste() -> None:
+    from everbot_memory.extract.rules.extractor import _classify
+
+    assert _classify("以后回复用户不要用 emoji") == "preference"
+    assert _classify("From now on answer the user in Spanish.") == "preference"
+    assert _classify("The user's wifi is on the second floor.") == "fact"
+
+
+def test_a_memory_made_to_replace_a_known_one_is_never_a_todo() -> None:
+    messages = [
+        {"role": "user", "content": "from now on answer me in Spanish please, I'm practising."}
+    ]
+    with freeze_time(datetime(2026, 9, 14, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, "[lang] The user wants answers in English.")
+    assert [(c.category, c.contradicts) for c in found] == [("preference", ("lang",))]
+
+
+@pytest.mark.parametrize(
+    "said, known, retired",
+    [
+        (
+            "spent the weekend moving all my notes out of Notion into Obsidian",
+            "The user keeps their notes in Notion.",
+            True,
+        ),
+        ("我把印象笔记里的东西全导进 Obsidian 了", "用户用印象笔记记笔记", True),
+        # Out of something that is no tool: nothing moved.
+        ("got out of bed to check Notion", "The user keeps their notes in Obsidian.", False),
+    ],
+)
+def test_things_carried_out_of_one_tool_into_another_retire_the_old(
+    said: str, known: str, retired: bool
+) -> None:
+    assert replaced_by(said, [("notes", known)])[1] == (["notes"] if retired else [])
+
+
+@pytest.mark.parametrize(
+    "said, known, retired",
+    [
+        ("switched teams inside Google, same role", "The user works at Google.", False),
+        ("在腾讯内部转到微信支付团队了，还是做后端", "用户在腾讯做后端开发", False),
+        ("I switched from Google to Meta", "The user works at Google.", True),
+        ("从腾讯离职了，下个月去阿里", "用户在腾讯做后端开发", True),
+    ],
+)
+def test_a_change_inside_the_known_value_keeps_it(said: str, known: str, retired: bool) -> None:
+    assert changed_memories(said, [("job", known)]) == (("job",) if retired else ())
+
+
+def test_a_new_car_is_kept_as_the_model_the_user_named() -> None:
+    [value] = new_values("traded in my old Civic for a new RAV4")
+    assert (value.slot, value.memory(False), value.memory(True)) == (
+        "car",
+        "The user drives a RAV4.",
+        "用户现在开RAV4",
+    )
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("from now on, give me code in TypeScript", True),
+        ("from now on answer me in Spanish please, I'm practising", True),
+        ("以后回答我尽量短一点，先说结论", True),
+        ("以后给我的代码都用 Python 3.12 的写法", True),
+        # Not a request to the assistant, or one to forget: no taste.
+        ("from now on I will run every morning", False),
+        ("以后有条件了再说", False),
+        ("以后别再提她", False),
+    ],
+)
+def test_a_request_that_holds_from_now_on_is_a_taste(said: str, kept: bool) -> None:
+    from everbot_memory.extract.rules.extractor import _standing_request
+
+    found = _standing_request(said)
+    assert (found.category if found else None) == ("preference" if kept else None)
+
+
+@pytest.mark.parametrize(
+    "said, recurring",
+    [
+        ("我们组周五不发版，上线都放在周二和周四", True),
+        ("我是做财务的，月底月初忙成狗", True),
+        ("下周二和周四我出差", False),
+        ("周五要交报告", False),
+    ],
+)
+def test_weekdays_or_both_ends_of_the_month_named_together_recur(
+    said: str, recurring: bool
+) -> None:
+    from everbot_memory.extract.rules.extractor import _RECURRING
+
+    assert bool(_RECURRING.search(said)) == recurring

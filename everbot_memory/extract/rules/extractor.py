@@ -281,10 +281,11 @@ def _kind(said: str, fitted: Category) -> Category:
     a taste too ("I'd rather", "受不了"): the model, fitted on a few hundred sentences, two
     thirds of them facts, says "fact" for most. Habits and past events are left to the
     model: their words ("every day", "last year") come as often with a plain fact."""
+    # How the user wants to be answered is a taste, even said as a rule from now on.
+    if _HOW_TO_ANSWER.search(said):
+        return "preference"
     if "decision" in kinds(said):
         return "decision"
-    if fitted in ("fact", "experience", "workflow", "todo") and _HOW_TO_ANSWER.search(said):
-        return "preference"
     if fitted in ("fact", "experience", "workflow") and _TASTE.search(said):
         return "preference"
     if fitted in ("fact", "experience") and _OWN_TOOL.search(said):
@@ -312,7 +313,7 @@ _HABIT = re.compile(
 # How the user wants to be answered from now on ("以后回答我别那么啰嗦", "以后回复我不要用
 # emoji", "going forward keep your answers short"): a taste, whatever else it holds.
 _HOW_TO_ANSWER = re.compile(
-    r"以后(?:回复|回答|给我|跟我|和我)"
+    r"以后(?:回复|回答|给我|跟我|和我)|以后[^，。,]{0,8}?(?:回复|回答)我"
     r"|\b(?:from now on|going forward|in future)\b.*\b(?:answers?|repl(?:y|ies)|respon(?:d|ses?))\b",
     re.I,
 )
@@ -414,6 +415,8 @@ def _classify(content: str, dated: bool = False) -> Category:
     lowered = content.lower()
     if dated and not _RECURRING.search(lowered) and re.search(_TO_DO, lowered):
         return "todo"
+    if _HOW_TO_ANSWER.search(content):
+        return "preference"  # how the user wants to be answered: a taste
     checks: list[tuple[Category, str]] = [
         # A date alone ("read-only on Fridays") is not a todo; a date and something to do is.
         (
@@ -483,7 +486,10 @@ _RECURRING = re.compile(
     r"weekends|(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) (?:nights|mornings|"
     r"evenings|afternoons)|on weekends|(?:mon|tue|wed|thu|fri|sat|sun)\w* (?:to|through|-) "
     r"(?:mon|tue|wed|thu|fri|sat|sun)\w*)\b"
-    r"|每(?:天|周|个?月|年|晚|早|次|个?星期)|一周[一二两三四五六七\d]次|[一二三四五六日](?:[一二三四五六日]){1,2}(?:上午|下午|晚上)",
+    r"|每(?:天|周|个?月|年|晚|早|次|个?星期)|一周[一二两三四五六七\d]次|[一二三四五六日](?:[一二三四五六日]){1,2}(?:上午|下午|晚上)"
+    # Two weekdays or both ends of the month named together, not as next week's ("上线都放在
+    # 周二和周四", "月底月初忙成狗").
+    r"|(?<![下这本上])周[一二三四五六日天](?:和|、|跟|或)周[一二三四五六日天]|月底月初|月初月底",
     re.I,
 )
 # A request to the assistant opening a sentence ("帮我列个提纲吧，", "can you draft it, ...",
@@ -568,6 +574,44 @@ def _clean(text: str) -> str:
     text = text.strip(" \t\"'“”「」")
     text = _LEAD_IN_ZH.sub("", _LEAD_IN_EN.sub("", text))
     return _TRAILING_REQUEST.sub("", text).strip() or text
+
+
+# A request that holds from now on ("from now on, give me code in TypeScript", "以后回答我尽量
+# 短一点", "以后都用英文回答我吧"): how the user wants to be answered or served, a taste. It
+# opens the sentence and is addressed to the assistant: "me" or "我" in its first words.
+_STANDING = re.compile(
+    r"^(?:(?:ok|okay|also|and|so|btw|please|pls)[,，]?\s+)?(?:from now on|going forward|in future|"
+    r"in the future)[,，]?\s+(?:please\s+|pls\s+|always\s+|just\s+)?(?=(?:\w+\s+){0,2}?"
+    r"(?:me|my)\b)"
+    r"|^(?:以后|今后|往后)(?:注意一下)?[,，]?\s*(?:请|都|也|就|尽量)?(?=[^，。,！!？?]{0,8}?我)",
+    re.I,
+)
+
+
+def _standing_request(said: str) -> Candidate | None:
+    """A taste from a request that holds from now on, said at the sentence's start."""
+    if not _STANDING.search(said) or _FORGET_WORDS.search(said) or _too_short(said):
+        return None
+    content = about_the_user(said)
+    if not content or redact(content).found or content.startswith("The user asked"):
+        return None
+    return Candidate(content=content, category="preference", importance="medium")
+
+
+# Asking that something be forgotten or left alone is no taste ("以后别再提她").
+_FORGET_WORDS = re.compile(
+    r"\b(?:forget|delete|remove|drop|stop reminding|never mention)\b|删|忘|别再提|不要再提", re.I
+)
+
+
+def _replacing_kind(said: str) -> Category:
+    """The kind of a memory made of a sentence that replaces a known one: what replaces a
+    known state is a state too, never something to do; the fitted model's kind otherwise (a
+    new language to be answered in is a taste, a new tool a skill in use)."""
+    selector = load_selector()
+    fitted: Category = selector.judge(statement(said)).category if selector else "fact"
+    kind = _kind(said, fitted)
+    return "fact" if kind in ("todo", "experience") else kind
 
 
 def _selected_category(said: str, fitted: Category, today: date) -> tuple[Category, date | None]:
@@ -702,7 +746,7 @@ def _points_back_only(content: str) -> bool:
 
 
 # Where the user lives and works, and as what: a plan that names a new one is that fact first.
-_LASTING_SLOTS = frozenset(["home", "employer", "role", "manager"])
+_LASTING_SLOTS = frozenset(["home", "employer", "role", "manager", "birthday"])
 
 
 class RuleExtractor:
@@ -776,7 +820,12 @@ class RuleExtractor:
                         candidate = self._match(clause.strip(), today)
                     add(candidate, old_value, said)
                 if len(found) == before and not _HYPOTHETICAL.search(said):
-                    add(self._plan(said, today) or self._select(said, today), said=said)
+                    add(
+                        _standing_request(said)
+                        or self._plan(said, today)
+                        or self._select(said, today),
+                        said=said,
+                    )
                 values, replaced = replaced_by(said, known)
                 for value in values:
                     naming = [
@@ -790,9 +839,15 @@ class RuleExtractor:
                         # fixed rule's statement of the change keeps its own). A plan that
                         # names a new home or workplace ("下周一去华为报到", "moving to Leeds
                         # on the 3rd") is that fact first: it lasts, the day does not.
+                        # A switch of the tool the user works with ("VS Code 已经卸了，现在
+                        # 全换 Cursor 了，太慢") is the tool in use, whatever taste it gives.
                         if (
                             found[i].category in ("fact", "experience")
                             or (found[i].category == "todo" and value.slot in _LASTING_SLOTS)
+                            or (
+                                found[i].category == "preference"
+                                and value.category == "skill_usage"
+                            )
                         ) and not (found[i].importance == "high" or found[i].forget):
                             found[i] = found[i].replace(category=value.category, expires_at=None)
                     # The new value kept as a memory of its own when nothing the sentence
@@ -807,7 +862,7 @@ class RuleExtractor:
                         )
                 changed = tuple(dict.fromkeys((*changed_memories(said, known), *replaced)))
                 if changed:
-                    self._retire(found, before, said, changed)
+                    self._retire(found, before, said, changed, today)
             if forgotten:
                 # What the user asked to forget is not kept again from the same message, said
                 # another way ("tom and I split up. ... delete whatever you had about him").
@@ -823,13 +878,17 @@ class RuleExtractor:
         return found
 
     @staticmethod
-    def _retire(found: list[Candidate], first: int, said: str, ids: tuple[str, ...]) -> None:
+    def _retire(
+        found: list[Candidate], first: int, said: str, ids: tuple[str, ...], today: date
+    ) -> None:
         """Mark what ``said`` replaces: on the memories it gave, else on itself as a memory."""
         if len(found) == first:
             content = about_the_user(said)
             if not content or redact(content).only_secret:
                 return
-            found.append(Candidate(content=content, category="fact", importance="medium"))
+            found.append(
+                Candidate(content=content, category=_replacing_kind(said), importance="medium")
+            )
         for i in range(first, len(found)):
             if not found[i].forget:
                 merged = tuple(dict.fromkeys((*found[i].contradicts, *ids)))

@@ -21,9 +21,13 @@ __all__ = ["sentences"]
 _SPACE = re.compile(r"[ \t]+")
 # Pasted code, logs and tool output say nothing in the user's voice.
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+# A line opening with a keyword is code only in code's shape: prose opens with the same words
+# ("from now on answer in Spanish", "class starts at 9", "let me know", "return it by Friday").
 _CODE_LINE = re.compile(
-    r"^\s*(?:\$ |>>> |at \S+|File \"|Traceback|[{}\[\]();]+$|(?:def|class|import|from|return|"
-    r"const|let|var|function|SELECT|INSERT|UPDATE|DELETE)\b)|^\s{4,}\S|[{};]\s*$"
+    r"^\s*(?:\$ |>>> |at \S+|File \"|Traceback|[{}\[\]();]+$|(?:SELECT|INSERT|UPDATE|DELETE)\b"
+    r"|from [\w.]+ import\b|import [\w.]+(?:\s*,\s*[\w.]+)*(?: as \w+)?\s*;?$"
+    r"|(?:async )?def \w+\s*\(|class \w+\s*[(:{]|(?:const|let|var) [\w{}\[\], ]+=|function\b\s*\w*\s*\("
+    r"|return\b(?:\s*$|[^A-Za-z\s]|\s+\S+\s*;?$|.*[(){}\[\];=<>]))|^\s{4,}\S|[{};]\s*$"
     r"|\w\([^)]*\)\s*$|\s[=!<>]=?\s|\bERR!|^\d{4}[/-]\d\d[/-]\d\d[ T]\d\d:\d\d|^\w+(?:Error|Exception):"
 )
 # Punctuation prose uses; anything else (=, {}, <>, /, \\, |, _, *, #, ...) is code's.

@@ -80,12 +80,15 @@ class NewValue:
 
     def memory(self, chinese: bool) -> str:
         """The memory the new value makes, in the language it was said in."""
-        v = self.words if chinese and self.words else self.value
+        # A car keeps the model the user named ("a used Prius", not "Toyota").
+        v = self.words if (chinese or self.slot == "car") and self.words else self.value
         if chinese:
             return {
                 "home": f"用户现在住在{v}",
                 "employer": f"用户现在在{v}工作",
                 "role": f"用户现在是{v}",
+                "birthday": f"用户的生日是{v}",
+                "car": f"用户现在开{v}",
             }.get(self.slot, f"用户现在用{v}")
         return {
             "home": f"The user lives in {v}.",
@@ -93,6 +96,8 @@ class NewValue:
             "manager": f"The user's manager is {v}.",
             "name": f"The user's name is {v}.",
             "role": f"The user is now {'an' if v[:1].lower() in 'aeiou' else 'a'} {v}.",
+            "birthday": f"The user's birthday is {v}.",
+            "car": f"The user drives {'an' if v[:1].lower() in 'aeiou' else 'a'} {v}.",
         }.get(self.slot, f"The user uses {v}.")
 
 
@@ -340,7 +345,9 @@ _NOW_TOOL = re.compile(
     r"\b(?:switched|switching over|made the (?:switch|jump|move)|moved (?:over )?(?:to|onto)|"
     r"(?:moved|switched|migrated) (?:(?:the|our|my|whole|entire|all|every|\w+) ){1,3}(?:over )?(?:to|onto)|"
     r"migrated|jumped (?:ship )?to|went (?:over )?to|converted to|replaced|ditched|dropped|"
-    r"gave up|never going back|now|nowadays|these days|been (?:on|using|living in) \w+ "
+    r"gave up|never going back|now|nowadays|these days|"
+    # Work carried from one to the other ("moving all my notes out of Notion into Obsidian").
+    r"(?:out of|off of) (?:\w+ ){1,3}into|been (?:on|using|living in) \w+ "
     r"since|(?:on|using) \w+(?: \w+)? (?:since|for (?:a|the past|about|over) \w+)|"
     r"(?:all|fully|full-time) (?:in|on) |went all in|"
     r"no longer|not \w+ any ?more|anymore|instead|"
@@ -348,14 +355,14 @@ _NOW_TOOL = re.compile(
     # "I've been using Zed", "最近一直用 Cursor").
     r"rewrote|rewritten|rewriting|ported|traded (?:in )?(?:\w+ ){0,3}for|caved and got|(?:i|we)(?:'ve| have)? been (?:using|on|living in|writing))\b"
     r"|新提|提了(?:一?辆|台)|提车|新买的?|入手了?|一直(?:在)?用|(?:最近|现在|如今|目前)(?:(?![不没别想])[\u4e00-\u9fff]){0,4}?(?:都|全|一直)?(?:在)?用|天天用|重写|全部迁|"
-    r"换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|"
+    r"换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|导进|迁进|"
     r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到|转(?:到|投|用|去)?\s*(?=[A-Za-z])",
     re.I,
 )
 # A tool said to be left: a value after one of these is the old one ("switched from Vim to
 # Neovim", "我 VS Code 已经卸了").
 _LEFT_TOOL = re.compile(
-    r"\b(?:from|off|off of|instead of|rather than|over|no longer (?:use|using|on)|quit|ditched|"
+    r"\b(?:from|off|off of|out of|instead of|rather than|over|no longer (?:use|using|on)|quit|ditched|"
     r"dropped|gave up(?: on)?|replaced|away from|after \w+ (?:years?|months?) (?:of|on|with)|"
     r"leaving|left|goodbye(?: to)?|bye|sold|gave away|traded in|returned)\s+(?:my |the |our |old )*$"
     r"|\bold\s+$|(?:从|不再用|不用|卸了|放弃了?|告别|弃用|替换掉?|换掉|卖了|送了)\s*$",
@@ -527,6 +534,37 @@ _MANAGER_EN = re.compile(
     rf"|\bmy new (?:manager|boss|lead),? (?P<b>{_NAME})(?= is| has| seems| was| wants|,|\.|!|$)",
     re.I,
 )
+
+# A birthday: one day a year, so another day said as the user's is a correction ("it's May 13
+# not May 3", "我生日是3月18号"). Said as the day it is, not as a day coming up.
+_MONTH_EN = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DAY_EN = (
+    rf"(?:{_MONTH_EN} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH_EN})"
+)
+_DAY_ZH = r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]?"
+_BIRTHDAY_SAID = re.compile(
+    rf"\b(?:my |the user's )?(?:birthday|bday|b-day)(?: is|'s| falls)(?: actually| really| on)* "
+    rf"(?P<a>{_DAY_EN})\b"
+    rf"|\b(?:i was|i'm|i am) born (?:on )?(?P<b>{_DAY_EN})\b"
+    # "you have my birthday wrong, it's May 13": the day said back to the word.
+    rf"|\bmy (?:birthday|bday)\b[^.!?]{{0,30}}?\b(?:it's|it is)(?: actually| really)?(?: on)? "
+    rf"(?P<c>{_DAY_EN})\b"
+    rf"|(?:^|[我的，,])生日(?:其实|应该)?(?:是|在)(?P<z>{_DAY_ZH})",
+    re.I,
+)
+_BIRTHDAY_MEMORY = re.compile(
+    rf"\b(?:birthday|born)(?: is| was)?(?: on)? (?P<a>{_DAY_EN})\b|生日(?:是|在)(?P<z>{_DAY_ZH})",
+    re.I,
+)
+
+
+def _day_of_year(value: str) -> tuple[str, ...]:
+    """A birthday as its month and day, however written ("May 13th", "13 May", "3月18号")."""
+    lowered = value.casefold()
+    month = re.search(r"[a-z]{3}", lowered)
+    numbers = re.findall(r"\d+", lowered)
+    return ((month.group(0),) if month else ()) + tuple(str(int(n)) for n in numbers)
+
 
 # A memory's value of each slot.
 _HOME_MEMORY = re.compile(
@@ -766,6 +804,12 @@ def new_values(said: str) -> list[NewValue]:
     if _CONDITION.search(said):
         return []
     said = _APPOSITIVE.sub(r"\1 ", said)
+    # A birthday is read in the whole sentence: the day may come after a comma ("you have my
+    # birthday wrong, it's May 13").
+    for match in _BIRTHDAY_SAID.finditer(said):
+        before = re.split(r"[.!?。！？；;，,]", said[: match.start()])[-1]
+        if not _SOMEONE_ELSE.search(before) and not _NOT_NOW.search(said[match.start() :]):
+            found.append(NewValue("birthday", _group(match).strip(), "fact"))
     clauses = [_statement_part(c) for c in re.split(r"(?<=[.!?。！？；;])\s*|[，,]\s*", said) if c]
     for clause in clauses:
         if not clause or not _stated(clause):
@@ -844,7 +888,8 @@ def new_values(said: str) -> list[NewValue]:
             ):
                 named.setdefault(slot, [])
                 if all(v.value != name for v in named[slot]):
-                    words = match.group(0) if CJK_RE.search(match.group(0)) else ""
+                    said_as = match.group(0)
+                    words = said_as if CJK_RE.search(said_as) or slot == "car" else ""
                     named[slot].append(NewValue(slot, name, category, words))
         # Two values of one slot left standing ("Postgres for the new service, Mongo lost"):
         # which one is the user's now is not said.
@@ -889,8 +934,10 @@ def _SWITCHED_TO(clause: str, value: NewValue) -> bool:
             break
     return bool(
         re.search(
-            rf"\b(?:switched|moved|migrated|changed|went|jumped|converted|over)\b[^,.;]{{0,25}}"
-            rf"\b(?:to|onto)\s+(?:\w+\s+)?{words}",
+            rf"\b(?:switched|moved|moving|migrated|migrating|changed|went|jumped|converted|over)\b"
+            rf"[^,.;]{{0,25}}\b(?:to|onto|into)\s+(?:\w+\s+)?{words}"
+            # "把印象笔记里的东西全导进 Obsidian 了": the one the things went into.
+            rf"|(?:导进|导入|导到|迁到|迁移到|迁进|换成|换到|转到|改用|搬到|搬进)(?:了|去|来)?\s*{words}",
             clause,
             re.I,
         )
@@ -906,6 +953,7 @@ def slot_values(content: str) -> list[tuple[str, str]]:
         ("manager", _MANAGER_MEMORY),
         ("role", _ROLE_MEMORY),
         ("name", _NAME_MEMORY),
+        ("birthday", _BIRTHDAY_MEMORY),
     ):
         for match in pattern.finditer(content):
             value = _group(match).strip().rstrip("。.，,")
@@ -926,6 +974,8 @@ def _same(old: str, new: str, slot: str = "") -> bool:
         return False
     if slot == "name":
         return a == b or a in b.split() or b in a.split()
+    if slot == "birthday":
+        return _day_of_year(a) == _day_of_year(b)
     if a in b or b in a:
         return True
     if CJK_RE.search(a) and CJK_RE.search(b):

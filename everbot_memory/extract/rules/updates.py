@@ -783,7 +783,12 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
         # in 上海, not the weekend exhibitions).
         least = 1 if CJK_RE.search(said) else 2
         clauses = [c for c in re.split(r"[，,;；]", said) if _CHANGE.search(c)]
-        ids += _best(" ".join(clauses) or said, known, least, names=True)
+        contents = dict(known)
+        ids += [
+            entry_id
+            for entry_id in _best(" ".join(clauses) or said, known, least, names=True)
+            if not _kept_within(said, contents[entry_id])
+        ]
     elif _WEAK_CHANGE.search(said) and not _TRIP.search(said):
         # "left Shopify": the name is what was left, right after the word ("left my laptop at
         # Google's office" and "left Boston at 6am" leave nothing for good).
@@ -791,6 +796,24 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
         assert cue is not None
         ids += _best(said[cue.start() :], known, 99, names=True)
     return tuple(dict.fromkeys(ids))
+
+
+def _kept_within(said: str, content: str) -> bool:
+    """True when ``said`` names a value the known memory holds as the one the change stays
+    inside ("switched teams inside Google", "在腾讯内部转到微信支付团队", "still at Acme"): a
+    change within it, not away from it."""
+    lowered = said.casefold()
+    for word in _telling(said) & _telling(content):
+        if len(word) < 2 or word == "user":
+            continue
+        w = re.escape(word)
+        if re.search(
+            rf"\b(?:inside|within|still (?:at|in|with|on)|same)\s+(?:the\s+)?{w}"
+            rf"|{w}\w*\s*(?:内部|之内)|(?:还在|仍在|依然在|还是在){w}",
+            lowered,
+        ):
+            return True
+    return False
 
 
 _TRIP = re.compile(

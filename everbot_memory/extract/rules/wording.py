@@ -409,8 +409,43 @@ _NUMBER = r"\d+(?:[.:]\d+)?|\b(?i:two|three|four|five|six|seven|eight|nine|ten|e
 _DASHED = re.compile(rf"({_NUMBER})\s*[—–-]+\s*({_NUMBER})\s*,?\s*(?i:actually)\b,?")
 
 
+# "it's May 13 not May 3", "我生日是3月18号，不是3月8号", "35, not 34": the right value first,
+# then the wrong one denied. The denied one goes when it has the shape of the value just before
+# it (the same words around numbers), so "in Leeds, not the city centre" is left as said.
+_DENIED = re.compile(
+    r"(?:(?:\s*,\s*|\s+)(?i:and )?(?i:not)\s+|[,，]?\s*不是)"
+    r"(?P<old>[^,，.。!！;；?？\s][^,，.。!！;；?？]{0,11}?)"
+    r"(?=\s*(?:[,，.。!！;；?？]|$))"
+)
+
+
+def _without_denied(said: str) -> str:
+    """``said`` without a value denied right after the right one ("May 13 not May 3")."""
+
+    def cut(match: re.Match[str]) -> str:
+        # "不是29岁了": the particle closing the sentence stays.
+        old = match.group("old").strip()
+        particle = re.search(r"[了啦呀的]$", old) if CJK_RE.search(old) else None
+        old = old[: particle.start()] if particle else old
+        if not re.search(r"\d", old):
+            return match.group(0)
+        shape = "".join(
+            r"\d+" if part.isdigit() else re.escape(part)
+            for part in re.split(r"(\d+)", old)
+            if part
+        )
+        before = said[: match.start()]
+        same = re.search(rf"(?i:{shape})\s*$", before)
+        if same is None or same.group(0).strip() == old:
+            return match.group(0)
+        return particle.group(0) if particle else ""
+
+    return _DENIED.sub(cut, said)
+
+
 def corrected(said: str) -> str:
     """``said`` with a value the speaker corrected in passing replaced by the correction."""
+    said = _without_denied(said)
     said = _DASHED.sub(lambda m: m.group(2), said)
     match = _CORRECTION.search(said)
     if not match or match.start() == 0:
