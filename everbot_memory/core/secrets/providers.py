@@ -19,6 +19,17 @@ def _has_digit(value: str) -> bool:
     return plausible(value) and any(c.isdigit() for c in value)
 
 
+def _ngrok(value: str) -> bool:
+    # Both halves generated: upper and lower case and a digit in each (not a snake_case name
+    # that starts with a digit).
+    return plausible(value) and all(
+        any(c.isupper() for c in part)
+        and any(c.islower() for c in part)
+        and any(c.isdigit() for c in part)
+        for part in value.split("_")
+    )
+
+
 PROVIDERS: tuple[Rule, ...] = (
     # Model providers
     token("anthropic-key", "sk-ant-", r"sk-ant-[A-Za-z0-9_-]{20,}"),
@@ -67,7 +78,12 @@ PROVIDERS: tuple[Rule, ...] = (
     token("databricks-token", "dapi", r"dapi[0-9a-f]{32}(?:-\d)?"),
     token("terraform-token", "atlasv1", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}"),
     token("vault-token", "hvs. hvb. hvr.", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
-    token("doppler-token", "dp.", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    # A service token names its config between kind and secret: dp.st.prd.<secret>.
+    token(
+        "doppler-token",
+        "dp.",
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}",
+    ),
     token("1password-token", "ops_eyj", r"ops_eyJ[A-Za-z0-9+/=_-]{50,}"),
     token("pulumi-token", "pul-", r"pul-[a-f0-9]{40}"),
     token("supabase-token", "sbp_ sb_secret_", r"sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,}"),
@@ -154,6 +170,60 @@ PROVIDERS: tuple[Rule, ...] = (
     token("django-secret-key", "django-insecure-", r"django-insecure-[^\s'\"`]{30,}"),
     token("kubernetes-bootstrap-token", "token", r"[a-z0-9]{6}\.[a-z0-9]{16}"),
     token("jwt", "eyj", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    # Networks, observability and deployment
+    token(
+        "tailscale-key",
+        "tskey-",
+        r"tskey-(?:(?:auth|api|client|scim|webhook)-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}",
+    ),
+    # An ngrok authtoken or API key: an id, "_", a secret, each mixed-case with digits.
+    token("ngrok-token", "", r"\d[A-Za-z0-9]{17,30}_[A-Za-z0-9]{17,25}", _ngrok),
+    token("dynatrace-token", "dt0", r"dt0[a-z]\d{2}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+    token(
+        "harness-token",
+        "pat. sat.",
+        r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
+    ),
+    token("scalingo-token", "tk-us-", r"tk-us-[A-Za-z0-9_-]{48}"),
+    token("prefect-key", "pnu_ pnb_", r"pn[ub]_[A-Za-z0-9]{36}"),
+    token(
+        "launchdarkly-key",
+        "api- sdk- mob-",
+        r"(?:api|sdk|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+    ),
+    token("clojars-token", "clojars_", r"CLOJARS_[A-Za-z0-9]{60}"),
+    token("readme-key", "rdme_", r"rdme_[a-z0-9]{70}"),
+    token("adafruit-key", "aio_", r"aio_[A-Za-z0-9]{28}"),
+    # Content, forms, media and business tools
+    token(
+        "hubspot-token",
+        "pat-",
+        r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+    ),
+    token("contentful-token", "cfpat-", r"CFPAT-[A-Za-z0-9_-]{43}"),
+    token("typeform-token", "tfp_", r"tfp_[A-Za-z0-9_.=-]{55,64}"),
+    token("frameio-token", "fio-u-", r"fio-u-[A-Za-z0-9_=-]{64}"),
+    token("twitch-token", "oauth:", r"oauth:[a-z0-9]{30}", _has_digit),
+    token(
+        "yandex-token",
+        "y0_ y1_ y2_ y3_ aqvn t1.",
+        r"y[0-3]_[A-Za-z0-9_-]{50,}|AQVN[A-Za-z0-9_-]{35,38}"
+        r"|t1\.[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]{86}={0,2}",
+        _has_digit,
+    ),
+    # Shipping and travel
+    token("shippo-token", "shippo_", r"shippo_(?:live|test)_[0-9a-f]{40}"),
+    token("easypost-key", "ezak eztk", r"EZ[AT]K[A-Za-z0-9]{54}"),
+    token("duffel-token", "duffel_", r"duffel_(?:live|test)_[A-Za-z0-9_=-]{43}"),
+    # A password hash as htpasswd and crypt(3) write it (Apache MD5, bcrypt, SHA-crypt, MD5):
+    # whoever holds one can try guesses offline.
+    token(
+        "password-hash",
+        "$apr1$ $2a$ $2b$ $2x$ $2y$ $1$ $5$ $6$",
+        r"(?:\$(?:apr1|1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}"
+        r"|\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}"
+        r"|\$[56]\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86})",
+    ),
     # Webhook addresses: whoever has one can post as the bot.
     token(
         "slack-webhook",

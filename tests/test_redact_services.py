@@ -1,0 +1,108 @@
+"""Service tokens by their published shapes, and prose that names a code or a PIN.
+
+Tokens are generated here, at random, in each provider's shape: no real or fixed secret sits in
+the repository, and a rule cannot be fitted to one string.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import uuid
+
+import pytest
+
+from everbot_memory.core.redaction import redact
+
+_RANDOM = random.Random(7)
+_UPPER, _LOWER, _DIGITS = string.ascii_uppercase, string.ascii_lowercase, string.digits
+_ALNUM = _UPPER + _LOWER + _DIGITS
+_HEX = "0123456789abcdef"
+
+
+def _run(length: int, alphabet: str = _ALNUM) -> str:
+    # At least one digit and one letter of each case the alphabet has, as generated keys do.
+    while True:
+        value = "".join(_RANDOM.choice(alphabet) for _ in range(length))
+        wanted = [s for s in (_UPPER, _LOWER, _DIGITS) if set(s) & set(alphabet)]
+        if all(set(value) & set(s) for s in wanted):
+            return value
+
+
+def _uuid() -> str:
+    return str(uuid.UUID(int=_RANDOM.getrandbits(128), version=4))
+
+
+def _tokens() -> dict[str, str]:
+    return {
+        "doppler service token": f"dp.st.prd.{_run(43)}",
+        "doppler personal token": f"dp.pt.{_run(43)}",
+        "hubspot private app": f"pat-na1-{_uuid()}",
+        "hubspot eu": f"pat-eu1-{_uuid()}",
+        "tailscale auth key": f"tskey-auth-{_run(11)}CNTRL-{_run(33)}",
+        "tailscale client secret": f"tskey-client-{_run(12)}CNTRL-{_run(30)}",
+        "contentful": f"CFPAT-{_run(43, _ALNUM + '_-')}",
+        "shippo": f"shippo_live_{_run(40, _HEX)}",
+        "typeform": f"tfp_{_run(44)}_{_run(14)}",
+        "twitch": f"oauth:{_run(30, _LOWER + _DIGITS)}",
+        "frame.io": f"fio-u-{_run(64, _ALNUM + '_-')}",
+        "yandex oauth": f"y0_{_run(55, _ALNUM + '_-')}",
+        "yandex api key": f"AQVN{_run(36, _ALNUM + '_-')}",
+        "adafruit": f"aio_{_run(28)}",
+        "clojars": f"CLOJARS_{_run(60, _HEX)}",
+        "prefect user": f"pnu_{_run(36)}",
+        "prefect bot": f"pnb_{_run(36)}",
+        "readme": f"rdme_{_run(70, _LOWER + _DIGITS)}",
+        "ngrok": f"2{_run(26)}_{_run(21)}",
+        "duffel": f"duffel_live_{_run(43, _ALNUM + '_-')}",
+        "easypost": f"EZAK{_run(54)}",
+        "easypost test": f"EZTK{_run(54)}",
+        "scalingo": f"tk-us-{_run(48, _ALNUM + '_-')}",
+        "launchdarkly api": f"api-{_uuid()}",
+        "launchdarkly sdk": f"sdk-{_uuid()}",
+        "harness": f"pat.{_run(22, _ALNUM + '_-')}.{_run(24, _HEX)}.{_run(20)}",
+        "dynatrace": f"dt0c01.{_run(24, _UPPER + _DIGITS)}.{_run(64, _UPPER + _DIGITS)}",
+        "htpasswd apr1": f"$apr1${_run(8, _ALNUM + './')}${_run(22, _ALNUM + './')}",
+        "sha512-crypt": f"$6${_run(16, _ALNUM + './')}${_run(86, _ALNUM + './')}",
+    }
+
+
+TOKENS = _tokens()
+
+
+@pytest.mark.parametrize("name", sorted(TOKENS))
+def test_a_service_token_is_redacted_wherever_it_stands(name: str) -> None:
+    token = TOKENS[name]
+    for text in (
+        f"we set up {token} yesterday",
+        f"export SERVICE={token}",
+        f'config = {{"auth": "{token}"}}',
+        token,
+    ):
+        result = redact(text)
+        assert token not in result.text, (name, result.text)
+        assert result.found, name
+        assert redact(result.text).found == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we route requests through api-gateway",
+        "a pat on the back for the team",
+        "oauth: we use it for login",
+        "oauth:token is the scheme twitch chat expects",
+        "the request id was " + "3f2b8c1e-5d4a-4e7b-9c2d-1a2b3c4d5e6f",
+        "sdk-version is 2.4.1",
+        "api-v2-beta is deprecated",
+        "tskey is what tailscale calls its keys",
+        "dt0c01 is the prefix Dynatrace uses",
+        "upgraded to version 3.12.4-rc1",
+        "the docker image digest is sha256:" + "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        "the test 2FactorAuthenticationHandler_ResetPasswordFlowWorks failed",
+        "the price went from $1$ to $5$ per seat",
+        "aio_ is the prefix of Adafruit keys",
+    ],
+)
+def test_text_near_a_token_shape_is_left_alone(text: str) -> None:
+    assert redact(text).text == text
