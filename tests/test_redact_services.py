@@ -106,3 +106,78 @@ def test_a_service_token_is_redacted_wherever_it_stands(name: str) -> None:
 )
 def test_text_near_a_token_shape_is_left_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+def _digits(count: int) -> str:
+    return "".join(_RANDOM.choice(_DIGITS) for _ in range(count))
+
+
+_WORDS = ["lakeview", "otter", "copper", "meadow", "falcon", "juniper", "harbor", "quartz"]
+
+
+def _phrase() -> str:
+    return f"{_RANDOM.choice(_WORDS)}-{_RANDOM.choice(_WORDS)}-{_digits(2)}"
+
+
+# (sentence, value): a password or a code with a phrase between its label and its value, or
+# said before its label.
+PROSE = [
+    (f"the wifi password at the cabin is {(v := _phrase())}", v),
+    (f"the wifi password in the guest house is {(v := _phrase())}.", v),
+    (f"I use {(v := _phrase().capitalize() + '#')} as the password for everything", v),
+    (f"I use {(v := _phrase())} as my passcode everywhere", v),
+    (f"we used '{(v := _phrase())}' for all the passwords", v),
+    (f"the gate code at the office is {(v := _digits(4) + '#')}", v),
+    (f"the alarm code at home is {(v := _digits(4))}", v),
+    (f"the code for the garage door is {(v := _digits(4))}", v),
+    (f"the code to the storage unit is {(v := _digits(4))}", v),
+    (f"the combination for my bike lock is {(v := _digits(4))}", v),
+    (f"the PIN for my debit card is {(v := _digits(4))}", v),
+    (f"PIN on my card: {(v := _digits(4))}", v),
+    (f"the answer to my security question is Bramble{(v := _digits(4))}", v),
+    ("my mother's maiden name is Okonkwo", "Okonkwo"),
+    ("My mother’s maiden name: Fairweather.", "Fairweather"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), PROSE)
+def test_a_code_or_password_with_a_phrase_before_its_value_is_redacted(
+    text: str, secret: str
+) -> None:
+    result = redact(text)
+    assert secret not in result.text, result.text
+    assert result.found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the code for the project is on GitHub",
+        "the code for the login page is in src/auth",
+        "the code for the storage unit tests is flaky",
+        "the code for the office is ready",
+        "the gate code is open now",
+        "the answer is 42",
+        "the answer to my question is in the docs",
+        "the PIN diagram on page 3",
+        "the pin on the board is 3300",
+        "the PIN for the LED is 13",
+        "the password policy changed last week",
+        "the password at work expires every 90 days",
+        "the wifi password at the cabin is written on the fridge",
+        "the alarm code at home is the same as before",
+        "the password in the email is wrong",
+        "I use vim as the editor for everything",
+        "I use Bitwarden as my password manager",
+        "I use 1Password as my password manager",
+        "I use this as my password",
+        "I use the same password for everything",
+        "I used v2.1 for the password reset flow",
+        "the combination of the two is 2x faster",
+        "my mother's name is Maria",
+        "my mother's maiden name is on file",
+        "mother's maiden name: required for the bank form",
+    ],
+)
+def test_prose_near_a_code_or_password_label_is_left_alone(text: str) -> None:
+    assert redact(text).text == text
