@@ -31,6 +31,19 @@ PRIVATE_KEYS: tuple[Rule, ...] = (
         r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z))",
         lambda m: True,
     ),
+    # A key block's body without its BEGIN line: base64 lines (and an armor checksum, "=Xk9P")
+    # that end at a private key's END line. A blank line in the armor (after "Comment: ...")
+    # splits a hand-typed block in two, and the body may then be read apart from its header.
+    field(
+        "private-key",
+        "-----end",
+        # Tried at the first line of a run only (not again from each line within it).
+        r"(?m)^(?<![A-Za-z0-9+/=]\n)(?<![A-Za-z0-9+/=]\r\n)"
+        r"(?P<secret>[A-Za-z0-9+/]{16,}={0,2}(?:[ \t]*\r?\n[A-Za-z0-9+/]{4,}={0,2})*"
+        r"(?:[ \t]*\r?\n=[A-Za-z0-9+/]{4})?)[ \t]*\r?\n[ \t]*"
+        r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+        lambda m: True,
+    ),
     field(
         "private-key",
         "putty-user-key-file",
