@@ -181,3 +181,31 @@ def test_a_code_or_password_with_a_phrase_before_its_value_is_redacted(
 )
 def test_prose_near_a_code_or_password_label_is_left_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_a_prefixed_token_of_a_service_no_rule_knows_is_redacted() -> None:
+    # Made-up prefixes: the shape of a service token, not any one service's.
+    for prefix in ("zq_", "acme_live_", "wdgt-", "Kx_pat_", "svc_api_"):
+        for run in (_run(32), _run(40, _LOWER + _DIGITS), _run(56)):
+            token = prefix + run
+            result = redact(f"we set up {token} yesterday")
+            assert token not in result.text, result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Digests and ids after a prefix are no credentials; hex is read as a digest.
+        "layer sha256-" + "4b825dc642cb6eb9a060e54bf8d69288fbee4904a1b2c3d4e5f60718293a4b5c",
+        "the page My-Notes-" + "0123456789abcdef0123456789abcdef" + " moved",
+        "build_" + "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "commit-" + "3Fa9cB71dE" * 4,
+        "chatcmpl-" + "9pWk8Zq1lX3mN0bV7cR2tY6uH4jEa1Bc",
+        # Names: long, mixed case, few digits, the case changing once a word.
+        "test_ConnectionPoolHandlesTimeoutsGracefullyUnderLoad2",
+        "the class is My_VeryLongGeneratedProtobufMessageTypeName3D",
+        "set LOG_FORMAT_WITH_TIMESTAMPS_AND_THREAD_NAMES_ENABLED=1",
+    ],
+)
+def test_a_digest_or_a_name_after_a_prefix_is_left_alone(text: str) -> None:
+    assert redact(text).text == text

@@ -8,6 +8,9 @@ one it starts with (``sk-ant-`` before ``sk-``).
 
 from __future__ import annotations
 
+import re
+from itertools import pairwise
+
 from .rule import Rule, plausible, token
 
 __all__ = ["PROVIDERS"]
@@ -28,6 +31,47 @@ def _ngrok(value: str) -> bool:
         and any(c.isdigit() for c in part)
         for part in value.split("_")
     )
+
+
+# Prefixes that name a digest or an object's id, not a credential.
+_NAMES_A_DIGEST = re.compile(
+    r"(?i)(?:sha\d*|md5|blake\d*\w*|hash|digest|checksum|etag|commit|rev|id|uuid|guid|"
+    r"trace|span|build|run|req|request|msg|obj|object|file|blob|cache|layer|image|chatcmpl)$"
+)
+
+
+def _generated(value: str) -> bool:
+    """True for a service's token of a shape no rule knows: a short prefix ("acme_live_",
+    "wdgt-"), then a run of 32 or more letters and digits as a generator makes them: the kind
+    of character (upper, lower, digit) changing often, digits among them, and either both
+    cases with few capitalised words (not a CamelCase name) or lower case with letters past
+    "f" (not a hex digest)."""
+    parts = _PREFIXED.fullmatch(value)
+    if parts is None:
+        return False
+    head: str = parts["head"]
+    run: str = parts["run"]
+    if _NAMES_A_DIGEST.search(re.split(r"[_-]", head)[0]) or not plausible(run):
+        return False
+    digits = sum(c.isdigit() for c in run)
+    upper = sum(c.isupper() for c in run)
+    lower = len(run) - digits - upper
+    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in run]
+    changes = sum(1 for a, b in pairwise(kinds) if a != b)
+    if changes * 5 < len(run) or digits < 2:
+        return False
+    if upper >= 2 and lower >= 2:
+        return len(_CAPITALISED.findall(run)) * 2 < upper
+    if upper == 0:
+        return re.search(r"[g-z]", run) is not None and digits * 10 >= len(run)
+    return False
+
+
+_CAPITALISED = re.compile(r"[A-Z][a-z]{2,}")
+_PREFIXED = re.compile(
+    r"(?P<head>[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{2,8}[_-]){0,2}?)"
+    r"(?P<run>[A-Za-z0-9]+)"
+)
 
 
 PROVIDERS: tuple[Rule, ...] = (
@@ -268,4 +312,11 @@ PROVIDERS: tuple[Rule, ...] = (
         r"https?://chat\.googleapis\.com/v1/spaces/[^\s\"'<>`]*key=[^\s\"'<>`]+",
     ),
     token("mattermost-webhook", "/hooks/", r"https?://[^\s/\"'<>`]+/hooks/[a-z0-9]{26}"),
+    # Last: a prefixed token of a service no rule above knows (see _generated).
+    token(
+        "token",
+        "",
+        r"[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{2,8}[_-]){0,2}?[A-Za-z0-9]{32,}",
+        _generated,
+    ),
 )
