@@ -135,6 +135,9 @@ PROSE = [
     (f"the PIN for my debit card is {(v := _digits(4))}", v),
     (f"PIN on my card: {(v := _digits(4))}", v),
     (f"the answer to my security question is Bramble{(v := _digits(4))}", v),
+    (f"the password for my mom's laptop is {(v := _phrase())}", v),
+    (f"password for my mom’s laptop: {(v := _phrase())}", v),
+    (f"the answer to the security question about my first car is Corolla{(v := _digits(2))}", v),
     ("my mother's maiden name is Okonkwo", "Okonkwo"),
     ("My mother’s maiden name: Fairweather.", "Fairweather"),
 ]
@@ -175,6 +178,8 @@ def test_a_code_or_password_with_a_phrase_before_its_value_is_redacted(
         "I used v2.1 for the password reset flow",
         "the combination of the two is 2x faster",
         "my mother's name is Maria",
+        "the password for Bob's account is secure",
+        "the password about the VPN is in the wiki",
         "my mother's maiden name is on file",
         "mother's maiden name: required for the bank form",
     ],

@@ -98,14 +98,21 @@ _OPENS = (
 )
 _WEAK = r"apikey|api[_ -]key|secret|token|key|pat|credentials?|密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
 _QUOTE = r"[\"'`“‘]?"
+# What may stand between a label and its value ("for my mom's laptop"): no end of a clause,
+# no quote, but an apostrophe that makes a possessive.
+_PHRASE = r"(?:[^.,;:!?\n\"'“]|'(?=s?\s))"
 # "password: x", "DB_PASSWORD=x", "password is x", "密码是x", "password for the account is x".
+# "the db password's X" joins a value to the label itself only: after a phrase, "'s" makes a
+# possessive ("the password for my mom's laptop is X").
 _CONNECTOR = (
-    r"(?:\s+(?:for|of|on|at|in|from|to)\s+[^.,;:!?\n\"'“]{1,40}?)?(?:\s*[（(][^（()）\n]{1,30}[)）])?"
+    r"(?:['’]s(?:\s+now)?|"
+    rf"(?:\s+(?:for|of|on|at|in|about|from|to)\s+{_PHRASE}{{1,40}}?)?"
+    r"(?:\s*[（(][^（()）\n]{1,30}[)）])?"
     r"(?:\s+(?:is|was)\s+(?:still\s+|now\s+)?(?:the\s+same(?:\s+as\s+(?:before|ever|last\s+time))?"
     r"|unchanged|as\s+follows|the\s+following|this|below)\s*[:：]"
-    r"|[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?|['’]s(?:\s+now)?"
+    r"|[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?"
     r"|\s+(?:[—–]|-{1,2})|\?"
-    r"|\s*(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|变成了?))"
+    r"|\s*(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|变成了?)))"
 )
 
 
@@ -443,7 +450,7 @@ FIELDS: tuple[Rule, ...] = (
         # The PIN may be named by what it opens: "the PIN for my debit card is 4471" (someone's
         # card, phone or lock, not "the pin on the board", a connector's).
         r"(?i)(?<![A-Za-z0-9])pin(?:\s*code|码)?"
-        r"(?:\s+(?:for|of|on|to|at)\s+(?P<what>[^.,;:!?\n\"'“]{1,40}?))?"
+        rf"(?:\s+(?:for|of|on|to|at)\s+(?P<what>{_PHRASE}{{1,40}}?))?"
         r"(?:\s+(?:number\s+)?(?:is|was)|\s*[:=：是为])\s*"
         r"(?P<secret>\d{4,8})(?!\d)",
         lambda m: m["what"] is None or _PIN_OPENS.search(m["what"]) is not None,
