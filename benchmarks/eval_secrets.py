@@ -1,10 +1,15 @@
 """Secret redaction on the corpus: every format redacted, no ordinary sentence touched.
 
-Run: python benchmarks/eval_secrets.py [--verbose] [--split dev|test|all]
+Run: python benchmarks/eval_secrets.py [--verbose] [--split dev|test|heldout|all]
 
 ``fixtures/secrets/corpus.json`` holds secret formats (each split into parts, so no whole
 secret sits in the repository) with sentences to put them in, and ordinary English and Chinese
 sentences that must come out unchanged. Its dev half is for tuning; report the test half.
+
+The heldout split holds formats and wordings gathered before the rules for a batch of formats
+were written and never tuned on (service tokens of other vendors, other orders of words around
+a code or a PIN): a measure of how the rules carry to text nobody wrote them for. The tests
+do not require it to pass; a format tuned on moves to dev.
 """
 
 from __future__ import annotations
@@ -42,10 +47,10 @@ def leaked(secret: str, text: str) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", default="all", choices=["dev", "test", "all"])
+    parser.add_argument("--split", default="all", choices=["dev", "test", "heldout", "all"])
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    for split in ("dev", "test") if args.split == "all" else (args.split,):
+    for split in ("dev", "test", "heldout") if args.split == "all" else (args.split,):
         secrets, ordinary = cases(split)
         missed = Counter(
             name for name, secret, text in secrets if leaked(secret, redact(text).text)

@@ -31,6 +31,19 @@ PRIVATE_KEYS: tuple[Rule, ...] = (
         r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z))",
         lambda m: True,
     ),
+    # A key block's body without its BEGIN line: base64 lines (and an armor checksum, "=Xk9P")
+    # that end at a private key's END line. A blank line in the armor (after "Comment: ...")
+    # splits a hand-typed block in two, and the body may then be read apart from its header.
+    field(
+        "private-key",
+        "-----end",
+        # Tried at the first line of a run only (not again from each line within it).
+        r"(?m)^(?<![A-Za-z0-9+/=]\n)(?<![A-Za-z0-9+/=]\r\n)"
+        r"(?P<secret>[A-Za-z0-9+/]{16,}={0,2}(?:[ \t]*\r?\n[A-Za-z0-9+/]{4,}={0,2})*"
+        r"(?:[ \t]*\r?\n=[A-Za-z0-9+/]{4})?)[ \t]*\r?\n[ \t]*"
+        r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+        lambda m: True,
+    ),
     field(
         "private-key",
         "putty-user-key-file",
@@ -62,12 +75,21 @@ _STRONG = r"pass(?:word|wd|phrase)|pwd|pw|密码|口令"
 # What else opens a door or an account: a code, a combination, a key that unlocks a vault or a
 # disk, the answer to a security question. Their values are checked as a password's, and only
 # after "is", ":" or the like (never a bare value: "the gate code changed").
-_OPENS = (
-    r"wi-?fi|wlan|pass\s?code|combination|"
+# What a code opens, in "the code for the garage door", "the code to the storage unit".
+_LOCKED = (
+    r"door|gate|alarm|building|safe|lock|padlock|garage|lockbox|keypad|apartment|flat|house|"
+    r"office|unit|locker|shed|storage|mailbox|vault|suite|cabinet"
+)
+# A code or a combination: its value holds a digit ("the gate code is open" holds none).
+_CODES = (
+    r"combination|"
     r"(?:door|gate|alarm|entry|lock|safe|garage|building|lockbox|keypad|access|unlock|"
-    r"security|entrance)\s+code|"
-    r"code\s+(?:to|for)\s+(?:the\s+|my\s+|our\s+)?(?:front\s+|back\s+|main\s+)?"
-    r"(?:door|gate|alarm|building|safe|lock|garage|lockbox|keypad|apartment|house|office)|"
+    r"security|entrance|locker|padlock|mailbox)\s+code|"
+    rf"(?:code|combination)\s+(?:to|for|of)\s+(?:the\s+|my\s+|our\s+)?(?:[\w'’-]+\s+)?"
+    rf"(?:{_LOCKED})(?:\s+(?:door|gate|lock))?(?![\w-])"
+)
+_OPENS = (
+    r"wi-?fi|wlan|pass\s?code|"
     r"(?:unseal|recovery|master|root|vault|encryption|decryption|backup|licen[cs]e|product|"
     r"activation|bitlocker)\s+key|"
     r"security\s+(?:question\s+)?answer|answer\s+to\s+(?:my|the)\s+security\s+question|"
@@ -76,14 +98,21 @@ _OPENS = (
 )
 _WEAK = r"apikey|api[_ -]key|secret|token|key|pat|credentials?|密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
 _QUOTE = r"[\"'`“‘]?"
+# What may stand between a label and its value ("for my mom's laptop"): no end of a clause,
+# no quote, but an apostrophe that makes a possessive.
+_PHRASE = r"(?:[^.,;:!?\n\"'“]|'(?=s?\s))"
 # "password: x", "DB_PASSWORD=x", "password is x", "密码是x", "password for the account is x".
+# "the db password's X" joins a value to the label itself only: after a phrase, "'s" makes a
+# possessive ("the password for my mom's laptop is X").
 _CONNECTOR = (
-    r"(?:\s+(?:for|of|on|from|to)\s+[^.,;:!?\n\"'“]{1,40}?)?(?:\s*[（(][^（()）\n]{1,30}[)）])?"
+    r"(?:['’]s(?:\s+now)?|"
+    rf"(?:\s+(?:for|of|on|at|in|about|from|to)\s+{_PHRASE}{{1,40}}?)?"
+    r"(?:\s*[（(][^（()）\n]{1,30}[)）])?"
     r"(?:\s+(?:is|was)\s+(?:still\s+|now\s+)?(?:the\s+same(?:\s+as\s+(?:before|ever|last\s+time))?"
     r"|unchanged|as\s+follows|the\s+following|this|below)\s*[:：]"
-    r"|[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?|['’]s(?:\s+now)?"
+    r"|[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?"
     r"|\s+(?:[—–]|-{1,2})|\?"
-    r"|\s*(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|变成了?))"
+    r"|\s*(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|变成了?)))"
 )
 
 
@@ -144,6 +173,26 @@ def _random_word(value: str) -> bool:
     rest = value[1:]
     changes = sum(1 for a, b in pairwise(rest) if a.isupper() != b.isupper())
     return changes >= 3
+
+
+def _typed_value(match: re.Match[str]) -> bool:
+    value = match["secret"]
+    typed = any(c.isdigit() or not c.isalnum() for c in value) or _random_word(value)
+    return typed and password_value(value)
+
+
+# What stands after "maiden name is" when no name does.
+_DESCRIBING_NAME = re.compile(
+    r"(?i)the|a|an|not|also|unknown|private|secret|hidden|different|same|on|in|at|used|"
+    r"required|needed|asked|listed|written|stored|what|which|why|how|common|\w+(?:ed|ing|ly)"
+)
+
+
+# What a PIN named by what it opens is for: someone's, or a card, a phone, a lock.
+_PIN_OPENS = re.compile(
+    r"(?i)\b(?:my|our|his|her|their|your|card|debit|credit|bank|atm|phone|sim|account|"
+    r"unlock|lock|door|safe|alarm|gate|keypad|wallet|voicemail)"
+)
 
 
 def _password(match: re.Match[str]) -> bool:
@@ -315,6 +364,38 @@ FIELDS: tuple[Rule, ...] = (
         _after_password,
         short=True,
     ),
+    field(
+        "password",
+        "code combination",
+        _labelled(_CODES, bare=False),
+        lambda m: _after_password(m) and any(c.isdigit() for c in m["secret"]),
+        short=True,
+    ),
+    # The password said before its label: "I use Lk-2290! as the password for everything".
+    # The value must look typed (a digit or a symbol, or letters mixed at random): "I use
+    # Bitwarden as my password manager" names a tool.
+    field(
+        "password",
+        "pass pin code 密码",
+        rf"(?i)(?<![A-Za-z0-9])(?:use|used|using|reuse|reused)\s+{_QUOTE}"
+        r"(?P<secret>[^\s\"'`“”‘’]{4,64}?)[\"'`”’]?\s+(?:as|for)\s+"
+        r"(?:(?:the|my|our|a|all|every|each)\s+){0,2}"
+        rf"(?:{_STRONG}|pass\s?code|pin)(?:s|\s+codes?)?(?![\w-])"
+        r"(?!\s+(?:manager|generator|vault|app|policy|field|reset|hint|rules?|strength|"
+        r"checker|list|store|keeper|safe|prompt|box|requirements?)\b)",
+        _typed_value,
+        short=True,
+    ),
+    # A mother's maiden name is the security answer banks and card issuers ask for: it
+    # recovers an account as a password does.
+    field(
+        "password",
+        "maiden",
+        rf"(?i)(?<![A-Za-z0-9])mother['’]?s\s+maiden\s+name(?:\s+(?:is|was)|\s*[:：=])\s*"
+        rf"{_QUOTE}(?P<secret>[^\W\d_][\w'’-]{{1,40}})(?![\w'’-])",
+        lambda m: _DESCRIBING_NAME.fullmatch(m["secret"]) is None,
+        short=True,
+    ),
     # A password set to a new value: "changed my gmail password to X", "reset the PIN to X".
     field(
         "password",
@@ -362,10 +443,17 @@ FIELDS: tuple[Rule, ...] = (
     # A PIN: digits after the word and "is" or ":" ("my bank PIN is 4821", "PIN码：0417").
     Rule(
         "pin",
-        ("pin is", "pin was", "pin number", "pin code", "pin:", "pin：", "pin=", "pin码", "pin是"),
-        r"(?i)(?<![A-Za-z0-9])pin(?:\s*code|码)?(?:\s+(?:number\s+)?(?:is|was)|\s*[:=：是为])\s*"
+        (
+            *("pin is", "pin was", "pin number", "pin code", "pin:", "pin：", "pin=", "pin码"),
+            *("pin是", "pin for", "pin of", "pin on", "pin to", "pin at"),
+        ),
+        # The PIN may be named by what it opens: "the PIN for my debit card is 4471" (someone's
+        # card, phone or lock, not "the pin on the board", a connector's).
+        r"(?i)(?<![A-Za-z0-9])pin(?:\s*code|码)?"
+        rf"(?:\s+(?:for|of|on|to|at)\s+(?P<what>{_PHRASE}{{1,40}}?))?"
+        r"(?:\s+(?:number\s+)?(?:is|was)|\s*[:=：是为])\s*"
         r"(?P<secret>\d{4,8})(?!\d)",
-        lambda m: True,
+        lambda m: m["what"] is None or _PIN_OPENS.search(m["what"]) is not None,
         True,
     ),
     field(

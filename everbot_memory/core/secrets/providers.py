@@ -8,6 +8,9 @@ one it starts with (``sk-ant-`` before ``sk-``).
 
 from __future__ import annotations
 
+import re
+from itertools import pairwise
+
 from .rule import Rule, plausible, token
 
 __all__ = ["PROVIDERS"]
@@ -17,6 +20,58 @@ def _has_digit(value: str) -> bool:
     # A generated key of 20 or more characters almost always holds a digit; a hyphenated word
     # after "sk-" ("sk-learn-compatible-models") does not.
     return plausible(value) and any(c.isdigit() for c in value)
+
+
+def _ngrok(value: str) -> bool:
+    # Both halves generated: upper and lower case and a digit in each (not a snake_case name
+    # that starts with a digit).
+    return plausible(value) and all(
+        any(c.isupper() for c in part)
+        and any(c.islower() for c in part)
+        and any(c.isdigit() for c in part)
+        for part in value.split("_")
+    )
+
+
+# Prefixes that name a digest or an object's id, not a credential.
+_NAMES_A_DIGEST = re.compile(
+    r"(?i)(?:sha\d*|md5|blake\d*\w*|hash|digest|checksum|etag|commit|rev|id|uuid|guid|"
+    r"trace|span|build|run|req|request|msg|obj|object|file|blob|cache|layer|image|chatcmpl)$"
+)
+
+
+def _generated(value: str) -> bool:
+    """True for a service's token of a shape no rule knows: a short prefix ("acme_live_",
+    "wdgt-"), then a run of 32 or more letters and digits as a generator makes them: the kind
+    of character (upper, lower, digit) changing often, digits among them, and either both
+    cases with few capitalised words (not a CamelCase name) or lower case with letters past
+    "f" (not a hex digest)."""
+    parts = _PREFIXED.fullmatch(value)
+    if parts is None:
+        return False
+    head: str = parts["head"]
+    run: str = parts["run"]
+    if _NAMES_A_DIGEST.search(re.split(r"[_-]", head)[0]) or not plausible(run):
+        return False
+    digits = sum(c.isdigit() for c in run)
+    upper = sum(c.isupper() for c in run)
+    lower = len(run) - digits - upper
+    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in run]
+    changes = sum(1 for a, b in pairwise(kinds) if a != b)
+    if changes * 5 < len(run) or digits < 2:
+        return False
+    if upper >= 2 and lower >= 2:
+        return len(_CAPITALISED.findall(run)) * 2 < upper
+    if upper == 0:
+        return re.search(r"[g-z]", run) is not None and digits * 10 >= len(run)
+    return False
+
+
+_CAPITALISED = re.compile(r"[A-Z][a-z]{2,}")
+_PREFIXED = re.compile(
+    r"(?P<head>[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{2,8}[_-]){0,2}?)"
+    r"(?P<run>[A-Za-z0-9]+)"
+)
 
 
 PROVIDERS: tuple[Rule, ...] = (
@@ -67,7 +122,12 @@ PROVIDERS: tuple[Rule, ...] = (
     token("databricks-token", "dapi", r"dapi[0-9a-f]{32}(?:-\d)?"),
     token("terraform-token", "atlasv1", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}"),
     token("vault-token", "hvs. hvb. hvr.", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
-    token("doppler-token", "dp.", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    # A service token names its config between kind and secret: dp.st.prd.<secret>.
+    token(
+        "doppler-token",
+        "dp.",
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}",
+    ),
     token("1password-token", "ops_eyj", r"ops_eyJ[A-Za-z0-9+/=_-]{50,}"),
     token("pulumi-token", "pul-", r"pul-[a-f0-9]{40}"),
     token("supabase-token", "sbp_ sb_secret_", r"sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,}"),
@@ -154,6 +214,60 @@ PROVIDERS: tuple[Rule, ...] = (
     token("django-secret-key", "django-insecure-", r"django-insecure-[^\s'\"`]{30,}"),
     token("kubernetes-bootstrap-token", "token", r"[a-z0-9]{6}\.[a-z0-9]{16}"),
     token("jwt", "eyj", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    # Networks, observability and deployment
+    token(
+        "tailscale-key",
+        "tskey-",
+        r"tskey-(?:(?:auth|api|client|scim|webhook)-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}",
+    ),
+    # An ngrok authtoken or API key: an id, "_", a secret, each mixed-case with digits.
+    token("ngrok-token", "", r"\d[A-Za-z0-9]{17,30}_[A-Za-z0-9]{17,25}", _ngrok),
+    token("dynatrace-token", "dt0", r"dt0[a-z]\d{2}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+    token(
+        "harness-token",
+        "pat. sat.",
+        r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
+    ),
+    token("scalingo-token", "tk-us-", r"tk-us-[A-Za-z0-9_-]{48}"),
+    token("prefect-key", "pnu_ pnb_", r"pn[ub]_[A-Za-z0-9]{36}"),
+    token(
+        "launchdarkly-key",
+        "api- sdk- mob-",
+        r"(?:api|sdk|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+    ),
+    token("clojars-token", "clojars_", r"CLOJARS_[A-Za-z0-9]{60}"),
+    token("readme-key", "rdme_", r"rdme_[a-z0-9]{70}"),
+    token("adafruit-key", "aio_", r"aio_[A-Za-z0-9]{28}"),
+    # Content, forms, media and business tools
+    token(
+        "hubspot-token",
+        "pat-",
+        r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+    ),
+    token("contentful-token", "cfpat-", r"CFPAT-[A-Za-z0-9_-]{43}"),
+    token("typeform-token", "tfp_", r"tfp_[A-Za-z0-9_.=-]{55,64}"),
+    token("frameio-token", "fio-u-", r"fio-u-[A-Za-z0-9_=-]{64}"),
+    token("twitch-token", "oauth:", r"oauth:[a-z0-9]{30}", _has_digit),
+    token(
+        "yandex-token",
+        "y0_ y1_ y2_ y3_ aqvn t1.",
+        r"y[0-3]_[A-Za-z0-9_-]{50,}|AQVN[A-Za-z0-9_-]{35,38}"
+        r"|t1\.[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]{86}={0,2}",
+        _has_digit,
+    ),
+    # Shipping and travel
+    token("shippo-token", "shippo_", r"shippo_(?:live|test)_[0-9a-f]{40}"),
+    token("easypost-key", "ezak eztk", r"EZ[AT]K[A-Za-z0-9]{54}"),
+    token("duffel-token", "duffel_", r"duffel_(?:live|test)_[A-Za-z0-9_=-]{43}"),
+    # A password hash as htpasswd and crypt(3) write it (Apache MD5, bcrypt, SHA-crypt, MD5):
+    # whoever holds one can try guesses offline.
+    token(
+        "password-hash",
+        "$apr1$ $2a$ $2b$ $2x$ $2y$ $1$ $5$ $6$",
+        r"(?:\$(?:apr1|1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}"
+        r"|\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}"
+        r"|\$[56]\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86})",
+    ),
     # Webhook addresses: whoever has one can post as the bot.
     token(
         "slack-webhook",
@@ -198,4 +312,11 @@ PROVIDERS: tuple[Rule, ...] = (
         r"https?://chat\.googleapis\.com/v1/spaces/[^\s\"'<>`]*key=[^\s\"'<>`]+",
     ),
     token("mattermost-webhook", "/hooks/", r"https?://[^\s/\"'<>`]+/hooks/[a-z0-9]{26}"),
+    # Last: a prefixed token of a service no rule above knows (see _generated).
+    token(
+        "token",
+        "",
+        r"[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{2,8}[_-]){0,2}?[A-Za-z0-9]{32,}",
+        _generated,
+    ),
 )
