@@ -343,6 +343,9 @@ class Changes:
         )
 
     def find(self, text: str) -> list[MemoryEntry]:
-        """The memories whose content holds ``text`` (case and spacing ignored)."""
+        """The memories whose content holds ``text`` (case and spacing ignored); none for a
+        blank ``text`` (held by every memory: an unset variable must not select them all)."""
         needle = " ".join(text.split()).casefold()
+        if not needle:
+            return []
         return [e for e in self.entries() if needle in " ".join(e.content.split()).casefold()]

@@ -176,6 +176,8 @@ def forget(
     """Delete a memory by its id, or the memories matching --match TEXT."""
     if (entry_id is None) == (match is None):
         raise typer.BadParameter("give either an ID or --match TEXT")
+    if match is not None and not match.strip():
+        raise typer.BadParameter("--match TEXT is empty: give words the memories to forget hold")
     with reporting():
         memory = memory_at(file)
         if entry_id is not None:
