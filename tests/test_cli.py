@@ -22,6 +22,7 @@ from conftest import FIXTURES
 from freezegun import freeze_time
 from typer.testing import CliRunner
 
+from everbot_memory import Memory
 from everbot_memory.faces.cli import app
 from everbot_memory.storage.paths import SideFiles
 
@@ -595,6 +596,17 @@ def test_forget_by_match_asks_unless_yes(memory: Path) -> None:
     assert run("forget", "d4e5f6", "--match", "x", "--file", str(memory)).exit_code == 2
 
 
+@pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
+def test_forget_with_a_blank_match_forgets_nothing(memory: Path, blank: str) -> None:
+    # An unset shell variable (--match "$X") must not select every memory.
+    before = memory.read_bytes()
+    result = run("forget", "--match", blank, "--yes", "--file", str(memory))
+    assert result.exit_code == 2 and "--match TEXT is empty" in result.output
+    assert "Traceback" not in result.output
+    assert memory.read_bytes() == before
+    assert Memory(memory).find(blank) == []
+
+
 def test_quiet_prints_nothing_on_success(tmp_path: Path) -> None:
     path = str(tmp_path / "MEMORY.md")
     for args in (
@@ -842,3 +854,39 @@ def test_list_writes_a_year_before_1000_with_four_digits(tmp_path: Path) -> None
     result = run("list", "--file", str(path))
     assert result.exit_code == 0
     assert "  0005-03-01  " in result.output
+
+
+@pytest.mark.parametrize(
+    "command", [["doctor"], ["jobs"], ["jobs", "--retry"], ["process-pending"]]
+)
+def test_a_side_folder_it_may_not_read_is_one_line_not_a_traceback(
+    memory: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    # Left by a run with sudo, say: the system refuses, and the user learns where to look.
+    from everbot_memory.storage.queue import JobQueue
+
+    def refused(self: JobQueue) -> None:
+        raise PermissionError(13, "Permission denied", str(self.folder))
+
+    monkeypatch.setattr(JobQueue, "pending", refused)
+    monkeypatch.setattr(JobQueue, "failed", refused)
+    result = run(*command, "--file", str(memory))
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit)  # not the PermissionError itself
+    lines = result.output.strip().splitlines()
+    assert lines[-1].startswith("everbot-memory: permission denied: ") and "jobs" in lines[-1]
+
+
+def test_text_that_begins_with_a_dash_is_never_echoed_whole_and_the_error_says_how(
+    tmp_path: Path,
+) -> None:
+    path = str(tmp_path / "MEMORY.md")
+    key = "-----BEGIN RSA PRIVATE KEY----- MIIEowIBAAKCAQEAsecretbody -----END RSA PRIVATE KEY-----"
+    result = run("remember", key, "--file", path)
+    assert result.exit_code == 2
+    assert "MIIEowIBAAKCAQEAsecretbody" not in result.output
+    assert "end the options with `--`" in result.output
+    done = run("remember", "--file", path, "--", "-40 degrees was the coldest day of the trip.")
+    assert done.exit_code == 0 and "-40 degrees" in Path(path).read_text(encoding="utf-8")
+    # A near miss of a real option still gets click's suggestion.
+    assert "--file" in run("list", "--fil", path).output

@@ -70,10 +70,22 @@ def _coloured() -> bool:
     return bool(os.environ.get("FORCE_COLOR")) or sys.stderr.isatty()
 
 
+#: How much of an unknown option a usage error repeats.
+_SHOWN = 16
+
+
 def _usage_error(exc: click_errors.UsageError) -> None:
     """Print a usage error as one line: what is wrong, and where the help is."""
     where = exc.ctx.command_path if exc.ctx is not None else "everbot-memory"
     message = " ".join(exc.format_message().split())
+    if isinstance(exc, click_errors.NoSuchOption) and not exc.possibilities:
+        # Often text that begins with "-" (a key block, "-40 degrees"): never echoed whole.
+        name = exc.option_name
+        shown = name if len(name) <= _SHOWN else name[:_SHOWN] + "..."
+        message = (
+            f"no such option: {shown}; for text that begins with '-', "
+            "end the options with `--` before it"
+        )
     label = typer.style("error:", fg="red", bold=True)
     typer.echo(f"everbot-memory: {label} {message} (see {where} -h)", err=True, color=_coloured())
 
@@ -153,6 +165,20 @@ def reporting() -> Iterator[None]:
         yield
     except EverbotMemoryError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:
+        # The system refused (a folder left by a run with sudo, a full disk): where, and why.
+        raise fail(os_message(exc)) from None
+
+
+def os_message(exc: OSError) -> str:
+    """One line for an error the system gave: the path and what to check."""
+    where = exc.filename if exc.filename is not None else "a file it needs"
+    if isinstance(exc, PermissionError):
+        return (
+            f"permission denied: {where}; check its owner and permissions (`ls -ld`), "
+            "perhaps left by a run as another user or with sudo"
+        )
+    return f"{where}: {exc.strerror or exc}"
 
 
 def lock_timeout() -> float:

@@ -73,10 +73,10 @@ def process_pending(
         if retry_failed:
             say(quiet, f"{requeued} failed or waiting job(s) queued again")
         report = memory.jobs.process()
+        pending = len(memory.jobs.pending())
     if report is None:
         say(quiet, "another worker is processing the queue")
         return
-    pending = len(memory.jobs.pending())
     if as_json:
         print_json({**vars(report), "pending": pending})
     else:
