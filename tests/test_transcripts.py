@@ -378,3 +378,25 @@ def test_a_chat_with_an_assistant_that_quotes_html_is_not_read_as_irc() -> None:
     )
     transcript = parse_transcript(text)
     assert [m.role for m in transcript.messages] == ["user", "assistant"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"messages": [',
+        '[{"role": "user", "content": "I live in Oslo."}',
+        '{"messages": [{"role": "user", "content": "hi"},\n {"role": "x" "content": "yo"}]}',
+    ],
+)
+def test_a_broken_json_transcript_says_where_the_json_breaks(text: str) -> None:
+    with pytest.raises(TranscriptError, match=r"not valid JSON \(line \d+, column \d+"):
+        parse_transcript(text)
+
+
+def test_json_lines_with_one_broken_line_are_still_read_line_by_line() -> None:
+    lines = [
+        json.dumps({"type": "user", "message": {"role": "user", "content": "I live in Oslo."}}),
+        '{"type": "assistant", "message": {',
+    ]
+    transcript = parse_transcript("\n".join(lines))
+    assert [m.text for m in transcript.messages if m.role == "user"] == ["I live in Oslo."]

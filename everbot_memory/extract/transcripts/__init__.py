@@ -18,6 +18,7 @@ Formats (``auto`` detects them):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -138,6 +139,7 @@ def parse_transcript(text: str, format: Format = "auto", user: str | None = None
         except json.JSONDecodeError as exc:
             raise TranscriptError(f"not valid JSON (line {exc.lineno}: {exc.msg})") from exc
     if not any(m.role != "context" for m in transcript.messages):
+        _check_json(text)
         hint = f" ({transcript.skipped} unreadable)" if transcript.skipped else ""
         raise TranscriptError(
             f"no conversation found in the {transcript.format} transcript{hint}; check "
@@ -145,6 +147,26 @@ def parse_transcript(text: str, format: Format = "auto", user: str | None = None
             "named with 'Name: text' lines or a chat export)"
         )
     return transcript
+
+
+def _check_json(text: str) -> None:
+    """Say where JSON is broken when ``text`` is one JSON document that does not parse (a
+    file cut short, a missing comma) rather than that no conversation was found in it."""
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return
+    try:
+        json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        lines = [line for line in stripped.split("\n") if line.strip()]
+        if len(lines) > 1:
+            with contextlib.suppress(json.JSONDecodeError):
+                json.loads(lines[0])
+                return  # JSON lines (a Claude Code transcript): each read on its own
+        raise TranscriptError(
+            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "is the file complete?"
+        ) from exc
 
 
 def read_transcript(
