@@ -27,6 +27,9 @@ class Reply:
     status: int = 200
     body: dict[str, Any] = field(default_factory=dict)
     delay: float = 0.0
+    #: Bytes sent instead of the JSON body (a proxy's page, a body cut off), of this type.
+    raw: bytes | None = None
+    kind: str = "application/json"
 
 
 def message(text: str, stop_reason: str = "end_turn") -> Reply:
@@ -145,6 +148,8 @@ class FakeAnthropic:
                     events = sse_events(reply.body)
                     text = "".join(f"event: {n}\ndata: {json.dumps(d)}\n\n" for n, d in events)
                     data, kind = text.encode(), "text/event-stream"
+                elif reply.raw is not None:
+                    data, kind = reply.raw, reply.kind
                 else:
                     data, kind = json.dumps(reply.body).encode(), "application/json"
                 try:

@@ -67,10 +67,10 @@ class FakeOpenAI:
                 reply = fake.replies.pop(0) if fake.replies else error(500, "no reply scripted")
                 if reply.delay:
                     time.sleep(reply.delay)
-                data = json.dumps(reply.body).encode()
+                data = json.dumps(reply.body).encode() if reply.raw is None else reply.raw
                 try:
                     self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", reply.kind)
                     self.send_header("content-length", str(len(data)))
                     self.send_header("retry-after-ms", "10")  # keep the SDK's retries quick
                     self.end_headers()

@@ -153,6 +153,28 @@ def test_openai_bad_answers_leave_the_file_alone(
     assert not SessionLedger(memory).seen("s1")
 
 
+def test_openai_answer_whose_body_is_not_json_is_one_line(server: FakeOpenAI, memory: Path) -> None:
+    # A 200 whose body is cut off or is not JSON (a proxy): the SDK's JSON error, said plainly.
+    before = memory.read_bytes()
+    server.replies = [Reply(200, raw=b'{"id": "x", not json')]
+    with pytest.raises(ExtractionError, match="the server's answer is not JSON") as caught:
+        Memory(memory, chat(server)).process_session_end_sync(SHORT, "s1")
+    assert "\n" not in str(caught.value)
+    assert memory.read_bytes() == before
+
+
+def test_openai_check_tells_a_web_page_and_a_failure_from_an_answer(server: FakeOpenAI) -> None:
+    server.replies = [Reply(200, raw=b"<html>a gateway</html>", kind="text/html")]
+    with pytest.raises(ExtractionError, match="answered, but not as the OpenAI-compatible API"):
+        chat(server).check()
+    server.replies = [error(500, "boom")]
+    with pytest.raises(ExtractionError, match=r"failed \(500\): ") as caught:
+        chat(server).check()
+    assert "retries" not in str(caught.value) and server.calls == 2  # the check makes none
+    server.replies = [answer([])]
+    assert "answered" in chat(server).check()
+
+
 def test_openai_timeout_is_one_line(server: FakeOpenAI, memory: Path) -> None:
     before = memory.read_bytes()
     server.replies = [Reply(200, answer([]).body, delay=5) for _ in range(2)]
@@ -181,6 +203,21 @@ def test_anthropic_async_path_uses_the_async_client(memory: Path) -> None:
         extractor = AnthropicExtractor(async_client=client, model="claude-test")
         stats = asyncio.run(Memory(memory, extractor).aprocess_session_end(SHORT, "s1"))
     assert stats["new"] == 1 and fake.calls == 1 and extractor._client is None
+
+
+def test_anthropic_body_not_json_and_a_web_page_are_one_line(memory: Path) -> None:
+    before = memory.read_bytes()
+    with fake_anthropic() as fake:
+        client = anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0)
+        extractor = AnthropicExtractor(client, model="claude-test")
+        fake.replies = [Reply(200, raw=b'{"id": "x", not json')]
+        with pytest.raises(ExtractionError, match="the server's answer is not JSON") as caught:
+            Memory(memory, extractor).process_session_end_sync(SHORT, "s1")
+        assert "\n" not in str(caught.value)
+        fake.replies = [Reply(200, raw=b"<html>a gateway</html>", kind="text/html")]
+        with pytest.raises(ExtractionError, match="answered, but not as the Messages API does"):
+            extractor.check()
+    assert memory.read_bytes() == before
 
 
 def test_anthropic_base_url_needs_no_key(memory: Path) -> None:

@@ -888,5 +888,7 @@ def test_text_that_begins_with_a_dash_is_never_echoed_whole_and_the_error_says_h
     assert "end the options with `--`" in result.output
     done = run("remember", "--file", path, "--", "-40 degrees was the coldest day of the trip.")
     assert done.exit_code == 0 and "-40 degrees" in Path(path).read_text(encoding="utf-8")
-    # A near miss of a real option still gets click's suggestion.
+    # A near miss of a real option still gets click's suggestion; an option word, its name.
     assert "--file" in run("list", "--fil", path).output
+    wrong = run("doctor", "--extractor", "rules", "--file", path).output
+    assert "No such option: --extractor" in wrong and "`--`" not in wrong

@@ -15,6 +15,7 @@ silent server is given up on after about three times the timeout.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,10 @@ from .llm import (
     Reply,
     SdkExtractor,
     cut_short,
+    not_json,
+    not_the_api,
     refused,
+    retried,
     unreachable,
 )
 
@@ -163,13 +167,13 @@ class AnthropicExtractor(SdkExtractor):
 
     def check(self) -> str:
         """One request of one token, so a wrong key, URL or model shows now."""
-        client = self.client
+        client = self.client.with_options(max_retries=0, timeout=min(self.timeout, CHECK_TIMEOUT))
         with self._errors(client):
-            client.with_options(
-                max_retries=0, timeout=min(self.timeout, CHECK_TIMEOUT)
-            ).messages.create(
+            response = client.messages.create(
                 model=self.model, max_tokens=1, messages=[{"role": "user", "content": "ping"}]
             )
+        if not isinstance(getattr(response, "content", None), list):
+            raise not_the_api("Messages", client.base_url)
         return f"model {self.model} answered at {client.base_url}"
 
     @contextlib.contextmanager
@@ -191,18 +195,20 @@ class AnthropicExtractor(SdkExtractor):
             ) from exc
         except anthropic.RateLimitError as exc:
             raise ExtractionError(
-                f"rate limited by the API (429) after {retries} retries; try again later"
+                f"rate limited by the API (429){retried(retries)}; try again later"
             ) from exc
         except anthropic.APITimeoutError as exc:
             raise ExtractionError(
-                f"the API did not answer in time ({seconds:g} s) after {retries} retries"
+                f"the API did not answer in time ({seconds:g} s){retried(retries)}"
             ) from exc
         except anthropic.APIConnectionError as exc:
             raise unreachable("Messages API", exc.message) from exc
         except anthropic.APIStatusError as exc:
             raise ExtractionError(
-                f"the API failed ({exc.status_code}) after {retries} retries: {exc.message}"
+                f"the API failed ({exc.status_code}){retried(retries)}: {exc.message}"
             ) from exc
+        except json.JSONDecodeError as exc:
+            raise not_json(exc) from exc
 
 
 #: The name this backend had first; kept for callers that use it.

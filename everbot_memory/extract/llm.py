@@ -41,7 +41,10 @@ __all__ = [
     "Reply",
     "SdkExtractor",
     "cut_short",
+    "not_json",
+    "not_the_api",
     "refused",
+    "retried",
     "session_flow",
     "unreachable",
 ]
@@ -212,6 +215,21 @@ def cut_short(limit: int) -> AnswerError:
 def unreachable(backend: str, detail: str) -> ExtractionError:
     """The error for a backend that could not be reached at all."""
     return ExtractionError(f"cannot reach the {backend} server: {detail}")
+
+
+def retried(retries: int) -> str:
+    """How many retries an error message says were made (none said when none were)."""
+    return f" after {retries} retries" if retries else ""
+
+
+def not_json(exc: ValueError) -> ExtractionError:
+    """The error for an answer whose body is not JSON (a proxy's page, a server cut off)."""
+    return ExtractionError(f"the server's answer is not JSON ({exc}); {RETRY_LATER}")
+
+
+def not_the_api(backend: str, url: object) -> ExtractionError:
+    """The error for a server that answers, but not as the API does (a web page, say)."""
+    return ExtractionError(f"{url} answered, but not as the {backend} API does; check --base-url")
 
 
 class SdkExtractor(LLMExtractor):

@@ -24,7 +24,10 @@ from .llm import (
     Reply,
     SdkExtractor,
     cut_short,
+    not_json,
+    not_the_api,
     refused,
+    retried,
     unreachable,
 )
 
@@ -186,13 +189,13 @@ class OpenAIExtractor(SdkExtractor):
 
     def check(self) -> str:
         """One request of one token, so a wrong key, URL or model shows now."""
-        client = self.client
+        client = self.client.with_options(max_retries=0, timeout=min(self.timeout, CHECK_TIMEOUT))
         with self._errors(client):
-            client.with_options(
-                max_retries=0, timeout=min(self.timeout, CHECK_TIMEOUT)
-            ).chat.completions.create(
+            response = client.chat.completions.create(
                 model=self.model, max_tokens=1, messages=[{"role": "user", "content": "ping"}]
             )
+        if not isinstance(getattr(response, "choices", None), list):
+            raise not_the_api("OpenAI-compatible", client.base_url)
         return f"model {self.model} answered at {client.base_url}"
 
     @contextlib.contextmanager
@@ -215,15 +218,17 @@ class OpenAIExtractor(SdkExtractor):
             ) from exc
         except openai.RateLimitError as exc:
             raise ExtractionError(
-                f"rate limited by the server (429) after {retries} retries; try again later"
+                f"rate limited by the server (429){retried(retries)}; try again later"
             ) from exc
         except openai.APITimeoutError as exc:
             raise ExtractionError(
-                f"the server did not answer in time ({seconds:g} s) after {retries} retries"
+                f"the server did not answer in time ({seconds:g} s){retried(retries)}"
             ) from exc
         except openai.APIConnectionError as exc:
             raise unreachable("OpenAI-compatible", f"{exc.message} ({client.base_url})") from exc
         except openai.APIStatusError as exc:
             raise ExtractionError(
-                f"the server failed ({exc.status_code}) after {retries} retries: {exc.message}"
+                f"the server failed ({exc.status_code}){retried(retries)}: {exc.message}"
             ) from exc
+        except json.JSONDecodeError as exc:
+            raise not_json(exc) from exc

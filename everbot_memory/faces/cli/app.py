@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -72,15 +73,17 @@ def _coloured() -> bool:
 
 #: How much of an unknown option a usage error repeats.
 _SHOWN = 16
+#: What an option looks like ("--file", "-q"), unlike text that begins with a dash.
+_OPTION_LIKE = re.compile(r"--?[A-Za-z][A-Za-z0-9-]*")
 
 
 def _usage_error(exc: click_errors.UsageError) -> None:
     """Print a usage error as one line: what is wrong, and where the help is."""
     where = exc.ctx.command_path if exc.ctx is not None else "everbot-memory"
     message = " ".join(exc.format_message().split())
-    if isinstance(exc, click_errors.NoSuchOption) and not exc.possibilities:
-        # Often text that begins with "-" (a key block, "-40 degrees"): never echoed whole.
-        name = exc.option_name
+    name = exc.option_name if isinstance(exc, click_errors.NoSuchOption) else ""
+    if name and not _OPTION_LIKE.fullmatch(name):
+        # Text that begins with "-" (a key block, "-40 degrees"): never echoed whole.
         shown = name if len(name) <= _SHOWN else name[:_SHOWN] + "..."
         message = (
             f"no such option: {shown}; for text that begins with '-', "
