@@ -310,7 +310,17 @@ def _pieces(secret: str) -> list[str]:
 
 
 def _leaks(secret: str, text: str) -> list[str]:
-    return [piece for piece in _pieces(secret) if piece in text]
+    """The pieces of ``secret`` in ``text``. A short one (a PIN) counts only standing alone:
+    "4471" inside a random memory id or a hash ("a4471f") is no leak."""
+    return [
+        piece
+        for piece in _pieces(secret)
+        if (piece in text if len(piece) >= 8 else re.search(_alone(piece), text))
+    ]
+
+
+def _alone(piece: str) -> str:
+    return rf"(?<![0-9A-Za-z]){re.escape(piece)}(?![0-9A-Za-z])"
 
 
 def test_the_corpus_has_80_formats_and_300_ordinary_sentences_in_both_languages() -> None:

@@ -170,10 +170,10 @@ def reporting() -> Iterator[None]:
         raise fail(str(exc)) from None
     except OSError as exc:
         # The system refused (a folder left by a run with sudo, a full disk): where, and why.
-        raise fail(os_message(exc)) from None
+        raise fail(_os_message(exc)) from None
 
 
-def os_message(exc: OSError) -> str:
+def _os_message(exc: OSError) -> str:
     """One line for an error the system gave: the path and what to check."""
     where = exc.filename if exc.filename is not None else "a file it needs"
     if isinstance(exc, PermissionError):
