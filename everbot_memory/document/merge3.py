@@ -43,6 +43,9 @@ from ..core.entry import MemoryEntry
 from ..core.merge import SCORE_FIELDS, fingerprint
 from ..core.scoring import decayed_score, file_order, reinforced_score, score_at
 from .blocks import read_blocks
+from .conflicts import CLOSER as _CLOSER
+from .conflicts import OPENER as _OPENER
+from .conflicts import conflict_line
 from .content import UNSAFE_RE, fence, json_string
 from .grammar import ACTIVE, ARCHIVED, NOTES, TITLE, parse_time
 from .model import Document
@@ -79,42 +82,6 @@ class MergeOutcome:
 
 
 # -- conflict markers
-
-
-_MARKER_RE = re.compile(r"^<{7,}(?: |$)", re.M)
-_OPENER = re.compile(r"^<{7,}(?: |$)")
-_MIDDLE = re.compile(r"^={7,}$")
-_CLOSER = re.compile(r"^>{7,}(?: |$)")
-_MEMORY_FENCE = re.compile(r"^(`{3,})memory(?:-json)?$")
-
-
-def conflict_line(text: str) -> int | None:
-    """The line (1-based) where an unresolved conflict starts in ``text``: a ``<<<<<<<`` line,
-    later a ``=======`` line and a ``>>>>>>>`` line, outside the fences that hold a memory's
-    content; None when there is none."""
-    if "<<<<<<<" not in text or _MARKER_RE.search(text) is None:
-        # The usual case, found without reading line by line (the substring test first: the
-        # line-anchored search costs about 14 ms on a 10,000-memory file, at every save).
-        return None
-    closing: str | None = None
-    start: int | None = None
-    middle = False
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if closing is not None:
-            if line.startswith(closing) and not line.strip("`"):
-                closing = None
-            continue
-        fenced = _MEMORY_FENCE.match(line)
-        if fenced:
-            closing = fenced.group(1)
-        elif _OPENER.match(line):
-            start, middle = number, False
-        elif start is not None and _MIDDLE.match(line):
-            middle = True
-        elif start is not None and middle and _CLOSER.match(line):
-            return start
-    return None
 
 
 def _conflict_block(entry: MemoryEntry, other: str, size: int) -> str:

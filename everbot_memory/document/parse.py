@@ -18,6 +18,7 @@ from ..core.clock import utcnow
 from ..core.collector import collection_paused
 from ..core.entry import MemoryEntry
 from .blocks import Block, read_blocks
+from .conflicts import sides
 from .content import decode_content
 from .grammar import (
     CANONICAL_RE,
@@ -46,7 +47,30 @@ def parse(text: str, now: datetime | None = None) -> Document:
     ``now`` is when a hand-edited score starts to decay (default: the clock).
     """
     with collection_paused():
+        if "<<<<<<<" in text:
+            split = sides(text)
+            if split is not None:
+                return _both_sides(*split, now)
         return _parse(text, now)
+
+
+def _both_sides(ours: str, theirs: str, line: int, now: datetime | None) -> Document:
+    """A file holding a line merge's conflicts, read as both sides' memories (ours where both
+    hold one), with a warning: nothing to write until a person settles it."""
+    doc, other = _parse(ours, now), _parse(theirs, now)
+    have = {e.id for e in doc.entries}
+    doc.entries += [e for e in other.entries if e.id not in have]
+    doc.preamble += [b for b in other.preamble if b not in doc.preamble]
+    doc.notes += [b for b in other.notes if b not in doc.notes]
+    doc.problems.append(
+        Problem(
+            line,
+            "a merge conflict (from <<<<<<< to >>>>>>>): both sides' memories are read; keep "
+            "the right text and delete the marker lines to write the file again",
+            "warning",
+        )
+    )
+    return doc
 
 
 def _parse(text: str, now: datetime | None) -> Document:
