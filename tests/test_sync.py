@@ -196,6 +196,33 @@ def test_a_conflict_is_left_for_a_person_and_writers_wait(machines: tuple[Path, 
     }
 
 
+def test_a_conflict_elsewhere_or_a_deleted_file_is_named_with_what_to_do(
+    machines: tuple[Path, Path],
+) -> None:
+    laptop, desktop = machines
+    service.sync(desktop / "MEMORY.md")
+    for machine, text in ((desktop, "desk"), (laptop, "lap")):
+        (machine / "notes.txt").write_text(f"{text}\n", encoding="utf-8")
+        git(machine, "add", "notes.txt")
+        git(machine, "commit", "-q", "-m", f"{text} notes")
+    git(desktop, "push", "-q", "origin", "HEAD:main")
+    with pytest.raises(EverbotMemoryError, match=r"conflict for a person in notes\.txt") as raised:
+        service.sync(laptop / "MEMORY.md")
+    said = str(raised.value)
+    assert "`git add notes.txt`" in said and "git add MEMORY.md" not in said
+    git(laptop, "merge", "--abort")
+    git(laptop, "reset", "-q", "--hard", "HEAD~1")  # the laptop's notes commit undone
+    git(desktop, "rm", "-q", "MEMORY.md")
+    git(desktop, "commit", "-q", "-m", "no memory here")
+    git(desktop, "push", "-q", "origin", "HEAD:main")
+    Memory(laptop / "MEMORY.md").remember("The user likes cats.")
+    with pytest.raises(EverbotMemoryError, match=r"conflict for a person in MEMORY\.md") as raised:
+        service.sync(laptop / "MEMORY.md")
+    said = str(raised.value)
+    assert "was deleted on one side" in said and "git rm MEMORY.md" in said
+    assert "<<<<<<<" not in said
+
+
 def test_sync_says_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     alone = tmp_path / "alone"
     alone.mkdir()

@@ -496,7 +496,34 @@ def _head(folder: Path, ref: str = "HEAD") -> str | None:
     return value or None
 
 
-def _pull(folder: Path, name: str, remote: str, branch: str) -> str:
+def _settle(folder: Path, unmerged: list[str]) -> str:
+    """How to settle the files a merge left unmerged: those with conflict markers are edited;
+    one that a side deleted (no markers) is kept or removed."""
+    top = _git(folder, "rev-parse", "--show-toplevel").stdout.strip()
+    marked: list[str] = []
+    gone: list[str] = []
+    for name in unmerged:
+        path = Path(top or folder) / name
+        try:
+            held = "<<<<<<<" in path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            held = False  # deleted on one side (or unreadable): nothing to edit in it
+        (marked if held else gone).append(name)
+    steps = []
+    if marked:
+        steps.append(
+            f"edit {', '.join(marked)} (keep the right text, delete the lines from <<<<<<< "
+            f"to >>>>>>>) and `git add {' '.join(marked)}`"
+        )
+    if gone:
+        steps.append(
+            f"{', '.join(gone)} was deleted on one side: keep it with `git add "
+            f"{' '.join(gone)}` or drop it with `git rm {' '.join(gone)}`"
+        )
+    return "; ".join(steps)
+
+
+def _pull(folder: Path, remote: str, branch: str) -> str:
     """Fetch the remote branch and merge it (through the driver); what happened."""
     fetched = _git(folder, "fetch", "--quiet", remote)
     if fetched.returncode != 0:
@@ -518,8 +545,8 @@ def _pull(folder: Path, name: str, remote: str, branch: str) -> str:
             why = f" ({said[0]})" if said else ""
             raise EverbotMemoryError(
                 f"the merge with {remote}/{branch} left a conflict for a person in "
-                f"{', '.join(unmerged)}{why}: edit it (the lines from <<<<<<< to >>>>>>>), "
-                f"then `git add {name}` and `git commit`, and sync again"
+                f"{', '.join(unmerged)}{why}: {_settle(folder, unmerged)}, then `git commit`, "
+                "and sync again"
             )
         raise EverbotMemoryError(f"cannot merge {remote}/{branch}: {_said(done)}")
     after = _head(folder)
@@ -587,7 +614,7 @@ def sync(
     for _ in range(_PUSH_ATTEMPTS):
         with store.lock():  # nor while git merges into it
             before = store.read_bytes()
-            pulled = _pull(folder, name, remote, branch)
+            pulled = _pull(folder, remote, branch)
             after = store.read_bytes()
             if before is not None and after is not None and after != before:
                 _descends(path, after, before)
