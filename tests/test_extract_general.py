@@ -911,3 +911,31 @@ def test_a_value_denied_after_the_right_one_is_dropped(said: str, kept: str) -> 
 def test_a_date_denied_after_the_right_one_leaves_no_mangled_date() -> None:
     contents = [content for _, content, _ in _close(["你记错了，我生日是3月18号，不是3月8号"])]
     assert contents and all("3月8" not in c and "3月3号" not in c for c in contents)
+
+
+def test_a_conversations_sentences_are_embedded_in_one_batch_and_judged_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A long transcript has thousands of sentences: one call of the encoder for all of them.
+    from everbot_memory.extract.rules import selector as selector_module
+    from everbot_memory.extract.rules.selector import Dense, Selector
+
+    calls: list[list[str]] = []
+
+    class Encoder:
+        def encode(self, texts: list[str]) -> list[list[float]]:
+            calls.append(list(texts))
+            return [[float(len(t) % 7), 1.0] for t in texts]
+
+    monkeypatch.setattr(selector_module, "embedder", lambda: Encoder())
+    dense = Dense([0.3, -0.2], 0.1, 0.5, None, 0.5)
+    model = Selector({"w:like": 1.0}, {}, 0.5, dense)
+    texts = ["I like tea.", "I moved to Leeds last spring.", "I like tea."]
+    alone = [model.judge(t) for t in texts]
+    assert len(calls) == 3
+    calls.clear()
+    model.prime(texts)
+    assert calls == [["I like tea.", "I moved to Leeds last spring."]]  # once, each text once
+    assert [model.judge(t) for t in texts] == alone and len(calls) == 1
+    model.judge("Not primed.")
+    assert calls[-1] == ["Not primed."]  # anything else still judged alone

@@ -783,6 +783,7 @@ class RuleExtractor:
                 found.append(candidate)
             return True
 
+        self._prime(messages)
         for message in messages:
             if message.get("role") != "user":
                 continue
@@ -960,6 +961,22 @@ class RuleExtractor:
             importance="medium",
             expires_at=expiry_after(day),
         )
+
+    @staticmethod
+    def _prime(messages: Sequence[Mapping[str, Any]]) -> None:
+        """Embed at once every sentence :meth:`_select` may judge: one batch for the whole
+        conversation instead of one call a sentence (a long transcript has thousands)."""
+        selector = load_selector()
+        if selector is None or selector.dense is None:
+            return
+        judged_texts = []
+        for message in messages:
+            if message.get("role") == "user":
+                for said in joined_corrections(sentences(message_text(message))):
+                    said = _hedged(corrected(said))
+                    if not _too_long(said) and judged(statement(said)):
+                        judged_texts.append(statement(said))
+        selector.prime(judged_texts)
 
     @staticmethod
     def _select(said: str, today: date) -> Candidate | None:

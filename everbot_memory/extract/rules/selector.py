@@ -144,6 +144,8 @@ class Selector:
         self.categories = categories
         self.threshold = threshold
         self.dense = dense
+        #: Sentences embedded ahead, in one batch (see :meth:`prime`): text -> vector.
+        self._vectors: dict[str, Any] = {}
         #: Added to each category's score before the best is picked. A label allows "fact"
         #: for two thirds of the durable sentences, so one against the rest scores it high
         #: wherever it is merely allowed; a negative bias lets a kind the sentence shows win
@@ -165,6 +167,17 @@ class Selector:
             return self.dense.threshold_zh
         return self.in_use_threshold
 
+    def prime(self, texts: Sequence[str]) -> None:
+        """Embed ``texts`` now, in one batch, for :meth:`judge` to find: the sentences a
+        conversation may have judged (a batch costs a fraction of one call per sentence: a
+        long transcript has thousands). Replaces what an earlier call primed."""
+        model = embedder() if self.dense is not None else None
+        wanted = list(dict.fromkeys(texts))
+        if model is None or not wanted:
+            self._vectors = {}
+            return
+        self._vectors = dict(zip(wanted, model.encode(wanted), strict=True))
+
     def judge(self, text: str) -> Verdict:
         """The verdict on one sentence the user said."""
         verdict = self.judge_features(features(text))
@@ -173,7 +186,9 @@ class Selector:
         model = embedder()
         if model is None:
             return verdict
-        vector = model.encode([text])[0]
+        vector = self._vectors.get(text)
+        if vector is None:
+            vector = model.encode([text])[0]
         meaning = self.dense.probability(vector)
         category = verdict.category
         if self.dense.categories:
