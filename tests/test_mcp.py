@@ -117,6 +117,8 @@ async def describe(memory: Path, errlog: Any) -> dict[str, Any]:
         seen["too_many"] = await session.call_tool("recall_memory", {"query": "tea", "k": 500})
         seen["empty"] = await session.call_tool("remember", {"content": "   "})
         seen["unknown"] = await session.call_tool("get_memory", {"id": "ffffff"})
+        seen["missing"] = await session.call_tool("recall_memory", {})
+        seen["wrong"] = await session.call_tool("list_memories", {"section": "bogus", "limit": 0})
     return seen
 
 
@@ -144,6 +146,11 @@ def test_tools_describe_their_parameters_and_effects(tmp_path: Path) -> None:
     assert "less than or equal to 50" in error_text(seen["too_many"]), error_text(seen["too_many"])
     assert "nothing remembered: the content is empty" in error_text(seen["empty"])
     assert "ffffff" in error_text(seen["unknown"])
+    # Arguments that fail the schema: one line naming each, not pydantic's report.
+    for key, names in (("missing", ["query: Field required"]), ("wrong", ["section:", "limit:"])):
+        said = error_text(seen[key])
+        assert "\n" not in said and "bad arguments" in said, said
+        assert all(name in said for name in names) and "errors.pydantic.dev" not in said, said
     assert seen["version"] == everbot_memory.__version__
     # Failed calls are the client's to show; the server's stderr stays quiet.
     assert errlog.read_text() == ""

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from ..core.entry import Category, Importance, MemoryEntry
 from ..errors import EverbotMemoryError
@@ -69,10 +69,28 @@ def _full(entry: MemoryEntry) -> dict[str, Any]:
     return data
 
 
+class _Server(MCPServer):
+    """The package's server, with arguments that fail validation said in one line (the
+    package gives pydantic's report: several lines and a link)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            said = "; ".join(
+                f"{'.'.join(map(str, error['loc'])) or 'arguments'}: {error['msg']}"
+                for error in cause.errors()
+            )
+            raise ToolError(f"Error executing tool {name}: bad arguments: {said}") from cause
+
+
 def build_server(memory_path: str | os.PathLike[str]) -> MCPServer:
     """The MCP server for one memory file."""
     memory = Memory(memory_path)
-    server: MCPServer = MCPServer(
+    server: MCPServer = _Server(
         "everbot-memory",
         version=version("everbot-memory"),
         instructions=(
