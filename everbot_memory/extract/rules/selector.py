@@ -24,6 +24,7 @@ import functools
 import itertools
 import json
 import math
+import operator
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -125,7 +126,9 @@ class Dense:
 
 
 def _dot(weights: Sequence[float], vector: Sequence[float], bias: float) -> float:
-    return bias + sum(w * float(x) for w, x in zip(weights, vector, strict=True))
+    if len(weights) != len(vector):
+        raise ValueError(f"an embedding of {len(vector)} numbers, weights for {len(weights)}")
+    return bias + float(sum(map(operator.mul, weights, vector)))  # a C loop, 512 numbers
 
 
 class Selector:
@@ -189,6 +192,8 @@ class Selector:
         vector = self._vectors.get(text)
         if vector is None:
             vector = model.encode([text])[0]
+        # Plain floats, once (an encoder gives an array of float32: each read makes one).
+        vector = vector.tolist() if hasattr(vector, "tolist") else [float(x) for x in vector]
         meaning = self.dense.probability(vector)
         category = verdict.category
         if self.dense.categories:
