@@ -388,3 +388,34 @@ def test_a_file_without_its_last_line_break_ending_in_a_new_line_is_taken_as_cut
     assert {e.content for e in entries} == set(seeded)
     store.save([*entries, make_entry("z9", "A memory saved after it.", 0.5)])
     assert "A last note, or part of" in memory_path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("after", ["## Archived Memories", "Archived memory number 3."])
+def test_a_save_cut_right_before_a_line_break_keeps_the_memories_after_it(
+    memory_path: Path, after: str
+) -> None:
+    # A line the engine's version holds, but not its last: more may have been on the way.
+    entries = [make_entry(f"a{i:04d}", f"Active memory number {i}.", 0.8) for i in range(6)]
+    entries += [make_entry(f"r{i:04d}", f"Archived memory number {i}.", 0.1) for i in range(6)]
+    MemoryStore(memory_path).save(entries)
+    whole = memory_path.read_bytes()
+    at = whole.index(after.encode(), whole.index(b"## Archived Memories")) + len(after)
+    memory_path.write_bytes(whole[:at])
+    store = MemoryStore(memory_path)
+    assert len(store.load()) == 12
+    assert any("half-written" in w for w in store.warnings)
+
+
+def test_a_persons_new_block_is_kept_when_the_bytes_stop_inside_a_memory(
+    memory_path: Path,
+) -> None:
+    _seed(memory_path, 6)
+    text = memory_path.read_text(encoding="utf-8")
+    block = "#### Deploys\nWe deploy with Nomad.\n"
+    text = text.replace("Seeded memory number 1.\n", f"Seeded memory number 1.\n\n{block}")
+    cut = text.index("Seeded memory number 4.") + len("Seeded memory")
+    memory_path.write_text(text[:cut], encoding="utf-8")
+    store = MemoryStore(memory_path)
+    entries = store.load()
+    store.save([*entries, make_entry("z9", "A memory saved after the cut.", 0.5)])
+    assert "We deploy with Nomad." in memory_path.read_text(encoding="utf-8")

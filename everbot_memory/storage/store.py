@@ -171,8 +171,9 @@ class MemoryStore:
         # merged later, brings it whole), but not a memory's start that the bytes stop in,
         # read as a note.
         preamble, notes = list(doc.preamble), list(doc.notes)
-        ending = notes or preamble  # the text the bytes end in
-        if ending:
+        ending = notes or preamble  # the text the bytes may end in
+        tail = decode(data, self.path).rstrip().rsplit("\n", 1)[-1].strip()
+        if ending and tail and tail in ending[-1]:
             lines = ending.pop().split("\n")
             stop = next((n for n, line in enumerate(lines) if _STRUCTURE.match(line)), None)
             before = "\n".join(lines[:stop]).strip()
@@ -594,9 +595,8 @@ def _cut_short(data: bytes, whole: bytes) -> bool:
     engine's version ``whole``: it lacks a section heading that ``whole`` has and every save
     writes (an edit does not delete "## Archived Memories"), or it stops mid-line.
 
-    A last line without its line break is whole when ``whole`` holds it as a line: an
-    editor that drops the file's final line break leaves it so (a save caught halfway stops
-    at any byte, rarely at a line's end)."""
+    A last line without its line break is whole when it is ``whole``'s own last line: an
+    editor that drops the file's final line break leaves it so."""
     data, whole = _lf(data), _lf(whole)
     if not data.strip():
         return bool(whole.strip())  # emptied: a truncate before the write, not a wish
@@ -606,7 +606,9 @@ def _cut_short(data: bytes, whole: bytes) -> bool:
     if data is ended:
         return False
     last = data[data.rfind(b"\n") + 1 :]
-    return not last.strip() or b"\n" + last + b"\n" not in b"\n" + whole
+    # The engine's own last line: anywhere else, a line the bytes stop after may be followed
+    # by memories still to be written.
+    return not last.strip() or not (b"\n" + whole).endswith(b"\n" + last + b"\n")
 
 
 def _complete(snapshot: Snapshot) -> bool:
