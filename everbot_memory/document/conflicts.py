@@ -59,42 +59,57 @@ def sides(text: str) -> tuple[str, str, int] | None:
     """``text`` as each side of its line conflicts wrote it (ours: the lines between
     ``<<<<<<<`` and ``=======``; theirs: between ``=======`` and ``>>>>>>>``; a diff3 base
     section left out), and the line of the first conflict; None when it holds no whole line
-    conflict (the engine's own conflict blocks stay in both, as they are)."""
+    conflict (the engine's own conflict blocks stay in both, as they are).
+
+    A memory's fenced content is text on either side, whatever its lines look like; a
+    conflict's markers are those of its opener's length (a merge of merges nests longer
+    ones inside). A fence or a conflict left open: None (read the text as it is)."""
     if conflict_line(text) is None:
         return None
     ours: list[str] = []
     theirs: list[str] = []
     first: int | None = None
     where = "both"  # or "ours", "base", "theirs": the side a line is on
-    closing: str | None = None  # inside a memory's fence, outside any conflict
+    size = 0  # the open conflict's marker length
+    closing: str | None = None  # the fence a memory's content is in, on the current side
     engine = False  # inside a block the engine's merge wrote: kept whole
     for number, line in enumerate(text.split("\n"), 1):
         bare = line.rstrip("\r")
-        if where == "both":
-            if closing is not None:
-                if bare.startswith(closing) and not bare.strip("`"):
-                    closing = None
-            elif engine:
-                engine = not CLOSER.match(bare)
-            elif (fenced := MEMORY_FENCE.match(bare)) is not None:
-                closing = fenced.group(1)
-            elif _ENGINE_OPENER.match(bare):
-                engine = True
-            elif OPENER.match(bare):
-                where, first = "ours", first or number
-                continue
-            ours.append(line)
-            theirs.append(line)
-        elif BASE.match(bare) and where == "ours":
+        if closing is not None:
+            if bare.startswith(closing) and not bare.strip("`"):
+                closing = None
+        elif where == "both" and engine:
+            engine = not CLOSER.match(bare)
+        elif where == "both" and _ENGINE_OPENER.match(bare):
+            engine = True
+        elif where == "both" and OPENER.match(bare):
+            where, first = "ours", first or number
+            size = len(bare) - len(bare.lstrip("<"))
+            continue
+        elif where == "ours" and _marker(bare, "|", size):
             where = "base"
-        elif MIDDLE.match(bare) and where in ("ours", "base"):
+            continue
+        elif where in ("ours", "base") and _marker(bare, "=", size):
             where = "theirs"
-        elif CLOSER.match(bare) and where == "theirs":
+            continue
+        elif where == "theirs" and _marker(bare, ">", size):
             where = "both"
-        elif where == "ours":
+            continue
+        elif (fenced := MEMORY_FENCE.match(bare)) is not None:
+            closing = fenced.group(1)
+        if where in ("both", "ours"):
             ours.append(line)
-        elif where == "theirs":
+        if where in ("both", "theirs"):
             theirs.append(line)
-    if where != "both" or first is None:
-        return None  # a conflict left open: read the text as it is
+    if where != "both" or closing is not None or first is None:
+        return None  # a conflict or a fence left open: read the text as it is
     return "\n".join(ours), "\n".join(theirs), first
+
+
+def _marker(line: str, mark: str, size: int) -> bool:
+    """Whether ``line`` is a marker of ``size`` ``mark`` characters (``=`` alone on its line;
+    the others alone or before a space and a label)."""
+    if line[:size] != mark * size:
+        return False
+    rest = line[size:]
+    return not rest if mark == "=" else (not rest or rest.startswith(" "))

@@ -135,7 +135,7 @@ def base_entries(text: str, wanted: Iterable[str], now: datetime) -> dict[str, M
     if pieces is not None:
         if not pieces:
             return {}
-        doc = parse(f"## {ACTIVE}\n\n" + "\n\n".join(pieces.values()), now)
+        doc = parse(f"## {ACTIVE}\n\n" + "\n\n".join(pieces.values()), now, both_sides=False)
         found = {e.id: e for e in doc.entries}
         if (
             set(found) == set(pieces)
@@ -145,7 +145,7 @@ def base_entries(text: str, wanted: Iterable[str], now: datetime) -> dict[str, M
             and not any(p.kind == "warning" for p in doc.problems)
         ):
             return found
-    every = {e.id: e for e in parse(text, now).entries}
+    every = {e.id: e for e in parse(text, now, both_sides=False).entries}
     return {i: every[i] for i in wanted if i in every}
 
 
@@ -472,7 +472,7 @@ def merge_texts(
         return _as_is(ours)
     if base == ours:
         return _as_is(theirs)
-    a, b = parse(ours, now), parse(theirs, now)
+    a, b = parse(ours, now, both_sides=False), parse(theirs, now, both_sides=False)
     merge = _Merge(a, b, marker_size)
     outcome = merge.outcome
     in_a = {e.id: e for e in a.entries}
@@ -538,14 +538,16 @@ def merge_texts(
     if units_a == units_b:
         preamble, notes = units_a
     else:
-        whole = parse(base, now)
+        whole = parse(base, now, both_sides=False)
         preamble = _merge_units(_units(whole.preamble), units_a[0], units_b[0])
         notes = _merge_units(_units(whole.notes), units_a[1], units_b[1])
     notes = [*notes, *(n for n in merge.notes if n not in notes)]
 
     entries = list(result.values())
     doc = Document(entries, preamble, notes)
-    doc.profile = _profile(parse(base, now).profile if a.profile != b.profile else [], a, b)
+    doc.profile = _profile(
+        parse(base, now, both_sides=False).profile if a.profile != b.profile else [], a, b
+    )
     doc.sources = _sources(a, b, entries)
     rendered = render_parts(doc, reuse=True)
     stamp = _stamp(a, b, merge.as_of)
@@ -635,12 +637,12 @@ def _checked(
     written anew is read back (with the person's text around it); otherwise all of it.
     """
     if any(p.kind == "warning" for p in (*a.problems, *b.problems)):
-        reread = parse(text, now)
+        reread = parse(text, now, both_sides=False)
         expected = sorted(doc.entries, key=file_order)
         notes = doc.notes
     else:
         probe = Document(fresh, doc.preamble, [*doc.notes, _PROBE_NOTE])
-        reread = parse(render_header(_PROBE_STAMP, 0) + render_body(probe), now)
+        reread = parse(render_header(_PROBE_STAMP, 0) + render_body(probe), now, both_sides=False)
         expected = sorted(fresh, key=file_order)
         notes = probe.notes
     if reread.entries != expected:

@@ -41,13 +41,15 @@ from .model import Document, Problem
 __all__ = ["parse"]
 
 
-def parse(text: str, now: datetime | None = None) -> Document:
+def parse(text: str, now: datetime | None = None, *, both_sides: bool = True) -> Document:
     """Read MEMORY.md text into a :class:`Document`. Never raises on text.
 
-    ``now`` is when a hand-edited score starts to decay (default: the clock).
+    ``now`` is when a hand-edited score starts to decay (default: the clock). A file holding
+    a line merge's conflicts is read as both sides' memories (see :mod:`.conflicts`); with
+    ``both_sides`` False, as it stands (the three-way merge, which must see the conflict).
     """
     with collection_paused():
-        if "<<<<<<<" in text:
+        if both_sides and "<<<<<<<" in text:
             split = sides(text)
             if split is not None:
                 return _both_sides(*split, now)
@@ -57,7 +59,8 @@ def parse(text: str, now: datetime | None = None) -> Document:
 def _both_sides(ours: str, theirs: str, line: int, now: datetime | None) -> Document:
     """A file holding a line merge's conflicts, read as both sides' memories (ours where both
     hold one), with a warning: nothing to write until a person settles it."""
-    doc, other = _parse(ours, now), _parse(theirs, now)
+    # Each side read the same way: a merge of merges leaves conflicts inside a side.
+    doc, other = parse(ours, now), parse(theirs, now)
     have = {e.id for e in doc.entries}
     doc.entries += [e for e in other.entries if e.id not in have]
     doc.preamble += [b for b in other.preamble if b not in doc.preamble]
