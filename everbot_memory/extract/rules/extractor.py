@@ -783,14 +783,17 @@ class RuleExtractor:
                 found.append(candidate)
             return True
 
-        self._prime(messages)
-        for message in messages:
-            if message.get("role") != "user":
-                continue
+        # Each user message's sentences, made once: embedded together first, then read.
+        said_by_message = [
+            [_hedged(corrected(said)) for said in joined_corrections(sentences(message_text(m)))]
+            for m in messages
+            if m.get("role") == "user"
+        ]
+        self._prime(said_by_message)
+        for saids in said_by_message:
             last, last_start = "", len(found)
             message_start, forgotten = len(found), set()
-            for said in joined_corrections(sentences(message_text(message))):
-                said = _hedged(corrected(said))
+            for said in saids:
                 previous, last = last, said
                 previous_start, last_start = last_start, len(found)
                 target = forget_request(said, known, previous)
@@ -963,20 +966,16 @@ class RuleExtractor:
         )
 
     @staticmethod
-    def _prime(messages: Sequence[Mapping[str, Any]]) -> None:
+    def _prime(said_by_message: list[list[str]]) -> None:
         """Embed at once every sentence :meth:`_select` may judge: one batch for the whole
         conversation instead of one call a sentence (a long transcript has thousands)."""
         selector = load_selector()
         if selector is None or selector.dense is None:
             return
-        judged_texts = []
-        for message in messages:
-            if message.get("role") == "user":
-                for said in joined_corrections(sentences(message_text(message))):
-                    said = _hedged(corrected(said))
-                    if not _too_long(said) and judged(statement(said)):
-                        judged_texts.append(statement(said))
-        selector.prime(judged_texts)
+        every = (
+            statement(said) for saids in said_by_message for said in saids if not _too_long(said)
+        )
+        selector.prime([said for said in every if judged(said)])
 
     @staticmethod
     def _select(said: str, today: date) -> Candidate | None:
