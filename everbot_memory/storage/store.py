@@ -150,6 +150,7 @@ class MemoryStore:
         mid-text, is the engine's while the engine has it. What the person meant comes with
         the rest of their save (a late write, merged by the next save). Also returns whether
         ``data`` looked cut short."""
+        data = _lf(data)  # once: the checks below look for whole lines
         if not _may_be_cut(data):
             return doc, False  # the usual case: the engine's newest version is not read
         head = self.journal.head()
@@ -172,7 +173,7 @@ class MemoryStore:
         # read as a note.
         preamble, notes = list(doc.preamble), list(doc.notes)
         ending = notes or preamble  # the text the bytes may end in
-        tail = decode(data, self.path).rstrip().rsplit("\n", 1)[-1].strip()
+        tail = data.rstrip().rsplit(b"\n", 1)[-1].decode("utf-8", "replace").strip()
         if ending and tail and tail in ending[-1]:
             lines = ending.pop().split("\n")
             stop = next((n for n, line in enumerate(lines) if _STRUCTURE.match(line)), None)
@@ -585,8 +586,8 @@ def _lf(data: bytes) -> bytes:
 
 def _may_be_cut(data: bytes) -> bool:
     """False when ``data`` surely is no save caught halfway: it ends a line and holds both
-    sections every save writes (then :func:`_cut_short` needs no other version)."""
-    data = _lf(data)
+    sections every save writes (then :func:`_cut_short` needs no other version). ``data``'s
+    line ends are line feeds (:func:`_lf`)."""
     return not data.endswith(b"\n") or any(heading not in data for heading in _SECTIONS)
 
 
@@ -597,7 +598,7 @@ def _cut_short(data: bytes, whole: bytes) -> bool:
 
     A last line without its line break is whole when it is ``whole``'s own last line: an
     editor that drops the file's final line break leaves it so."""
-    data, whole = _lf(data), _lf(whole)
+    whole = _lf(whole)  # ``data``'s line ends are line feeds already (see _kept_whole)
     if not data.strip():
         return bool(whole.strip())  # emptied: a truncate before the write, not a wish
     ended = data if data.endswith(b"\n") else data + b"\n"
