@@ -14,6 +14,7 @@ import pytest
 from everbot_memory import Memory, MemoryManager, MemoryStore
 from everbot_memory.core.redaction import redact
 from everbot_memory.errors import EverbotMemoryError
+from everbot_memory.storage.journal import Journal
 from everbot_memory.storage.paths import SideFiles
 
 # Built from parts so that no complete secret-looking string sits in the repository.
@@ -432,6 +433,21 @@ def test_a_secret_typed_into_the_files_notes_is_redacted_at_the_next_save(
     manager.remember("The user prefers tabs.")
     manager.remember("The user drinks green tea.")
     for file, text in _all_files(tmp_path).items():
+        assert secret not in text, file
+
+
+def test_a_version_git_brings_keeps_no_secret_in_the_journal(tmp_path: Path) -> None:
+    """A file a merge or a pull brought, and this clone's copy before it, are kept as
+    versions: each with its secrets redacted (a person may have typed one and committed)."""
+    memory = tmp_path / "MEMORY.md"
+    Memory(memory).remember("The user deploys on Fridays.")
+    secret = SECRETS["github classic"]
+    before = memory.read_bytes() + f"\n### fact | 0.9\nRelease token: {secret}\n".encode()
+    pulled = before + b"\n### fact | 0.9\nThe user reads on Sundays.\n"
+    Journal(memory).descends(pulled, before)
+    files = _all_files(tmp_path)
+    assert sum("versions" in name for name in files) == 3
+    for file, text in files.items():
         assert secret not in text, file
 
 

@@ -652,14 +652,47 @@ def test_a_copy_whose_version_was_pruned_has_no_merge_base(tmp_path: Path) -> No
     journal = Journal(tmp_path / "MEMORY.md", keep=4)
     first = _stamped(0, "a")
     versions = [first, *(_stamped(n, "a", *map(str, range(n))) for n in range(1, 8))]
-    for version in versions:
-        journal.record(version)
+    for previous, version in zip([None, *versions], versions, strict=False):
+        journal.record(version, parents=[None if previous is None else digest(previous)])
     # Edited from the first version, which is gone: the nearest kept one is not its parent
     # (it holds memories the copy never had), so no version is taken as the merge base.
     copy = first + b"\n### fact | 0.9\nhand\n"
     journal.observe(copy, digest(copy) or "")
     assert journal.common_ancestor(digest(versions[-1]) or "", digest(copy) or "") is None
-    assert journal.parent(digest(copy) or "") is not None  # still the nearest, for fields
+    # Still the nearest version the engine's head descends from, for merging fields.
+    nearest = journal.nearest_ancestor(digest(versions[-1]) or "", copy)
+    assert nearest == versions[-4]  # the oldest kept: the first was pruned
+
+
+def test_a_copy_from_elsewhere_keeps_its_text_over_the_engines_older_one(
+    memory_path: Path, tmp_path: Path
+) -> None:
+    """A file brought from another machine (no ancestor the journal knows), seen once, then
+    edited by hand: the engine's next save keeps the copy's text of a memory the engine last
+    wrote differently. (The copy's own earlier version was taken as the base, so the engine's
+    older text read as a change of the engine's.)"""
+    editor = make_entry("aaaaaa", "The user uses vim as editor.")
+    coffee = make_entry("bbbbbb", "The user drinks coffee every morning.")
+    store = MemoryStore(memory_path)
+    with freeze_time("2026-03-01 10:00:00"):
+        store.save([editor])
+    with freeze_time("2026-03-01 10:00:01"):
+        store.save([editor, coffee])
+    elsewhere = MemoryStore(tmp_path / "elsewhere" / "MEMORY.md")
+    (tmp_path / "elsewhere").mkdir()
+    with freeze_time("2026-03-02 09:00:00"):
+        settled = editor.replace(content="The user uses emacs as editor.")
+        elsewhere.save([settled, coffee, make_entry("cccccc", "The user owns a kayak.")])
+    copy = elsewhere.path.read_bytes()
+    memory_path.write_bytes(copy)
+    store.journal.observe(copy, digest(copy))  # as a sync's commit does
+    with open(memory_path, "ab") as handle:
+        handle.write(b"\n### fact | 0.7\nThe user was born in Paris.\n")
+    later = MemoryStore(memory_path)
+    later.save([*later.load(), make_entry("dddddd", "The user has a cat.")])
+    found = {e.id: e.content for e in parse(memory_path.read_text(encoding="utf-8")).entries}
+    assert found["aaaaaa"] == "The user uses emacs as editor."
+    assert {"bbbbbb", "cccccc", "dddddd"} <= set(found) and len(found) == 5
 
 
 def test_a_write_that_did_not_happen_is_not_a_version(tmp_path: Path) -> None:

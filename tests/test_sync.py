@@ -158,6 +158,63 @@ def test_a_plain_git_pull_that_fast_forwards_keeps_a_forgotten_memory_forgotten(
     assert "The user reads on Sundays." in contents(desktop / "MEMORY.md").values()
 
 
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_a_settled_conflict_stays_settled_after_hand_edits_and_pulls(
+    machines: tuple[Path, Path],
+) -> None:
+    """A person settles a conflict on one machine; the other pulls it (a fast-forward, over
+    a hand edit its engine never read), is edited by hand again, and writes: the settled text
+    stays. (The engine's own older text of that memory came back: the pulled file had no
+    ancestor the journal knew.)"""
+    laptop, desktop = machines
+    service.sync(desktop / "MEMORY.md")
+    on_desktop = Memory(desktop / "MEMORY.md")
+    on_desktop.remember("The user lives in Berlin.")
+    _replace(desktop / "MEMORY.md", "pytest over unittest.", "pytest over nose.")
+    service.sync(desktop / "MEMORY.md")
+    _replace(laptop / "MEMORY.md", "pytest over unittest.", "pytest over tox.")
+    with pytest.raises(EverbotMemoryError, match="conflict for a person"):
+        service.sync(laptop / "MEMORY.md")
+    text = (laptop / "MEMORY.md").read_text(encoding="utf-8")
+    start, end = text.index("<<<<<<<"), text.index("\n", text.index(">>>>>>>"))
+    (laptop / "MEMORY.md").write_text(text[:start] + text[end + 1 :], encoding="utf-8")
+    [settled] = [c for c in contents(laptop / "MEMORY.md").values() if "pytest" in c]
+    git(laptop, "commit", "-q", "-am", "settled")
+    assert service.sync(laptop / "MEMORY.md").pushed
+    assert service.sync(desktop / "MEMORY.md").pulled == "fast-forward"
+    # Hand edits on both machines, committed without the engine reading them; a merge on
+    # the laptop, then a fast-forward pull on the desktop.
+    _replace(
+        desktop / "MEMORY.md",
+        "## Archived",
+        "### fact | 0.7\nThe user owns a bicycle.\n\n## Archived",
+    )
+    git(desktop, "commit", "-q", "-am", "desktop by hand")
+    git(desktop, "push", "-q", "origin", "main")
+    _replace(
+        laptop / "MEMORY.md", "## Archived", "### fact | 0.7\nThe user owns a kayak.\n\n## Archived"
+    )
+    git(laptop, "commit", "-q", "-am", "laptop by hand")
+    git(laptop, "pull", "-q", "--no-rebase", "origin", "main")
+    git(laptop, "push", "-q", "origin", "main")
+    git(desktop, "pull", "-q", "origin", "main")
+    _replace(
+        desktop / "MEMORY.md",
+        "## Archived",
+        "### fact | 0.7\nThe user was born in Paris.\n\n## Archived",
+    )
+    on_desktop.remember("The user has a cat named Tom.")
+    found = contents(desktop / "MEMORY.md").values()
+    assert [c for c in found if "pytest" in c] == [settled]
+    for memory in ("bicycle", "kayak", "Paris", "Tom", "Berlin"):
+        assert any(memory in c for c in found), memory
+
+
 def test_a_conflict_is_left_for_a_person_and_writers_wait(machines: tuple[Path, Path]) -> None:
     laptop, desktop = machines
     service.sync(desktop / "MEMORY.md")

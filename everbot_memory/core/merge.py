@@ -286,8 +286,10 @@ def unite(
     memory, so nothing one side lacks is taken as deleted (a line brought back is better than
     a person's line lost), except what ``ours`` removed on purpose: ``forgotten`` maps such an
     id to the :func:`fingerprint` of what it said, and their copy of it goes unless they
-    edited it. A memory both hold is merged field by field from its copy in ``nearest`` (the
-    version theirs most likely came from) when there is one; otherwise theirs is kept.
+    edited it. A memory both hold is merged field by field from its copy in ``nearest`` (a
+    version ours descends from, the one theirs is most like) when there is one: ours's
+    change since then is taken where theirs left the field as it was there. Otherwise
+    theirs is kept.
     """
     forgotten = forgotten or {}
     ours_by = {e.id: e for e in ours}

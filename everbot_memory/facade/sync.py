@@ -200,8 +200,9 @@ def merge_files(
     return DriverReport(False, [said])
 
 
-def _descends(memory: Path, data: bytes, *parents: bytes) -> None:
-    """Tell the memory's journal that git's ``data`` came from ``parents``.
+def _descends(memory: Path, data: bytes, mine: bytes, *others: bytes) -> None:
+    """Tell the memory's journal that git's ``data`` came from ``mine`` (this clone's copy
+    before) and ``others``.
 
     The engine takes a file it did not write for an editor's save, and merges it with its own
     newest version from their common ancestor; with none known it keeps what either holds,
@@ -209,7 +210,7 @@ def _descends(memory: Path, data: bytes, *parents: bytes) -> None:
     pulled file came from gives the engine that ancestor.
     """
     if memory.parent.is_dir():
-        Journal(memory).record(data, parents=[digest(p) for p in parents], by_engine=False)
+        Journal(memory).descends(data, mine, *others)
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -609,7 +610,7 @@ def sync(
         before = store.read_bytes()
         version = digest(before)
         if before is not None and version is not None and not store.journal.wrote(version):
-            store.journal.observe(before, version)  # as any load would: a person's save
+            store.journal.observe(before, version)  # as any save would: a person's
         report.committed = _commit(folder, name)
     for _ in range(_PUSH_ATTEMPTS):
         with store.lock():  # nor while git merges into it

@@ -36,10 +36,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.redaction import redact
 from .atomic import digest, write_atomically
 from .paths import SideFiles
 
-__all__ = ["FORGOT_KEPT", "KEEP", "Journal", "Packing", "Version", "key"]
+__all__ = ["FORGOT_KEPT", "KEEP", "Journal", "Packing", "Version", "key", "without_secrets"]
 
 #: How many of the engine's last versions are kept (and as many of people's versions).
 KEEP = 16
@@ -67,9 +68,6 @@ class Version:
     by_engine: bool
     #: Keys of the kept versions it descends from (as known when it was kept).
     ancestors: frozenset[str] = frozenset()
-    #: Keys of the versions it was made from directly, then (a person's) the kept version
-    #: it is nearest to, when that is not known to be its parent.
-    parents: tuple[str, ...] = ()
     #: Memories the engine removed on purpose in this version: id -> content fingerprint.
     forgot: Mapping[str, str] = field(default_factory=dict)
     #: The mark of the secret rules every memory of this version was checked with ("" for a
@@ -118,6 +116,19 @@ class Packing:
 def _pack(data: bytes) -> bytes:
     packer = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # gzip, level 1
     return packer.compress(data) + packer.flush()
+
+
+def without_secrets(data: bytes | None) -> bytes | None:
+    """``data`` with every secret redacted, or None when it holds none (keep it as it is).
+
+    The previous version kept as ``.bak`` and the versions journal are files too: a secret a
+    person typed into MEMORY.md must not survive there once a save has redacted it.
+    """
+    if data is None:
+        return None
+    text = data.decode("utf-8", "surrogateescape")
+    result = redact(text)
+    return result.text.encode("utf-8", "surrogateescape") if result.found else None
 
 
 def _blocks(data: bytes) -> Counter[bytes]:
@@ -188,17 +199,11 @@ class Journal:
         try:
             meta = json.loads(head[1 : head.index(b"\n")])
             ancestors = frozenset(str(a) for a in meta.get("ancestors", []))
-            parents = tuple(str(p) for p in meta.get("parents", []))
-            nearest = meta.get("nearest")
-            if isinstance(nearest, str) and nearest not in parents:
-                parents += (nearest,)  # the likeliest copy: parents first, then this one
             forgot = {str(k): str(v) for k, v in meta.get("forgot", {}).items()}
             scrubbed = str(meta.get("scrubbed", ""))
         except (ValueError, AttributeError):
             return version  # damaged: a version without ancestry only merges less well
-        return dataclasses.replace(
-            version, ancestors=ancestors, parents=parents, forgot=forgot, scrubbed=scrubbed
-        )
+        return dataclasses.replace(version, ancestors=ancestors, forgot=forgot, scrubbed=scrubbed)
 
     # -- recording
 
@@ -208,7 +213,6 @@ class Journal:
         *,
         parents: Iterable[str | None] = (),
         forgot: Mapping[str, str] | None = None,
-        nearest: str | None = None,
         version: str | None = None,
         by_engine: bool = True,
         scrubbed: str = "",
@@ -237,8 +241,6 @@ class Journal:
         parent_keys = [key(p) for p in parents if p is not None]
         ancestors, inherited = self._ancestry(parent_keys, versions)
         meta: dict[str, object] = {"parents": parent_keys, "ancestors": sorted(ancestors)}
-        if nearest is not None:
-            meta["nearest"] = nearest
         if scrubbed:
             meta["scrubbed"] = scrubbed
         inherited.update(forgot or {})
@@ -289,18 +291,20 @@ class Journal:
             with contextlib.suppress(OSError):
                 path.unlink(missing_ok=True)
 
-    def observe(self, data: bytes, version: str, *, kept: bytes | None = None) -> None:
+    def observe(self, data: bytes, version: str | None = None) -> None:
         """Keep a version someone else wrote (found on disk, or set aside by a write), with
-        its likeliest parent: the copy it was edited from. ``kept``: the bytes to keep
-        instead of ``data`` (secrets redacted).
+        its likeliest parent: the copy it was edited from. ``version``: its content hash,
+        when already known. Secrets in it are kept redacted.
 
         The parent is the kept version it differs from least, entry by entry, among those
         with the same header stamp (when the engine last wrote, and how many entries it
         wrote): an editor saves the header of the copy it opened, so a version with another
         stamp is not that copy. Were the copy itself pruned, its nearest kept descendant
         would look like its parent, and what the engine added since would look deleted; so
-        with no kept version of the same stamp there is no parent (see :meth:`parent`).
+        with no kept version of the same stamp there is no parent (the merge then takes
+        fields from :meth:`nearest_ancestor`).
         """
+        version = version or digest(data) or ""
         versions = self._versions()
         if any(v.key == key(version) for v in versions):
             return  # seen before (or the engine's own)
@@ -314,10 +318,22 @@ class Journal:
             if best is None or rank < best[:2]:  # the newest, on a tie
                 best = (*rank, candidate.key)
         parents = [best[2]] if best is not None and not best[0] else []
-        nearest = None if best is None else best[2]
-        self.record(
-            kept or data, parents=parents, nearest=nearest, version=version, by_engine=False
-        )
+        kept = without_secrets(data) or data
+        self.record(kept, parents=parents, version=version, by_engine=False)
+
+    def descends(self, data: bytes, mine: bytes, *others: bytes) -> None:
+        """Keep ``data``, a version made elsewhere (git merged or pulled it), as coming from
+        ``mine`` (this clone's copy before) and ``others``.
+
+        ``mine`` is kept first when the journal never saw it (a person's edit committed
+        without the engine reading it), with its own likeliest parent, so that ``data``
+        still descends from the engine's versions: the engine's next save then merges from
+        a true common ancestor instead of keeping what either side holds.
+        """
+        self.observe(mine)
+        parents = [digest(p) for p in (mine, *others)]
+        kept = without_secrets(data) or data
+        self.record(kept, parents=parents, version=digest(data), by_engine=False)
 
     # -- asking
 
@@ -375,16 +391,30 @@ class Journal:
             removed.update(self._with_meta(version).forgot)
         return removed
 
-    def parent(self, version: str) -> bytes | None:
-        """The kept version a person's ``version`` was most likely edited from, or is nearest
-        to (good for merging fields, not for telling deletions)."""
+    def nearest_ancestor(self, head: str, data: bytes) -> bytes | None:
+        """Of ``head`` and its kept ancestors, the version ``data`` differs least from,
+        entry by entry (the newest, on a tie); None when none is kept.
+
+        For merging fields when ``data`` shares no known ancestor with ``head``: what
+        ``head`` changed since that version is the engine's own change. (The version
+        ``data`` was itself made from may be one ``head`` does not descend from, such as a
+        copy pulled from another machine: a field ``head`` holds differently from it is then
+        not a change of ``head``'s, and may well be older.)
+        """
         versions = self._versions()
-        found = self._find(key(version), versions)
+        found = self._find(key(head), versions)
         if found is None:
             return None
-        for parent_key in self._with_meta(found).parents:
-            parent = self._find(parent_key, versions)
-            data = None if parent is None else self._read(parent)
-            if data is not None:
-                return data
-        return None
+        line = self._with_meta(found).ancestors | {found.key}
+        mine = _blocks(data)
+        best: tuple[int, bytes] | None = None
+        for version in versions:  # newest first
+            if version.key not in line:
+                continue
+            kept = self._read(version)
+            if kept is None:
+                continue
+            difference = _difference(mine, _blocks(kept))
+            if best is None or difference < best[0]:
+                best = (difference, kept)
+        return None if best is None else best[1]

@@ -41,7 +41,7 @@ from .backend import (
     monotonic,
 )
 from .git_state import refuse_while_merging
-from .journal import Journal, Packing
+from .journal import Journal, Packing, without_secrets
 from .lock import DEFAULT_LOCK_TIMEOUT
 from .paths import SideFiles
 
@@ -201,7 +201,7 @@ class MemoryStore:
         version = digest(data)
         assert version is not None
         # Kept as a version too: the person's next save is most likely made from this one.
-        self.journal.observe(data, version, kept=_without_secrets(data))
+        self.journal.observe(data, version)
         head = self.journal.head()
         if head is None:
             return doc, (version,)  # no engine version to merge with: the file as it is
@@ -215,7 +215,7 @@ class MemoryStore:
         if base is None:
             # No common ancestor kept (a copy older than the journal): keep what either side
             # holds, except what the engine removed on purpose.
-            nearest = self.journal.parent(version)
+            nearest = self.journal.nearest_ancestor(head[0], data)
             merged = unite(
                 ours.entries,
                 doc.entries,
@@ -413,7 +413,7 @@ class MemoryStore:
                     packed=packing,
                 )
                 # When this save redacted a memory, the backup must not keep it either.
-                backup = _without_secrets(snapshot.data) if self.warnings else None
+                backup = without_secrets(snapshot.data) if self.warnings else None
                 result = self.backend.write(written, snapshot, backup, version=version)
                 if result.version is None:
                     # An editor saved while we were writing: nothing of ours reached the disk, so
@@ -705,16 +705,3 @@ def _redact_blocks(blocks: list[str], where: str) -> tuple[list[str], list[str]]
             warnings.append(f"redacted {', '.join(result.found)} in {where}")
         kept.append(result.text)
     return kept, warnings
-
-
-def _without_secrets(data: bytes | None) -> bytes | None:
-    """``data`` with every secret redacted, or None when it holds none (keep it as it is).
-
-    The previous version kept as ``.bak`` and the versions journal are files too: a secret a
-    person typed into MEMORY.md must not survive there once a save has redacted it.
-    """
-    if data is None:
-        return None
-    text = data.decode("utf-8", "surrogateescape")
-    result = redact(text)
-    return result.text.encode("utf-8", "surrogateescape") if result.found else None
