@@ -214,3 +214,66 @@ def test_the_readme_lists_every_tool() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     section = readme.split("### As an MCP server", 1)[1].split("\n## ", 1)[0]
     assert sorted(re.findall(r"^\| `(\w+)\(", section, re.M)) == TOOLS
+
+
+def test_a_request_holding_a_lone_surrogate_escape_is_answered(tmp_path: Path) -> None:
+    """JSON allows "\\ud800" alone; the package's reader refuses it and cannot tell which
+    request it was, so the client waited forever. It is read with U+FFFD in its place, as
+    bytes that are not UTF-8 are."""
+    import select
+    import subprocess
+
+    memory = tmp_path / "MEMORY.md"
+    command = [sys.executable, "-m", "everbot_memory", "mcp", "--file", str(memory)]
+    hello = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "remember", '
+        '"arguments": {"content": "The user likes \\ud800 green tea \\ud83c\\udf75."}}}',
+    ]
+    answers: dict[int, Any] = {}
+    with subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "EVERBOT_MEMORY_FILE": ""},
+    ) as server:
+        assert server.stdin is not None and server.stdout is not None
+        try:
+            server.stdin.write("".join(f"{line}\n" for line in lines).encode())
+            server.stdin.flush()
+            while 2 not in answers:
+                ready, _, _ = select.select([server.stdout], [], [], 60)
+                assert ready, f"no answer in 60 s; answers so far: {answers}"
+                message = json.loads(server.stdout.readline())
+                answers[message.get("id")] = message
+        finally:
+            server.kill()
+    assert not answers[2]["result"]["isError"], answers[2]
+    [entry] = MemoryStore(memory).load()
+    assert entry.content == "The user likes \ufffd green tea \U0001f375."
+
+
+@pytest.mark.parametrize(
+    ("line", "mended"),
+    [
+        (r'"\ud800"', r'"\ufffd"'),
+        (r'"\udc00 \ud800"', r'"\ufffd \ufffd"'),
+        (r'"\ud83d\ude00"', r'"\ud83d\ude00"'),  # a pair stays
+        (r'"\ud800\ud83d\ude00"', r'"\ufffd\ud83d\ude00"'),
+        (r'"\\ud800"', r'"\\ud800"'),  # an escaped backslash, then text
+        (r'"\\\ud800"', r'"\\\ufffd"'),
+        (r'"a\nb"', r'"a\nb"'),
+    ],
+)
+def test_lone_surrogate_escapes_are_mended_and_nothing_else(line: str, mended: str) -> None:
+    from everbot_memory.faces.mcp import _mended
+
+    assert _mended(line) == mended
+    json.loads(mended)

@@ -11,12 +11,15 @@ prints. The server logs only warnings: stderr is the client's log, not a console
 from __future__ import annotations
 
 import os
+import re
 from importlib.metadata import version
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import ToolAnnotations, jsonrpc_message_adapter
 from pydantic import Field, ValidationError
 
 from ..core.entry import Category, Importance, MemoryEntry
@@ -69,6 +72,81 @@ def _full(entry: MemoryEntry) -> dict[str, Any]:
     return data
 
 
+# A JSON string escape: a backslash and one character, or \\u and four hex digits.
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _mended(line: str) -> str:
+    """``line`` (JSON text) with every lone UTF-16 surrogate escape made ``\\ufffd``, as
+    bytes that are not UTF-8 are made U+FFFD when read; a pair stays as it is."""
+    out: list[str] = []
+    start = 0
+    pending: re.Match[str] | None = None  # a high surrogate waiting for its low half
+    for match in _ESCAPE.finditer(line):
+        unit = int(match.group(1), 16) if match.group(1) else None
+        high = unit is not None and 0xD800 <= unit < 0xDC00
+        low = unit is not None and 0xDC00 <= unit < 0xE000
+        paired = pending is not None and low and pending.end() == match.start()
+        if pending is not None and not paired:
+            out += [line[start : pending.start()], "\\ufffd"]
+            start = pending.end()
+        pending = None
+        if high:
+            pending = match
+        elif low and not paired:
+            out += [line[start : match.start()], "\\ufffd"]
+            start = match.end()
+    if pending is not None:
+        out += [line[start : pending.start()], "\\ufffd"]
+        start = pending.end()
+    return "".join(out) + line[start:]
+
+
+def _read_again(item: Any) -> Any:
+    """A message the package could not read because of a lone surrogate escape, read again
+    mended (the package's JSON reader refuses one, and the request went unanswered)."""
+    if not isinstance(item, ValidationError):
+        return item
+    for error in item.errors():
+        line = error.get("input")
+        if error["type"] == "json_invalid" and isinstance(line, str) and _SURROGATE.search(line):
+            try:
+                return SessionMessage(jsonrpc_message_adapter.validate_json(_mended(line)))
+            except ValidationError:
+                return item
+    return item
+
+
+class _Mending:
+    """The stream of the client's messages, each passed through :func:`_read_again`."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)  # the sender's context, for the package
+
+    async def receive(self) -> Any:
+        return _read_again(await self._stream.receive())
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    def __aiter__(self) -> _Mending:
+        return self
+
+    async def __anext__(self) -> Any:
+        return _read_again(await self._stream.__anext__())
+
+    async def __aenter__(self) -> _Mending:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+
 class _Server(MCPServer):
     """The package's server, with arguments that fail validation said in one line (the
     package gives pydantic's report: several lines and a link)."""
@@ -85,6 +163,14 @@ class _Server(MCPServer):
                 for error in cause.errors()
             )
             raise ToolError(f"Error executing tool {name}: bad arguments: {said}") from cause
+
+    async def run_stdio_async(self) -> None:
+        """As the package runs stdio, with a request that holds a lone surrogate escape read
+        (the client would wait for its answer forever)."""
+        lowlevel = self._lowlevel_server
+        async with stdio_server() as (read_stream, write_stream):
+            options = lowlevel.create_initialization_options()
+            await lowlevel.run(_Mending(read_stream), write_stream, options)
 
 
 def build_server(memory_path: str | os.PathLike[str]) -> MCPServer:
