@@ -424,6 +424,7 @@ def test_the_driver_never_takes_one_side_of_a_file_it_cannot_read(tmp_path: Path
     git(repo, "commit", "-q", "-a", "-m", "utf-8")
     done = git(repo, "merge", "--no-edit", "latin", ok=False)
     assert done.returncode == 1 and "merged line by line" in done.stderr
+    assert "keep the right lines, then `git add MEMORY.md`" in done.stderr
     data = path.read_bytes()
     assert b"<<<<<<< MEMORY.md (ours)" in data and b">>>>>>> MEMORY.md (theirs)" in data
     assert "café crème".encode() in data and "cafe noir and café".encode("latin-1") in data
@@ -770,3 +771,20 @@ def test_git_errors_are_said_by_their_fatal_line(tmp_path: Path) -> None:
     service.git_setup(folder / "MEMORY.md")
     with pytest.raises(EverbotMemoryError, match="does not appear to be a git repository"):
         service.sync(folder / "MEMORY.md")
+
+
+def test_a_clean_line_merge_of_a_file_it_cannot_read_is_left_to_check(tmp_path: Path) -> None:
+    """Merged line by line without conflicts, a file that is not UTF-8 is still left for a
+    person (exit 1), and the message says so instead of "without conflicts"."""
+    text = "# Agent Memory\n\n## Active Memories\n\n### fact | 0.6\nThe user likes tea.\n"
+    text += "\n### fact | 0.6\nThe user owns a cat.\n\n### fact | 0.6\nThe user cycles.\n"
+    base, ours, theirs = (tmp_path / name for name in ("base", "ours", "theirs"))
+    base.write_text(text, encoding="utf-8")
+    ours.write_text(text.replace("cycles", "reads"), encoding="utf-8")
+    theirs.write_bytes(text.replace("likes tea", "likes café").encode("latin-1"))
+    report = service.merge_files(base, ours, theirs)
+    assert not report.clean
+    [said] = report.conflicts
+    assert "without conflict markers: check it, then `git add MEMORY.md`" in said
+    assert "The user reads." in ours.read_bytes().decode("latin-1")
+    assert "likes café".encode("latin-1") in ours.read_bytes()

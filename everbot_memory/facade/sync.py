@@ -195,8 +195,17 @@ def merge_files(
         reason = outcome.reason
     merged, conflicted = _line_merge(base, ours, theirs, marker_size, name)
     _write(ours, merged)
-    how = "with conflict markers where they differ" if conflicted else "without conflicts"
-    said = f"{name} could not be merged memory by memory ({reason}); merged line by line, {how}"
+    # Left for a person either way: git takes a clean line merge of a file the engine could
+    # not read as memories on trust, and a person should look at it before it is committed.
+    how = (
+        "with conflict markers where they differ: keep the right lines"
+        if conflicted
+        else "without conflict markers: check it"
+    )
+    said = (
+        f"{name} could not be merged memory by memory ({reason}); merged line by line, {how}, "
+        f"then `git add {name}`"
+    )
     return DriverReport(False, [said])
 
 
