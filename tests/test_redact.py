@@ -376,7 +376,14 @@ def _all_files(folder: Path) -> dict[str, str]:
             data = path.read_bytes()
             if path.suffix == ".gz":
                 data = gzip.decompress(data)
-            texts[str(path.relative_to(folder))] = data.decode("utf-8", "replace")
+            text = data.decode("utf-8", "replace")
+            if path.name == "index":
+                # Its postings are lists of entry numbers ("1234:3"), not text: a PIN of four
+                # digits would be found there in any file of more than that many entries.
+                index = json.loads(text)
+                text = json.dumps({k: v for k, v in index.items() if k != "postings"})
+                text += " " + " ".join(k for k in index["postings"])
+            texts[str(path.relative_to(folder))] = text
     return texts
 
 

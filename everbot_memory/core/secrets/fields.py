@@ -84,7 +84,7 @@ _LOCKED = (
 _CODES = (
     r"combination|"
     r"(?:door|gate|alarm|entry|lock|safe|garage|building|lockbox|keypad|access|unlock|"
-    r"security|entrance|locker|padlock|mailbox)\s+code|"
+    r"security|entrance|locker|padlock|mailbox|disarm|arming|panel)\s+code|"
     rf"(?:code|combination)\s+(?:to|for|of)\s+(?:the\s+|my\s+|our\s+)?(?:[\w'’-]+\s+)?"
     rf"(?:{_LOCKED})(?:\s+(?:door|gate|lock))?(?![\w-])"
 )
@@ -96,7 +96,10 @@ _OPENS = (
     r"secret\s+answer|memorable\s+(?:word|answer)|"
     r"门禁(?:密码|码)?|密保(?:答案)?|安全问题(?:的)?答案|激活码|序列号|开锁码"
 )
-_WEAK = r"apikey|api[_ -]key|secret|token|key|pat|credentials?|密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
+_WEAK = (
+    r"apikey|api[_ -]key|secret|token|key|pat|sk|credentials?|"
+    r"密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
+)
 _QUOTE = r"[\"'`“‘]?"
 # What may stand between a label and its value ("for my mom's laptop"): no end of a clause,
 # no quote, but an apostrophe that makes a possessive.
@@ -104,10 +107,17 @@ _PHRASE = r"(?:[^.,;:!?\n\"'“]|'(?=s?\s))"
 # "password: x", "DB_PASSWORD=x", "password is x", "密码是x", "password for the account is x".
 # "the db password's X" joins a value to the label itself only: after a phrase, "'s" makes a
 # possessive ("the password for my mom's laptop is X").
+# An aside between a label and its value: "the password, since you asked, is X", "the API key,
+# the one for the EU org: X", "token 给你：X".
+_ASIDE = (
+    r"(?:\s*,\s*[^,.;:!?\n\"'“]{1,40}?(?:,(?=\s+(?:is|was)\s)|(?=\s*:))"
+    r"|\s*[\u3400-\u9fff]{1,6}(?=\s*[:：]))"
+)
 _CONNECTOR = (
     r"(?:['’]s(?:\s+now)?|"
     rf"(?:\s+(?:for|of|on|at|in|about|from|to)\s+{_PHRASE}{{1,40}}?)?"
     r"(?:\s*[（(][^（()）\n]{1,30}[)）])?"
+    rf"(?:{_ASIDE})?"
     r"(?:\s+(?:is|was)\s+(?:still\s+|now\s+)?(?:the\s+same(?:\s+as\s+(?:before|ever|last\s+time))?"
     r"|unchanged|as\s+follows|the\s+following|this|below)\s*[:：]"
     r"|[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?"
@@ -195,11 +205,23 @@ _PIN_OPENS = re.compile(
 )
 
 
+_NEAR_A_CARD = re.compile(r"(?i)amex|american\s+express|card|redacted:card-number")
+
+
 def _password(match: re.Match[str]) -> bool:
     return password_value(match["secret"])
 
 
 FIELDS: tuple[Rule, ...] = (
+    # A wifi network's QR code text: WIFI:T:WPA;S:name;P:password;; (first: the
+    # wifi label's rule would take "T:WPA" for the password)
+    field(
+        "password",
+        "wifi:",
+        r"(?i)WIFI:(?:[A-Z]:(?:\\.|[^;\\\n])*;)*?P:(?P<secret>(?:\\.|[^;\\\n])+);",
+        lambda m: True,
+        short=True,
+    ),
     field(
         "basic-auth",
         "basic",
@@ -287,18 +309,24 @@ FIELDS: tuple[Rule, ...] = (
         "seed-phrase",
         "seed recovery mnemonic phrase 助记词",
         r"(?i)(?:(?:seed|recovery|mnemonic|backup|secret\s+recovery)\s+(?:phrase|words)|"
-        r"mnemonic|助记词)(?:\s+(?:is|are|was)|\s*[:：=是为])\s*[\"'“]?"
+        r"mnemonic|助记词)(?:[^\n:：=]{0,30}?[:：=]|\s+(?:is|are|was)|\s*[是为])\s*[\"'“]?"
         r"(?P<secret>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})(?![a-z])",
         lambda m: len(m["secret"].replace(",", " ").split()) in (12, 15, 18, 21, 24),
         short=True,
     ),
-    # A card's security code, always named ("CVV 428", "安全码 913").
+    # A card's security code, always named ("CVV 428", "安全码 913"); American Express calls
+    # its four digits the CID (a caller's or a content's id elsewhere: only near a card).
     field(
         "card-number",
-        "cvv cvc csc card code 安全码",
-        r"(?i)(?<![A-Za-z])(?:cvv2?|cvc2?|csc|card\s+(?:security\s+|verification\s+)?code|"
-        r"安全码)(?:\s+(?:is|was|number)|\s*[:：=是为#])?\s*(?P<secret>\d{3,4})(?![\d-])",
-        lambda m: True,
+        "cvv cvc csc cid card code security 安全码",
+        r"(?i)(?<![A-Za-z])(?:cvv2?|cvc2?|csc|(?P<cid>cid)|"
+        r"card\s+(?:security\s+|verification\s+)?code|"
+        r"security\s+code\s+on\s+the\s+back(?:\s+of\s+(?:the|my|your)\s+card)?|安全码)"
+        r"(?:\s+(?:is|was|number)|\s*[:：=是为#])?\s*(?P<secret>\d{3,4})(?![\d-])",
+        lambda m: (
+            m["cid"] is None
+            or _NEAR_A_CARD.search(m.string, max(0, m.start() - 80), m.start()) is not None
+        ),
         short=True,
     ),
     # An IBAN wherever it stands: country, check digits, account; its mod-97 check must hold.
@@ -361,7 +389,8 @@ FIELDS: tuple[Rule, ...] = (
         "password",
         "wifi wi-fi wlan code combination key answer memorable 门禁 密保 答案 激活码 序列号 开锁码",
         _labelled(_OPENS, bare=False),
-        _after_password,
+        # Not a wifi QR code's next field ("WIFI:T:WPA;"): the rule above reads that one.
+        lambda m: _after_password(m) and re.match(r"[A-Za-z]:", m["secret"]) is None,
         short=True,
     ),
     field(
@@ -407,7 +436,7 @@ FIELDS: tuple[Rule, ...] = (
     ),
     field(
         "secret",
-        "key secret token pat credential 密钥 秘钥 私钥 令牌 凭证 凭据 授权码",
+        "key secret token pat sk credential 密钥 秘钥 私钥 令牌 凭证 凭据 授权码",
         _labelled(_WEAK),
         _after_key,
     ),
@@ -430,6 +459,15 @@ FIELDS: tuple[Rule, ...] = (
         rf"{_QUOTE}(?P<secret>[^\s\"'`]{{4,}})",
         _password,
         short=True,
+    ),
+    # A key given to a command by a flag: --secret-key X, --api-key=X, --token X, -k=X (a
+    # cloud tool's secret key; "-k" alone is curl's "insecure", with no value).
+    field(
+        "secret",
+        "-k= --sk --secret --token --api-key --api_key --apikey --access-key --access_key",
+        r"(?i)(?<![\w-])(?:-k=|--(?:sk|secret(?:[-_]?(?:access[-_]?)?key)?|token|api[-_]?key|"
+        r"access[-_]?key[-_]?secret)(?:=|\s+))[\"']?(?P<secret>[^\s\"']{16,})",
+        lambda m: token_value(m["secret"]),
     ),
     # A passphrase is words: the whole clause after the label.
     field(
@@ -456,10 +494,22 @@ FIELDS: tuple[Rule, ...] = (
         lambda m: m["what"] is None or _PIN_OPENS.search(m["what"]) is not None,
         True,
     ),
+    # Two-factor backup codes: a run of codes after their label ("recovery codes: 7916-8562
+    # 9651-6035 ...", "备用码：..."), each a group or two of digits and letters.
+    field(
+        "backup-codes",
+        "backup recovery codes 备用码 恢复码 救援码",
+        r"(?i)(?:(?:backup|recovery|rescue|2fa|two-factor)\s+codes?|备用码|恢复码|救援码)"
+        r"[^\n:：]{0,40}?[:：]\s*"
+        r"(?P<secret>[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10})?"
+        r"(?:[\s,，;；]+[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10})?){2,})",
+        lambda m: sum(c.isdigit() for c in m["secret"]) * 2 >= len(m["secret"].split()[0]),
+    ),
     field(
         "card-number",
         "",
-        r"(?<![0-9A-Za-z_.+-])(?P<secret>(?:\d[ -]?){12,18}\d)(?![0-9A-Za-z_]|[.,]\d)",
+        # Not a part of a longer run of digit groups (a UUID written in digits alone).
+        r"(?<![0-9A-Za-z_.+-])(?P<secret>(?:\d[ -]?){12,18}\d)(?![0-9A-Za-z_]|[.,-]\d)",
         lambda m: card_number(m["secret"], m.string[max(0, m.start() - 24) : m.start()]),
     ),
 )

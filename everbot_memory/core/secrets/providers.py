@@ -41,36 +41,64 @@ _NAMES_A_DIGEST = re.compile(
 
 
 def _generated(value: str) -> bool:
-    """True for a service's token of a shape no rule knows: a short prefix ("acme_live_",
-    "wdgt-"), then a run of 32 or more letters and digits as a generator makes them: the kind
-    of character (upper, lower, digit) changing often, digits among them, and either both
-    cases with few capitalised words (not a CamelCase name) or lower case with letters past
-    "f" (not a hex digest)."""
+    """True for a service's token of a shape no rule knows: a short prefix ("acme_", "wdgt-",
+    "mlsn."), maybe a word or two ("live_", "pat_"), then a body of letters and digits (in
+    one run, or in parts joined by "_" or "-": a checksum, a second half) as a generator
+    makes them. The body is 32 characters or more, or 16 when the prefix names a credential
+    ("sm_pat_", "API-"); see :func:`_random` for what a generated body looks like."""
     parts = _PREFIXED.fullmatch(value)
     if parts is None:
         return False
     head: str = parts["head"]
-    run: str = parts["run"]
-    if _NAMES_A_DIGEST.search(re.split(r"[_-]", head)[0]) or not plausible(run):
+    if _NAMES_A_DIGEST.search(head):
         return False
-    digits = sum(c.isdigit() for c in run)
-    upper = sum(c.isupper() for c in run)
-    lower = len(run) - digits - upper
-    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in run]
+    segments = re.split(r"[_-]", parts["rest"])
+    words = [head]
+    while len(segments) > 1 and segments[0].isalpha() and len(segments[0]) <= 8:
+        words.append(segments.pop(0))
+    if any(_NAMES_A_DIGEST.search(w) for w in words[1:]):
+        return False
+    if any(len(part) >= 4 and part.isalpha() and part.islower() for part in segments):
+        return False  # a word in the body: a name ("pkg_resources-..."), not a generator's
+    body = "".join(segments)
+    named = any(w.lower() in _CREDENTIAL_WORDS for w in words)
+    hexadecimal = re.fullmatch(r"[0-9a-f]+", body) is not None
+    if parts["dot"] and not (hexadecimal and len(body) >= 32):
+        return False  # "name.rest": a token only as a long hex run, not a file or host name
+    if hexadecimal and _NAMES_A_CHANGE.fullmatch(head):
+        return False  # "fix-<commit>", "release-<digest>": a name made of a hash
+    return len(body) >= (16 if named else 32) and plausible(body) and _random(body)
+
+
+def _random(body: str) -> bool:
+    """True for letters and digits as a generator makes them: the kind of character (upper,
+    lower, digit) changing often, digits among them, and one of: both cases with few
+    capitalised words (not a CamelCase name); lower case only, past "f" (base36) or a hex
+    run of 32 or more; upper case only (base32)."""
+    digits = sum(c.isdigit() for c in body)
+    upper = sum(c.isupper() for c in body)
+    lower = len(body) - digits - upper
+    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in body]
     changes = sum(1 for a, b in pairwise(kinds) if a != b)
-    if changes * 5 < len(run) or digits < 2:
+    if changes * 5 < len(body) or digits < 2:
         return False
     if upper >= 2 and lower >= 2:
-        return len(_CAPITALISED.findall(run)) * 2 < upper
+        return len(_CAPITALISED.findall(body)) * 2 < upper
     if upper == 0:
-        return re.search(r"[g-z]", run) is not None and digits * 10 >= len(run)
-    return False
+        past_f = re.search(r"[g-z]", body) is not None
+        return (past_f and digits * 10 >= len(body)) or (not past_f and len(body) >= 32)
+    return lower == 0 and len(body) >= 20
 
 
+#: Words that name a change or a build, before a hash in a branch's or a file's name.
+_NAMES_A_CHANGE = re.compile(
+    r"(?i)fix|feat|feature|branch|release|hotfix|patch|bug|issue|pr|mr|pkg|package|app|v|ver|version"
+)
+#: Words of a prefix that name a credential: the body after them may be shorter.
+_CREDENTIAL_WORDS = frozenset(["api", "apikey", "auth", "key", "pat", "secret", "sk", "token"])
 _CAPITALISED = re.compile(r"[A-Z][a-z]{2,}")
 _PREFIXED = re.compile(
-    r"(?P<head>[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{2,8}[_-]){0,2}?)"
-    r"(?P<run>[A-Za-z0-9]+)"
+    r"(?P<head>[A-Za-z][A-Za-z0-9]{1,11})(?:[_-]|(?P<dot>\.))(?P<rest>[A-Za-z0-9_-]+)"
 )
 
 
@@ -213,6 +241,9 @@ PROVIDERS: tuple[Rule, ...] = (
     token("age-secret-key", "age-secret-key-1", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     token("django-secret-key", "django-insecure-", r"django-insecure-[^\s'\"`]{30,}"),
     token("kubernetes-bootstrap-token", "token", r"[a-z0-9]{6}\.[a-z0-9]{16}"),
+    # OpenShift's OAuth access tokens: "sha256~" and 43 base64url characters (a digest is
+    # written "sha256:").
+    token("openshift-token", "sha256~", r"sha256~[A-Za-z0-9_-]{43}"),
     token("jwt", "eyj", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     # Networks, observability and deployment
     token(
@@ -316,7 +347,9 @@ PROVIDERS: tuple[Rule, ...] = (
     token(
         "token",
         "",
-        r"[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]{2,8}[_-]){0,2}?[A-Za-z0-9]{32,}",
+        # Not within a longer name ("pkg_resources-..."), nor before ".js" or ".com" (a
+        # file's or a host's name).
+        r"(?<![_.~-])[A-Za-z][A-Za-z0-9]{1,11}[_.-](?:[A-Za-z0-9]+[_-]){0,3}[A-Za-z0-9]{8,}(?!\.\w)",
         _generated,
     ),
 )
