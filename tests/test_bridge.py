@@ -710,7 +710,8 @@ def test_import_command(memory: Memory, tmp_path: Path) -> None:
     assert dry.exit_code == 0, dry.output
     assert "would add [" in dry.output and not memory.path.exists()
     assert dry.output.endswith(
-        f"5 added, 0 reinforced, 5 skipped from {source} (dry run: nothing written)\n"
+        f"5 added, 0 reinforced, 5 skipped from {source}, into {memory.path} "
+        "(dry run: nothing written)\n"
     )
     result = run(*args, "--category", "workflow")
     assert result.exit_code == 0 and "added [" in result.output
@@ -741,3 +742,38 @@ def test_the_idle_time_can_be_set_in_the_config_file(
     monkeypatch.setenv(claude_code.IDLE_ENV, "12")
     assert claude_code.idle_minutes() == 12.0  # the environment wins over the file
     assert claude_code.idle_minutes(2) == 2.0  # and the flag over both
+
+
+def test_importing_another_memory_file_takes_its_active_memories(
+    memory: Memory, tmp_path: Path
+) -> None:
+    """Its archived memories (replaced or faded) and its profile are not notes: brought in as
+    new memories, an old fact would retire the current one."""
+    other = Memory(tmp_path / "other" / "MEMORY.md")
+    other.init()
+    other.remember("The user lives in Berlin.", "fact")
+    other.remember("The user lives in Shanghai now.", "fact")  # Berlin is archived
+    other.remember("The user prefers pytest over unittest.", "preference")
+    archived = [e.content for e in other.entries() if not e.is_active]
+    assert archived == ["The user lives in Berlin."]
+    report = import_notes(memory, other.path)
+    assert report.count("added") == 2
+    found = {e.content: e for e in memory.entries()}
+    assert set(found) == {
+        "The user lives in Shanghai now.",
+        "The user prefers pytest over unittest.",
+    }
+    assert found["The user prefers pytest over unittest."].category == "preference"
+    assert all(e.is_active for e in found.values())
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_import_refuses_a_pipe_or_a_device(memory: Memory, tmp_path: Path) -> None:
+    """A pipe would never end and a device such as /dev/zero would never stop filling."""
+    pipe = tmp_path / "notes.md"
+    os.mkfifo(pipe)
+    for source in (pipe, Path("/dev/zero")):
+        result = run("import", str(source), "--file", str(memory.path))
+        assert result.exit_code == 1
+        assert f"{source} is not a regular file" in result.output
+    assert not memory.path.exists()

@@ -47,6 +47,11 @@ MONDAY = date(2026, 4, 13)
         ("上周", date(2026, 4, 6), date(2026, 4, 12)),
         ("3月5日的会", date(2026, 3, 5), date(2026, 3, 5)),
         ("12月24日", date(2025, 12, 24), date(2025, 12, 24)),  # a later day: last year's
+        ("大前天我们做了什么", date(2026, 4, 10), date(2026, 4, 10)),
+        ("上上周二", date(2026, 3, 31), date(2026, 3, 31)),
+        ("上上周", date(2026, 3, 30), date(2026, 4, 5)),
+        ("这周一", date(2026, 4, 13), date(2026, 4, 13)),  # today, a Monday
+        ("周日", date(2026, 4, 12), date(2026, 4, 12)),
     ],
 )
 def test_the_days_a_question_names(question: str, first: date, last: date) -> None:
@@ -54,7 +59,19 @@ def test_the_days_a_question_names(question: str, first: date, last: date) -> No
     assert found is not None and found[0] == (first, last)
 
 
-@pytest.mark.parametrize("question", ["what did we decide about the database", "may I ask", ""])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what did we decide about the database",
+        "may I ask",
+        "",
+        # Days still to come name no past day: every day's notes are searched.
+        "what did we plan for next Tuesday",
+        "下周二要做什么",
+        "这周日的安排",
+        "tomorrow's release",
+    ],
+)
 def test_a_question_without_a_day_names_none(question: str) -> None:
     assert past_span(question, MONDAY) is None
 
@@ -326,3 +343,51 @@ def test_a_redacted_secret_is_no_topic() -> None:
     said = "My password is hunter2hunter2 and the Stripe key is sk_live_" + "a" * 24 + "."
     found = topics([{"role": "user", "content": said}])
     assert not any("redact" in t.casefold() or "password" in t.casefold() for t in found)
+
+
+def test_a_days_file_that_is_not_utf8_keeps_its_bytes(tmp_path: Path) -> None:
+    """A note a person saved in Latin-1: the next session's section is added after its bytes,
+    which stay as they were (read as UTF-8 with replacements and written back, they were
+    lost)."""
+    memory = tmp_path / "MEMORY.md"
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    day = folder / "2026-04-07.md"
+    mine = "# Sessions of 2026-04-07\n\nMy note: café with Renée, budget £500.\n".encode("latin-1")
+    day.write_bytes(mine)
+    _close(memory, "s1", ["Can you help me plan the Berlin trip?"], "2026-04-07")
+    data = day.read_bytes()
+    assert data.startswith(mine.rstrip(b"\n"))
+    assert "session s1" in data[len(mine) :].decode("utf-8")
+
+
+def test_a_fence_left_open_in_a_note_does_not_swallow_the_next_session(tmp_path: Path) -> None:
+    memory = tmp_path / "MEMORY.md"
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    day = folder / "2026-04-07.md"
+    day.write_text("# Sessions of 2026-04-07\n\n```\nsome pasted log\n", encoding="utf-8")
+    said = ["I need to send the migration plan to Jonas tomorrow."]
+    _close(memory, "s1", said, "2026-04-07")
+    text = day.read_text(encoding="utf-8")
+    assert text.startswith("# Sessions of 2026-04-07\n\n```\nsome pasted log\n```\n")
+    [_, section] = parse_day(text)
+    assert section.session == "s1" and any("Jonas" in t for t in section.open_threads)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_pipe_named_like_a_days_file_is_passed_over(tmp_path: Path) -> None:
+    """Read, it would block whoever reads it: a session start's hook among them."""
+    memory = tmp_path / "MEMORY.md"
+    _close(memory, "s1", ["I need to send the migration plan to Jonas tomorrow."], "2026-04-07")
+    os.mkfifo(tmp_path / "memory" / "2026-04-08.md")
+    assert [d for d, _ in NotesFolder(memory).days()] == [date(2026, 4, 7)]
+    assert NotesFolder(memory).read(date(2026, 4, 8)) is None
+    manager = Memory(memory, RuleExtractor())
+    with freeze_time("2026-04-08 18:00:00"):
+        manager.process_session_end_sync(
+            [{"role": "user", "content": "We decided to use Postgres for analytics."}], "s2"
+        )
+    assert any("not a regular file" in w for w in manager.warnings)
+    assert any("Postgres" in e.content for e in Memory(memory).entries())
+    assert stat.S_ISFIFO(os.stat(tmp_path / "memory" / "2026-04-08.md").st_mode)

@@ -160,7 +160,21 @@ def add_note(existing: str | None, note: SessionNote) -> str:
     section = render_note(note)
     if existing is None or not existing.strip():
         return f"{day_title(note.at.date())}\n\n{section}"
-    return existing.rstrip("\n") + "\n\n" + section
+    # A fence a person left open would hold the new section, and readers would not see it.
+    fence = _open_fence(existing)
+    closed = "" if fence is None else f"\n{fence}"
+    return existing.rstrip("\n") + closed + "\n\n" + section
+
+
+def _open_fence(text: str) -> str | None:
+    """The fence ``text`` ends inside, as :func:`parse_day` reads fences (each line that
+    starts with three backticks or tildes opens or closes one): its opening marks, or None."""
+    fence: str | None = None
+    for line in text.replace("\r", "\n").split("\n"):
+        mark = line.lstrip()
+        if mark.startswith(("```", "~~~")):
+            fence = mark[: len(mark) - len(mark.lstrip(mark[0]))] if fence is None else None
+    return fence
 
 
 def parse_day(text: str) -> list[NoteSection]:

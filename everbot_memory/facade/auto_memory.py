@@ -325,6 +325,8 @@ class Note:
     text: str
     line: int
     skip: str = ""
+    #: The category it had where it came from (a memory of another memory file).
+    category: Category | None = None
 
     @property
     def shown(self) -> str:
@@ -456,6 +458,33 @@ class ImportReport:
         return sum(1 for item in self.items if item.outcome == outcome)
 
 
+#: The largest file read as notes: a CLAUDE.md or an auto-memory file is a few kilobytes.
+_MOST_BYTES = 10_000_000
+
+
+def _a_memory_file(text: str) -> bool:
+    """True for this engine's own memory file: its first heading is the format's title or
+    one of its sections."""
+    for line in text.lstrip("\ufeff").splitlines():
+        if line.startswith("#"):
+            return line.rstrip() in ("# Agent Memory", "## Active Memories", "## Archived Memories")
+    return False
+
+
+def _memories_in(text: str) -> list[Note]:
+    """The notes of another memory file: its Active memories, each with its category. Its
+    archived ones (replaced or faded) and its profile (derived from the memories) are not
+    notes: brought in as new memories, an old fact would retire the current one."""
+    from ..document.parse import parse
+
+    doc = parse(text)
+    return [
+        Note(e.content, doc.lines.get(e.id, 0), category=e.category)
+        for e in doc.entries
+        if e.is_active
+    ]
+
+
 def _remember_all(
     memory: Memory, notes: Sequence[Note], category: Category | None, report: ImportReport
 ) -> None:
@@ -463,7 +492,7 @@ def _remember_all(
         if note.skip:
             report.items.append(Imported(note, "skipped", reason=note.skip))
             continue
-        kind = category or guess_category(note.text)
+        kind = category or note.category or guess_category(note.text)
         try:
             entry, result = memory.remember(note.text, kind, "medium", session_id="import")
         except StoreError:
@@ -496,6 +525,19 @@ def import_notes(
     if category is not None and category not in CATEGORIES:
         raise EverbotMemoryError(f"category {category!r} is not one of {', '.join(CATEGORIES)}")
     try:
+        found = path.stat()
+        kind, size = found.st_mode, found.st_size
+    except OSError:
+        kind, size = stat.S_IFREG, 0  # said below, by the read
+    if not stat.S_ISREG(kind) and not stat.S_ISDIR(kind):
+        # A pipe would never end, a device (/dev/zero) would fill the memory.
+        raise EverbotMemoryError(f"{path} is not a regular file; give the path of a Markdown file")
+    if size > _MOST_BYTES:
+        raise EverbotMemoryError(
+            f"{path} holds {size:,} bytes, more than notes do ({_MOST_BYTES:,} at most); "
+            "give the path of a CLAUDE.md or an auto-memory file"
+        )
+    try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError as exc:
         raise EverbotMemoryError(
@@ -507,7 +549,7 @@ def import_notes(
         raise EverbotMemoryError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise EverbotMemoryError(f"{path} is not UTF-8 text (bad byte at {exc.start})") from exc
-    notes = notes_in(text)
+    notes = _memories_in(text) if _a_memory_file(text) else notes_in(text)
     report = ImportReport(path, dry_run=dry_run)
     if not dry_run:
         if not memory.exists():

@@ -86,6 +86,7 @@ _RULES: list[_Rule] = [
             else None
         ),
     ),
+    (r"大前天", lambda m, t: _one(t - timedelta(days=3))),
     (r"\bday before yesterday\b|前天", lambda m, t: _one(t - timedelta(days=2))),
     (r"\byesterday\b|昨天|昨晚|昨日", lambda m, t: _one(t - timedelta(days=1))),
     (r"\btoday\b|\bthis morning\b|今天|今早|今晚", lambda m, t: _one(t)),
@@ -100,11 +101,20 @@ _RULES: list[_Rule] = [
         lambda m, t: _one(_last_weekday(t, _WEEKDAYS.index(m.group(1).lower()), False)),
     ),
     (
+        r"上上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])",
+        lambda m, t: _one(_last_weekday(t, _WEEKDAYS_ZH[m.group(1)], True) - timedelta(days=7)),
+    ),
+    (
         r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])",
         lambda m, t: _one(_last_weekday(t, _WEEKDAYS_ZH[m.group(1)], True)),
     ),
     (
-        r"(?:这|本)?(?:周|星期|礼拜)([一二三四五六日天])",
+        # "这周日": that day of this week (today, or later: none yet).
+        r"(?:这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])",
+        lambda m, t: _one(_week_of(t)[0] + timedelta(days=_WEEKDAYS_ZH[m.group(1)])),
+    ),
+    (
+        r"(?:周|星期|礼拜)([一二三四五六日天])",
         lambda m, t: _one(_last_weekday(t, _WEEKDAYS_ZH[m.group(1)], False)),
     ),
     (
@@ -115,6 +125,7 @@ _RULES: list[_Rule] = [
         r"([\d一二两三四五六七八九十几]+)\s*天(?:以)?前",
         lambda m, t: _one(t - timedelta(days=_zh_number(m.group(1)))),
     ),
+    (r"上上(?:个)?(?:周|星期|礼拜)", lambda m, t: _week_of(t - timedelta(days=14))),
     (r"\blast week\b|上(?:个)?(?:周|星期|礼拜)", lambda m, t: _week_of(t - timedelta(days=7))),
     (r"\bthis week\b|这(?:个)?(?:周|星期|礼拜)|本周", lambda m, t: (_week_of(t)[0], t)),
     (
@@ -147,6 +158,13 @@ _RULES: list[_Rule] = [
     ),
 ]
 _COMPILED = [(re.compile(pattern, re.I), build) for pattern, build in _RULES]
+# A day still to come: no past day is named ("what did we plan for next Tuesday" is searched
+# on every day, not on last Tuesday).
+_FUTURE = re.compile(
+    r"\b(?:next|coming) (?:" + "|".join(_WEEKDAYS) + r"|week|month|year)\b|\btomorrow\b|"
+    r"明天|明早|明晚|后天|下(?:个)?(?:周|星期|礼拜|月)",
+    re.I,
+)
 _NAMES_A_DAY = re.compile(
     r"\b(?:" + "|".join(_WEEKDAYS) + r"|" + "|".join(_MONTHS) + r"|ago|yesterday|week|month)\b",
     re.I,
@@ -165,12 +183,17 @@ def _month_index(name: str) -> int:
 
 def past_span(query: str, today: date) -> tuple[Span, str] | None:
     """The days ``query`` asks about and the words that said so, or None when it names none.
-    A day after ``today`` ("March 30" asked on March 3) is read as last year's."""
+    A day after ``today`` ("March 30" asked on March 3) is read as last year's; a day named
+    as still to come ("next Tuesday", "下周二", "这周日" asked before Sunday) names none."""
+    if _FUTURE.search(query):
+        return None
     for pattern, build in _COMPILED:
         match = pattern.search(query)
         if match is None:
             continue
         span = build(match, today)
+        if span is not None and span[0] > today and match.group(0).startswith(("这", "本")):
+            return None  # this week's day, still to come
         if span is not None and span[0] <= today:
             return (span[0], min(span[1], today)), match.group(0)
     if re.search(r"[\u4e00-\u9fff]", query) or not _NAMES_A_DAY.search(query):

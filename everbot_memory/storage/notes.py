@@ -9,6 +9,7 @@ caller redacts it first.
 from __future__ import annotations
 
 import os
+import stat
 from datetime import date
 from pathlib import Path
 
@@ -35,15 +36,17 @@ class NotesFolder:
         return self.folder / f"{day.isoformat()}.md"
 
     def days(self) -> list[tuple[date, Path]]:
-        """Every day that has a file, oldest first."""
+        """Every day that has a file, oldest first. Only regular files: a pipe or a device
+        named like a day's file would block whoever reads it (a hook among them)."""
         found: list[tuple[date, Path]] = []
         try:
-            names = os.listdir(self.folder)
+            entries = list(os.scandir(self.folder))
         except (FileNotFoundError, NotADirectoryError):
             return []
-        for name in names:
+        for entry in entries:
+            name = entry.name
             match = NOTE_FILE_RE.match(name)
-            if match is None:
+            if match is None or not _regular(self.folder / name):
                 continue
             try:
                 day = date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
@@ -53,18 +56,49 @@ class NotesFolder:
         return sorted(found)
 
     def read(self, day: date) -> str | None:
-        """The text of ``day``'s file, or None when there is none."""
+        """The text of ``day``'s file (bytes that are not UTF-8 read as U+FFFD), or None when
+        there is none, or it is not a regular file."""
+        data = self._bytes(self.path_of(day))
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def _bytes(self, path: Path) -> bytes | None:
+        if not _regular(path):
+            return None
         try:
-            return self.path_of(day).read_bytes().decode("utf-8", errors="replace")
+            return path.read_bytes()
         except FileNotFoundError:
             return None
 
     def append(self, note: SessionNote) -> Path:
-        """Add ``note`` to its day's file (made if need be); the caller holds the lock."""
+        """Add ``note`` to its day's file (made if need be); the caller holds the lock.
+
+        What the file held is kept byte for byte, even bytes that are not UTF-8 (a note a
+        person saved in Latin-1): the new section is added after them, in UTF-8. A pipe or a
+        device in the file's place is an error (OSError), left as it is."""
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = self.path_of(note.at.date())
-        existing = self.read(note.at.date())
-        text = add_note(existing, note)
+        if os.path.lexists(path) and not _regular(path):
+            raise OSError(f"{path} is not a regular file")
+        existing = self._bytes(path)
+        if existing is None:
+            data = add_note(None, note).encode("utf-8")
+        else:
+            try:
+                data = add_note(existing.decode("utf-8"), note).encode("utf-8")
+            except UnicodeDecodeError:
+                # Read as UTF-8 with replacements and written back, it would lose those bytes.
+                text = existing.decode("utf-8", errors="replace")
+                added = add_note(text, note)[len(text.rstrip("\n")) :]
+                data = existing.rstrip(b"\n") + added.encode("utf-8")
         mode = 0o600 if existing is None else path.stat().st_mode & 0o7777  # kept as it was
-        write_atomically(path, text.encode("utf-8"), mode=mode)
+        write_atomically(path, data, mode=mode)
         return path
+
+
+def _regular(path: Path) -> bool:
+    """True when ``path`` is a regular file (following a link), False for none or another
+    kind."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False

@@ -211,7 +211,8 @@ def import_(
         typer.Argument(
             metavar="FILE",
             help="A CLAUDE.md or a Claude Code auto-memory MEMORY.md: each bullet and "
-            "paragraph becomes a memory (headings, code blocks and @imports do not).",
+            "paragraph becomes a memory (headings, code blocks and @imports do not). Another "
+            "everbot-memory file: its active memories, with their categories.",
         ),
     ],
     category: Annotated[
@@ -224,7 +225,17 @@ def import_(
         ),
     ] = None,
     dry_run: DryRunOption = False,
-    file: BridgeFileOption = None,
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            "-f",
+            envvar="EVERBOT_MEMORY_FILE",
+            help="The memory file (default: $EVERBOT_MEMORY_FILE, else the project's memory "
+            "when the folder has one, else your own).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
 ) -> None:
@@ -274,6 +285,6 @@ def import_(
             say(quiet, f"skipped line {item.note.line} ({item.reason}): {item.note.shown}")
     summary = (
         f"{counts['added']} added, {counts['reinforced']} reinforced, "
-        f"{counts['skipped']} skipped from {source}"
+        f"{counts['skipped']} skipped from {source}, into {memory.path}"
     )
     say(quiet, summary + (" (dry run: nothing written)" if dry_run else ""))
