@@ -6,9 +6,11 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from freezegun import freeze_time
 
 pytest.importorskip("starlette", reason="the ui extra is not installed")
 
@@ -433,7 +435,7 @@ def test_an_edit_with_a_bad_score_changes_nothing(
     entry_id = _id(memory, "pytest")
     version = _version(client.get(f"/memories/{entry_id}").text)
     before = memory.path.read_bytes()
-    for score in ("lots", "1.5"):
+    for score in ("lots", "1.5", "nan", "inf"):
         answer = client.post(
             f"/memories/{entry_id}",
             data={
@@ -469,6 +471,26 @@ def test_forget_deletes_and_a_stale_forget_is_refused(
         f"/memories/{friday}/forget", data={"csrf": settings.csrf, "version": stale}
     )
     assert refused.status_code == 409 and friday in {e.id for e in memory.entries()}
+
+
+def test_a_memory_whose_score_a_person_typed_can_be_forgotten_later(
+    client: TestClient, memory: Memory, settings: Settings
+) -> None:
+    """Its score and the time it was set from are worked out at each read: the page's version
+    changed every second, and every save or forget of it was refused."""
+    friday = _id(memory, "Fridays")
+    text = memory.path.read_text(encoding="utf-8")
+    heading = next(line for line in text.splitlines() if line.startswith(f"### [{friday}]"))
+    typed = re.sub(r"\| 0\.\d+ \|", "| 0.77 |", heading, count=1)
+    memory.path.write_text(text.replace(heading, typed), encoding="utf-8")
+    with freeze_time(datetime.now(timezone.utc)) as clock:
+        version = _version(client.get(f"/memories/{friday}").text)
+        clock.tick(5)
+        assert _version(client.get(f"/memories/{friday}").text) == version
+        answer = client.post(
+            f"/memories/{friday}/forget", data={"csrf": settings.csrf, "version": version}
+        )
+    assert answer.status_code == 303 and friday not in {e.id for e in memory.entries()}
 
 
 # -- the command

@@ -82,8 +82,14 @@ class ChangedMeanwhileError(EverbotMemoryError):
 
 
 def entry_version(entry: MemoryEntry) -> str:
-    """A short hash of every field of ``entry``: it changes whenever the memory does."""
-    data = json.dumps(entry.to_json(), sort_keys=True, ensure_ascii=False)
+    """A short hash of the fields of ``entry`` a change writes: it changes whenever the memory
+    does, and not between two reads of the same file. (The score now and the time it was
+    set from are worked out at each read for a score a person typed: a new version every
+    second refused every save of such a memory.)"""
+    fields = entry.to_json()
+    for derived in ("score", "base_at"):
+        fields.pop(derived, None)
+    data = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
 
 

@@ -14,6 +14,7 @@ again.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 from collections.abc import Callable
@@ -169,8 +170,10 @@ def create_app(settings: Settings) -> Guard:
             try:
                 score = float(raw_score)
             except ValueError:
+                score = math.nan
+            if not math.isfinite(score):  # "nan" and "inf" read as floats
                 raise EverbotMemoryError(
-                    f"nothing updated: score {raw_score!r} is not a number"
+                    f"nothing updated: score {raw_score!r} is not a number from 0 to 1"
                 ) from None
             await call(
                 web_views.edit,
