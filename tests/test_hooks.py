@@ -520,3 +520,40 @@ def test_jobs_lists_due_waiting_and_failed_and_retries_them(tmp_path: Path, cloc
     again = runner.invoke(app, ["jobs", "--retry", "--file", str(memory)])
     assert "1 failed or waiting job(s) queued again" in again.stdout
     assert "due  session s" in again.stdout
+
+
+def test_a_damaged_job_file_is_listed_by_jobs_and_doctor(tmp_path: Path) -> None:
+    """Set aside at the first look, it was never mentioned again: doctor said no problems."""
+    from typer.testing import CliRunner
+
+    from everbot_memory.faces.cli import app
+
+    memory = tmp_path / "MEMORY.md"
+    Memory(memory).init()
+    queue = JobQueue(memory)
+    queue.folder.mkdir(parents=True, exist_ok=True)
+    (queue.folder / "00000000000000000001-dead.json").write_text('{"session_id": "abc", "tr')
+    assert queue.pending() == []
+    [damaged] = queue.failed()
+    assert damaged.transcript_path == "" and "cannot be read" in damaged.error
+    runner = CliRunner()
+    listed = runner.invoke(app, ["jobs", "--file", str(memory)])
+    assert listed.stdout.startswith("failed  session 00000000000000000001-dead")
+    assert "cannot be read" in listed.stdout
+    doctor = runner.invoke(app, ["doctor", "--file", str(memory)])
+    assert doctor.exit_code == 1 and "the job file cannot be read" in doctor.stdout
+    assert "--retry-failed" not in doctor.stdout  # nothing to retry in it
+    assert Memory(memory).jobs.retry_failed() == 0
+    assert (queue.failed_folder / "00000000000000000001-dead.json").exists()
+
+
+def test_process_pending_sweep_of_a_missing_folder_is_an_error(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from everbot_memory.faces.cli import app
+
+    memory = tmp_path / "MEMORY.md"
+    args = ["process-pending", "--sweep", str(tmp_path / "nowhere"), "--file", str(memory)]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 1
+    assert "no project folder at" in done.output and "give --sweep" in done.output

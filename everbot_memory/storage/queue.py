@@ -159,13 +159,20 @@ class JobQueue:
         return jobs
 
     def failed(self) -> list[Job]:
-        """The jobs set aside in ``failed/``, oldest first (an unreadable one is skipped)."""
+        """The jobs set aside in ``failed/``, oldest first. A file that cannot be read (a
+        damaged job, set aside by :meth:`pending`) is listed too, as a job with no transcript
+        whose error says so: it cannot be retried, and a person should know it is there."""
         if not self.failed_folder.is_dir():
             return []
         jobs = []
         for path in sorted(self.failed_folder.glob("*.json")):
-            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            try:
                 jobs.append(Job.read(path))
+            except FileNotFoundError:
+                continue  # removed meanwhile
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                said = f"the job file cannot be read ({exc}); look at it, then remove {path}"
+                jobs.append(Job(path.stem, "", "", 0.0, error=said, path=path))
         return jobs
 
     def retry(self, job: Job) -> None:

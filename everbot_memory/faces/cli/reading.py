@@ -306,9 +306,10 @@ def doctor(
                 f"failed job: session {job.session_id} ({job.event}), {job.attempts} tries: "
                 f"{job.error}"
             )
-        if failed:
+        retried = [job for job in failed if job.transcript_path]  # not a damaged file
+        if retried:
             typer.echo(
-                f"{len(failed)} failed job(s); `everbot-memory process-pending --retry-failed` "
+                f"{len(retried)} failed job(s); `everbot-memory process-pending --retry-failed` "
                 "queues them again"
             )
         for line in installation_lines(installation):

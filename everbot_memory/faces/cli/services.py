@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from ...errors import EverbotMemoryError
 from ...facade.memory import Memory
 from .app import (
     DEFAULT_FILE,
@@ -66,8 +67,12 @@ def process_pending(
         if sweep is not None:
             from ...facade.claude_code import SWEEP_MAX_AGE_SECONDS, idle_minutes, sweep_places
 
+            if not sweep.expanduser().is_dir():  # as sweep says it: not "0 sessions queued"
+                raise EverbotMemoryError(
+                    f"no project folder at {sweep}; give --sweep the project's folder"
+                )
             idle = idle_minutes(None, memory.path) * 60
-            swept = sweep_places(memory, sweep, idle, SWEEP_MAX_AGE_SECONDS)
+            swept = sweep_places(memory, sweep.expanduser(), idle, SWEEP_MAX_AGE_SECONDS)
             say(quiet, f"{len(swept)} idle session(s) queued")
         requeued = memory.jobs.retry_failed() if retry_failed else 0
         if retry_failed:
