@@ -892,3 +892,16 @@ def test_text_that_begins_with_a_dash_is_never_echoed_whole_and_the_error_says_h
     assert "--file" in run("list", "--fil", path).output
     wrong = run("doctor", "--extractor", "rules", "--file", path).output
     assert "No such option: --extractor" in wrong and "`--`" not in wrong
+
+
+def test_a_memory_path_that_is_a_folder_names_what_set_it(tmp_path: Path) -> None:
+    """Set by $EVERBOT_MEMORY_USER_FILE, the advice was "pass --file"."""
+    folder = tmp_path / "mem"
+    folder.mkdir()
+    said = run("remember", "The user likes tea.", "--file", str(folder))
+    assert said.exit_code == 1
+    assert said.stderr.endswith("is a directory, not a file; give --file the memory file's path\n")
+    env = {"EVERBOT_MEMORY_USER_FILE": str(folder), "EVERBOT_MEMORY_FILE": ""}
+    user = run("--user", "remember", "The user likes tea.", env=env)
+    assert user.exit_code == 1
+    assert "give $EVERBOT_MEMORY_USER_FILE or --file the memory file's path" in user.stderr

@@ -132,9 +132,7 @@ class LocalFile:
         except FileNotFoundError:
             return None, None
         except IsADirectoryError as exc:
-            raise StoreError(
-                f"{self.path} is a directory, not a file; pass --file with a file path", self.path
-            ) from exc
+            raise StoreError(_folder_said(self.path), self.path) from exc
         except PermissionError as exc:
             raise StoreError(f"cannot read {self.path}: permission denied", self.path) from exc
         except OSError as exc:
@@ -185,9 +183,7 @@ class LocalFile:
                 self.path,
             )
         if self.files.target.is_dir():  # refused before a side folder is made beside it
-            raise StoreError(
-                f"{self.path} is a directory, not a file; pass --file with a file path", self.path
-            )
+            raise StoreError(_folder_said(self.path), self.path)
         self.files.ensure()  # the lock is in the side folder, made here for a first save
         return self._lock.held()
 
@@ -410,3 +406,13 @@ def _settled_bytes(path: Path) -> bytes:
         if now != last:
             last, stable_since = now, monotonic()
     return last
+
+
+def _folder_said(path: Path) -> str:
+    """What to do when the memory's path is a folder: name what set it."""
+    named = {
+        os.environ.get(name): name for name in ("EVERBOT_MEMORY_FILE", "EVERBOT_MEMORY_USER_FILE")
+    }
+    variable = named.get(str(path))  # the user's own memory when both name it
+    where = f"${variable} or --file" if variable else "--file"
+    return f"{path} is a directory, not a file; give {where} the memory file's path"
