@@ -2,6 +2,7 @@
 
 Run: python benchmarks/eval_secrets.py [--verbose] [--split dev|test|heldout|all]
      python benchmarks/eval_secrets.py --real [--every N] [--verbose]
+     python benchmarks/eval_secrets.py --worst [--repeat N]
 
 ``fixtures/secrets/corpus.json`` holds secret formats (each split into parts, so no whole
 secret sits in the repository) with sentences to put them in, and ordinary English and Chinese
@@ -14,6 +15,10 @@ docs and data files of every package: identifiers, hashes, UUIDs, URLs, examples
 no real secret, so every line redacted there is a false hit (some are test keys in a
 package's own tests). ``--every N`` reads every Nth file.
 
+``--worst`` times redaction of texts made to be slow (a label repeated to 100 KB: "key=key=...",
+"password=...", a wifi QR code's opening) against ordinary prose of the same length, in the
+same process: medians of ``--repeat`` runs and their ratio.
+
 The heldout split holds formats, wordings and ordinary sentences written apart from the rules
 (by someone who did not read them) and never tuned on: a measure of how the rules carry to
 text nobody wrote them for. The tests do not require it to pass. Once a held-out item is
@@ -25,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sysconfig
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -97,13 +104,41 @@ def real(every: int, verbose: bool) -> None:
     print(f"real text: {len(lines)} lines, {total} redactions (all false): {dict(hits)}")
 
 
+#: Texts made to be slow: a label, over and over, with no value ending it.
+WORST = ["key=", "token=", "password=", "api_key: ", "WIFI:T:", "密码：", "recovery codes: "]
+
+
+def worst(repeat: int) -> None:
+    size = 100_000
+    plain = ("The user deploys the staging service on Fridays after lunch. " * 2000)[:size]
+
+    def median_seconds(text: str) -> float:
+        runs = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            redact(text)
+            runs.append(time.perf_counter() - start)
+        return statistics.median(runs)
+
+    base = median_seconds(plain)
+    print(f"ordinary prose, {size:,} characters: {base * 1000:.1f} ms (median of {repeat})")
+    for unit in WORST:
+        took = median_seconds((unit * (size // len(unit) + 1))[:size])
+        print(f"{unit!r:>20} x {size // len(unit):,}: {took * 1000:.0f} ms, {took / base:.0f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", default="all", choices=["dev", "test", "heldout", "all"])
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--real", action="store_true", help="false hits on real text")
     parser.add_argument("--every", type=int, default=1, help="with --real: every Nth file")
+    parser.add_argument("--worst", action="store_true", help="time texts made to be slow")
+    parser.add_argument("--repeat", type=int, default=3, help="with --worst: runs of each")
     args = parser.parse_args()
+    if args.worst:
+        worst(args.repeat)
+        return
     if args.real:
         real(args.every, args.verbose)
         return

@@ -57,10 +57,13 @@ PRIVATE_KEYS: tuple[Rule, ...] = (
 _STOP = "\\s\"'`”’，。,;；、！？）】\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 _END = rf"(?=[.!?:)\]}}>]*(?:[{_STOP}]|&[A-Za-z_]\w*=|$))"
 # The value itself: not a placeholder opening ($X, <x>, {{x}}, [redacted...], ****).
-# Between quotes, a value may hold spaces ("Lark 83 Tundra"); the quotes stay.
+# Between quotes, a value may hold spaces ("Lark 83 Tundra"); the quotes stay. A value is at
+# most _LONGEST characters: unbounded, each label in a long run of them ("key=key=...") read
+# on to the run's end, and a text of 100 KB took minutes.
+_LONGEST = 512
 _VALUE = (
     rf"(?P<secret>(?<=[\"“'‘])(?![$<{{\[(%*•])[^\"”'’\n]{{4,64}}?(?=[\"”'’])"
-    rf"|(?![$<{{\[(%*•])(?:[^{_STOP}&]|&(?![A-Za-z_]\w*=))+?{_END})"
+    rf"|(?![$<{{\[(%*•])(?:[^{_STOP}&]|&(?![A-Za-z_]\w*=)){{1,{_LONGEST}}}?{_END})"
 )
 # A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword).
 # A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword), or
@@ -97,7 +100,7 @@ _OPENS = (
     r"门禁(?:密码|码)?|密保(?:答案)?|安全问题(?:的)?答案|激活码|序列号|开锁码"
 )
 _WEAK = (
-    r"apikey|api[_ -]key|secret|token|key|pat|sk|credentials?|"
+    r"apikey|api[_ -]key|secret|token|key|pat|credentials?|"
     r"密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
 )
 _QUOTE = r"[\"'`“‘]?"
@@ -111,6 +114,7 @@ _PHRASE = r"(?:[^.,;:!?\n\"'“]|'(?=s?\s))"
 # the one for the EU org: X", "token 给你：X".
 _ASIDE = (
     r"(?:\s*,\s*[^,.;:!?\n\"'“]{1,40}?(?:,(?=\s+(?:is|was)\s)|(?=\s*:))"
+    r"|\s*，[^，,。；：:！？\n]{1,20}?(?:，(?=\s*[是为])|(?=\s*[:：]))"
     r"|\s*[\u3400-\u9fff]{1,6}(?=\s*[:：]))"
 )
 _CONNECTOR = (
@@ -218,7 +222,7 @@ FIELDS: tuple[Rule, ...] = (
     field(
         "password",
         "wifi:",
-        r"(?i)WIFI:(?:[A-Z]:(?:\\.|[^;\\\n])*;)*?P:(?P<secret>(?:\\.|[^;\\\n])+);",
+        r"(?i)WIFI:(?:[A-Z]:(?:\\.|[^;\\\n]){0,64};){0,6}?P:(?P<secret>(?:\\.|[^;\\\n]){1,64});",
         lambda m: True,
         short=True,
     ),
@@ -319,9 +323,9 @@ FIELDS: tuple[Rule, ...] = (
     field(
         "card-number",
         "cvv cvc csc cid card code security 安全码",
-        r"(?i)(?<![A-Za-z])(?:cvv2?|cvc2?|csc|(?P<cid>cid)|"
-        r"card\s+(?:security\s+|verification\s+)?code|"
-        r"security\s+code\s+on\s+the\s+back(?:\s+of\s+(?:the|my|your)\s+card)?|安全码)"
+        r"(?i)(?<![A-Za-z])(?:(?:cvv2?|cvc2?|csc|(?P<cid>cid)|"
+        r"card\s+(?:security\s+|verification\s+)?code|security\s+code)"
+        r"(?:\s+on\s+the\s+back(?:\s+of\s+(?:the|my|your)\s+card)?)?|安全码)"
         r"(?:\s+(?:is|was|number)|\s*[:：=是为#])?\s*(?P<secret>\d{3,4})(?![\d-])",
         lambda m: (
             m["cid"] is None
@@ -436,7 +440,7 @@ FIELDS: tuple[Rule, ...] = (
     ),
     field(
         "secret",
-        "key secret token pat sk credential 密钥 秘钥 私钥 令牌 凭证 凭据 授权码",
+        "key secret token pat credential 密钥 秘钥 私钥 令牌 凭证 凭据 授权码",
         _labelled(_WEAK),
         _after_key,
     ),
@@ -459,6 +463,16 @@ FIELDS: tuple[Rule, ...] = (
         rf"{_QUOTE}(?P<secret>[^\s\"'`]{{4,}})",
         _password,
         short=True,
+    ),
+    # A cloud's secret key by its short name, "SK" (beside an "AK"): letters, digits and
+    # base64's "/+=" only (a sort key "sk: ORDER#2024-..." is a database's, no secret).
+    field(
+        "secret",
+        "sk",
+        r"(?i)(?<![A-Za-z0-9])sk(?:\s+(?:for|of)\s+[^,.;:!?\n\"'“]{1,40}?)?"
+        rf"(?:{_ASIDE})?(?:\s*[:=：]|\s+(?:is|was))\s*{_QUOTE}"
+        r"(?P<secret>[A-Za-z0-9/+=]{20,80})(?![A-Za-z0-9/+=#])",
+        lambda m: token_value(m["secret"]),
     ),
     # A key given to a command by a flag: --secret-key X, --api-key=X, --token X, -k=X (a
     # cloud tool's secret key; "-k" alone is curl's "insecure", with no value).
@@ -504,6 +518,7 @@ FIELDS: tuple[Rule, ...] = (
         r"(?P<secret>[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10})?"
         r"(?:[\s,，;；]+[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10})?){2,})",
         lambda m: sum(c.isdigit() for c in m["secret"]) * 2 >= len(m["secret"].split()[0]),
+        short=True,
     ),
     field(
         "card-number",

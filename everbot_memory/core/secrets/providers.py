@@ -41,11 +41,15 @@ _NAMES_A_DIGEST = re.compile(
 
 
 def _generated(value: str) -> bool:
-    """True for a service's token of a shape no rule knows: a short prefix ("acme_", "wdgt-",
-    "mlsn."), maybe a word or two ("live_", "pat_"), then a body of letters and digits (in
-    one run, or in parts joined by "_" or "-": a checksum, a second half) as a generator
-    makes them. The body is 32 characters or more, or 16 when the prefix names a credential
-    ("sm_pat_", "API-"); see :func:`_random` for what a generated body looks like."""
+    """True for a service's token of a shape no rule knows: a short prefix ("acme_", "wdgt-"),
+    maybe a word or two ("live_", "pat_"), then a body of letters and digits (in one run, or
+    in parts joined by "_" or "-": a checksum, a second half) as a generator makes them. The
+    body is 32 characters or more, or 16 when the prefix names a credential ("sm_pat_",
+    "API-"); see :func:`_random` for what a generated body looks like.
+
+    A body of hex digits alone is a token only after a credential's name, or after a prefix
+    joined by "_" ("e2b_..."): with "-" or "." it is a name made of a hash far more often
+    (a cache key "Linux-node-<sha>", a tag "main-<sha>", a file "app.<sha>.js")."""
     parts = _PREFIXED.fullmatch(value)
     if parts is None:
         return False
@@ -62,12 +66,12 @@ def _generated(value: str) -> bool:
         return False  # a word in the body: a name ("pkg_resources-..."), not a generator's
     body = "".join(segments)
     named = any(w.lower() in _CREDENTIAL_WORDS for w in words)
-    hexadecimal = re.fullmatch(r"[0-9a-f]+", body) is not None
-    if parts["dot"] and not (hexadecimal and len(body) >= 32):
-        return False  # "name.rest": a token only as a long hex run, not a file or host name
-    if hexadecimal and _NAMES_A_CHANGE.fullmatch(head):
-        return False  # "fix-<commit>", "release-<digest>": a name made of a hash
-    return len(body) >= (16 if named else 32) and plausible(body) and _random(body)
+    if len(body) < (16 if named else 32) or not plausible(body):
+        return False
+    if re.fullmatch(r"[0-9a-fA-F]+", body):
+        joined = parts["sep"] == "_" and not _NAMES_A_CHANGE.fullmatch(head)
+        return (named or joined) and _mixed(body)
+    return _random(body)
 
 
 def _random(body: str) -> bool:
@@ -85,21 +89,28 @@ def _random(body: str) -> bool:
     if upper >= 2 and lower >= 2:
         return len(_CAPITALISED.findall(body)) * 2 < upper
     if upper == 0:
-        past_f = re.search(r"[g-z]", body) is not None
-        return (past_f and digits * 10 >= len(body)) or (not past_f and len(body) >= 32)
+        return re.search(r"[g-z]", body) is not None and digits * 10 >= len(body)
     return lower == 0 and len(body) >= 20
 
 
-#: Words that name a change or a build, before a hash in a branch's or a file's name.
+def _mixed(body: str) -> bool:
+    """True for hex digits as a generator makes them: letters and digits both, and changing
+    often (not "deadbeefdeadbeef", not a run of zeros)."""
+    digits = sum(c.isdigit() for c in body)
+    kinds = [c.isdigit() for c in body]
+    changes = sum(1 for a, b in pairwise(kinds) if a != b)
+    return 2 <= digits < len(body) - 1 and changes * 5 >= len(body)
+
+
+#: Words that name a change, a build or a place, before a hash in a name.
 _NAMES_A_CHANGE = re.compile(
-    r"(?i)fix|feat|feature|branch|release|hotfix|patch|bug|issue|pr|mr|pkg|package|app|v|ver|version"
+    r"(?i)fix|feat|feature|branch|release|hotfix|patch|bug|issue|pr|mr|pkg|package|app|v|ver|"
+    r"version|python|node|main|master|dev|prod|cache|tmp|temp|user|session|sess|doc|file"
 )
 #: Words of a prefix that name a credential: the body after them may be shorter.
 _CREDENTIAL_WORDS = frozenset(["api", "apikey", "auth", "key", "pat", "secret", "sk", "token"])
 _CAPITALISED = re.compile(r"[A-Z][a-z]{2,}")
-_PREFIXED = re.compile(
-    r"(?P<head>[A-Za-z][A-Za-z0-9]{1,11})(?:[_-]|(?P<dot>\.))(?P<rest>[A-Za-z0-9_-]+)"
-)
+_PREFIXED = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9]{1,11})(?P<sep>[_-])(?P<rest>[A-Za-z0-9_-]+)")
 
 
 PROVIDERS: tuple[Rule, ...] = (
@@ -241,6 +252,7 @@ PROVIDERS: tuple[Rule, ...] = (
     token("age-secret-key", "age-secret-key-1", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     token("django-secret-key", "django-insecure-", r"django-insecure-[^\s'\"`]{30,}"),
     token("kubernetes-bootstrap-token", "token", r"[a-z0-9]{6}\.[a-z0-9]{16}"),
+    token("mailersend-token", "mlsn.", r"mlsn\.[0-9a-f]{64}"),
     # OpenShift's OAuth access tokens: "sha256~" and 43 base64url characters (a digest is
     # written "sha256:").
     token("openshift-token", "sha256~", r"sha256~[A-Za-z0-9_-]{43}"),
@@ -349,7 +361,7 @@ PROVIDERS: tuple[Rule, ...] = (
         "",
         # Not within a longer name ("pkg_resources-..."), nor before ".js" or ".com" (a
         # file's or a host's name).
-        r"(?<![_.~-])[A-Za-z][A-Za-z0-9]{1,11}[_.-](?:[A-Za-z0-9]+[_-]){0,3}[A-Za-z0-9]{8,}(?!\.\w)",
+        r"(?<![_.~-])[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]+[_-]){0,3}[A-Za-z0-9]{8,}(?!\.\w)",
         _generated,
     ),
 )
