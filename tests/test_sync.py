@@ -215,6 +215,32 @@ def test_a_settled_conflict_stays_settled_after_hand_edits_and_pulls(
         assert any(memory in c for c in found), memory
 
 
+def test_a_pull_with_rebase_over_a_hand_edit_keeps_a_forgotten_memory_forgotten(
+    machines: tuple[Path, Path],
+) -> None:
+    """In a rebase git gives the other machine's copy as "ours" and this clone's commit as
+    "theirs": that commit (a hand edit the engine never read) must still descend from this
+    clone's versions, or the next save keeps what either side holds."""
+    laptop, desktop = machines
+    service.sync(desktop / "MEMORY.md")
+    on_laptop, on_desktop = Memory(laptop / "MEMORY.md"), Memory(desktop / "MEMORY.md")
+    on_laptop.remember("The user likes bananas.")
+    service.sync(laptop / "MEMORY.md")
+    service.sync(desktop / "MEMORY.md")
+    [bananas] = [e.id for e in on_laptop.entries() if "bananas" in e.content]
+    on_laptop.forget(bananas)
+    service.sync(laptop / "MEMORY.md")
+    on_desktop.remember("The user likes dates.")
+    _replace(desktop / "MEMORY.md", "pytest over unittest.", "pytest over nose.")
+    git(desktop, "commit", "-q", "-am", "desktop by hand")
+    git(desktop, "pull", "-q", "--rebase", "origin", "main")
+    on_desktop.remember("The user likes figs.")
+    found = list(contents(desktop / "MEMORY.md").values())
+    assert not any("bananas" in c for c in found), found
+    assert "The user prefers pytest over nose." in found
+    assert {"The user likes dates.", "The user likes figs."} <= set(found)
+
+
 def test_a_conflict_is_left_for_a_person_and_writers_wait(machines: tuple[Path, Path]) -> None:
     laptop, desktop = machines
     service.sync(desktop / "MEMORY.md")
