@@ -814,3 +814,28 @@ def test_a_clean_line_merge_of_a_file_it_cannot_read_is_left_to_check(tmp_path: 
     assert "without conflict markers: check it, then `git add MEMORY.md`" in said
     assert "The user reads." in ours.read_bytes().decode("latin-1")
     assert "likes café".encode("latin-1") in ours.read_bytes()
+
+
+def test_sync_says_to_check_a_file_git_merged_line_by_line(machines: tuple[Path, Path]) -> None:
+    """Not "deleted on one side: ... `git rm`": both sides changed it, and git merged it line
+    by line, without markers, because the driver could not read one side."""
+    laptop, desktop = machines
+    service.sync(desktop / "MEMORY.md")
+    on_laptop = Memory(laptop / "MEMORY.md")
+    for fruit in ("apples", "bananas", "cherries", "dates"):
+        on_laptop.remember(f"The user likes {fruit}.")
+    service.sync(laptop / "MEMORY.md")
+    service.sync(desktop / "MEMORY.md")
+    path = laptop / "MEMORY.md"
+    path.write_bytes(
+        path.read_bytes().replace(b"likes apples", "likes café apples".encode("latin-1"))
+    )
+    git(laptop, "commit", "-q", "-am", "latin-1")
+    git(laptop, "push", "-q", "origin", "main")
+    _replace(desktop / "MEMORY.md", "likes dates.", "likes dried dates.")
+    with pytest.raises(EverbotMemoryError) as raised:
+        service.sync(desktop / "MEMORY.md")
+    said = str(raised.value)
+    assert "the theirs version is not UTF-8 text" in said and ".merge_file" not in said
+    assert "merged line by line without conflict markers: check it" in said
+    assert "git rm" not in said

@@ -163,10 +163,17 @@ def merge_files(
         raise EverbotMemoryError(f"cannot read {exc.filename}: {exc.strerror}") from exc
     paths = (base, ours, theirs)
     reason: str | None = None
-    try:
-        texts = [decode(item, label) for item, label in zip(data, paths, strict=True)]
-    except NotTextError as exc:
-        reason = str(exc)
+    texts: list[str] = []
+    for item, side in zip(data, ("base", "ours", "theirs"), strict=True):
+        # Said by side: git names its copies with temporary files (".merge_file_a1b2c3").
+        if b"\0" in item:
+            reason = f"the {side} version is a binary file"
+            break
+        try:
+            texts.append(item.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            reason = f"the {side} version is not UTF-8 text (bad byte at offset {exc.start})"
+            break
     else:
         # Text that is not a memory file (another document committed under its name): merged
         # by memory, it would read as every memory deleted. Line by line, for a person.
@@ -508,22 +515,40 @@ def _head(folder: Path, ref: str = "HEAD") -> str | None:
 
 def _settle(folder: Path, unmerged: list[str]) -> str:
     """How to settle the files a merge left unmerged: those with conflict markers are edited;
-    one that a side deleted (no markers) is kept or removed."""
+    one that a side deleted is kept or removed; one both sides changed that holds no markers
+    (merged line by line, the driver could not read it) is checked."""
     top = _git(folder, "rev-parse", "--show-toplevel").stdout.strip()
     marked: list[str] = []
     gone: list[str] = []
+    check: list[str] = []
     for name in unmerged:
         path = Path(top or folder) / name
+        # The index's stages of the file: 2 is ours, 3 theirs; one missing, a side deleted it.
+        stages = {
+            line.split()[2]
+            for line in _git(folder, "ls-files", "-u", "--", name).stdout.splitlines()
+            if len(line.split()) > 2
+        }
         try:
             held = "<<<<<<<" in path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             held = False  # deleted on one side (or unreadable): nothing to edit in it
-        (marked if held else gone).append(name)
+        if held:
+            marked.append(name)
+        elif {"2", "3"} <= stages:
+            check.append(name)
+        else:
+            gone.append(name)
     steps = []
     if marked:
         steps.append(
             f"edit {', '.join(marked)} (keep the right text, delete the lines from <<<<<<< "
             f"to >>>>>>>) and `git add {' '.join(marked)}`"
+        )
+    if check:
+        steps.append(
+            f"{', '.join(check)} was merged line by line without conflict markers: check it, "
+            f"then `git add {' '.join(check)}`"
         )
     if gone:
         steps.append(
