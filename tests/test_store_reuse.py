@@ -366,3 +366,39 @@ def test_a_save_a_month_later_rescores_every_memory_without_rendering_or_checkin
     assert sorted(MemoryStore(memory_path).load(), key=lambda e: e.id) == sorted(
         [*decayed, make_entry("n00000", "A new memory.")], key=lambda e: e.id
     )
+
+
+def test_a_save_that_failed_after_letting_go_of_old_texts_saves_whole_the_next_time(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A save lets go of the texts its rescored and changed memories had before it writes;
+    # when the write fails, the next save from the same store renders those memories anew.
+    from datetime import timedelta
+
+    from everbot_memory.core.merge import MergeStats, settle
+    from everbot_memory.storage.backend import LocalFile
+
+    MemoryStore(memory_path).save(_entries(20))
+    before = memory_path.read_bytes()
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    later = max(e.last_activated for e in loaded) + timedelta(days=30)
+    decayed = settle(loaded, later, MergeStats(), set())
+    wanted = [decayed[0].replace(content="The user now likes coffee."), *decayed[1:]]
+    write = LocalFile.write
+
+    def failing(self: LocalFile, *args: object, **kwargs: object) -> object:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(LocalFile, "write", failing)
+    with pytest.raises(OSError):
+        store.save(wanted)
+    assert memory_path.read_bytes() == before
+    monkeypatch.setattr(LocalFile, "write", write)
+    assert store.save(wanted)
+    text = memory_path.read_text(encoding="utf-8")
+    doc = parse(text)
+    assert text == render(doc)  # canonical, the profile derived from these memories
+    assert sorted(MemoryStore(memory_path).load(), key=lambda e: e.id) == sorted(
+        wanted, key=lambda e: e.id
+    )

@@ -16,12 +16,13 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
 
 from ..core.clock import iso, utcnow
 from ..core.collector import collection_paused
-from ..core.entry import MemoryEntry
+from ..core.entry import MemoryEntry, exhaust
 from ..core.merge import fingerprint, rebase, unite
 from ..core.profile import ordered
 from ..core.redaction import redact, scrub
@@ -380,6 +381,13 @@ class MemoryStore:
                 self._check_fresh(anew, rendered.sources)
             else:
                 self._check_rendered(written.decode("utf-8"), new_doc)
+            # The texts these memories had are not written again: let go of them before the
+            # hooks' files are made (a day's decay gives every memory of a large file a new
+            # text: tens of MB). A later attempt without them renders and checks those
+            # memories anew, and derives the profile anew (what it was derived from is gone).
+            if rendered.fresh:
+                exhaust(map(doc.sources.pop, map(_ID, rendered.fresh), repeat(None)))
+                doc.derived = None
             # The journal's copy is compressed on another thread meanwhile.
             packing = Packing(written)
             version = digest(written)
@@ -541,6 +549,8 @@ class MemoryStore:
                 self.path,
             )
 
+
+_ID = attrgetter("id")
 
 _PROBE_NOTE = "The end of the entries checked."
 _PROBE_STAMP = "2000-01-01T00:00:00Z"
