@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 import uuid
 from datetime import datetime, timezone
@@ -768,12 +770,22 @@ def test_importing_another_memory_file_takes_its_active_memories(
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
-def test_import_refuses_a_pipe_or_a_device(memory: Memory, tmp_path: Path) -> None:
-    """A pipe would never end and a device such as /dev/zero would never stop filling."""
+def test_import_reads_a_pipe_to_its_end_and_never_hangs(memory: Memory, tmp_path: Path) -> None:
+    """Piped notes are read (`import /dev/stdin`); a named pipe no one writes to reads as
+    empty instead of hanging, and a device that never ends (/dev/zero) is an error."""
+    piped = subprocess.run(
+        [sys.executable, "-m", "everbot_memory", "import", "/dev/stdin", "--file", memory.path],
+        input="- The user prefers tabs over spaces in Python.\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert [e.content for e in memory.entries()] == ["The user prefers tabs over spaces in Python."]
     pipe = tmp_path / "notes.md"
     os.mkfifo(pipe)
-    for source in (pipe, Path("/dev/zero")):
-        result = run("import", str(source), "--file", str(memory.path))
-        assert result.exit_code == 1
-        assert f"{source} is not a regular file" in result.output
-    assert not memory.path.exists()
+    nobody = run("import", str(pipe), "--file", str(memory.path))
+    assert nobody.exit_code == 0 and "0 added" in nobody.output
+    endless = run("import", "/dev/zero", "--file", str(memory.path))
+    assert endless.exit_code == 1 and "/dev/zero holds more than" in endless.output
+    assert len(memory.entries()) == 1

@@ -547,6 +547,20 @@ def test_doctor_lists_failed_jobs_of_the_hooks_memory(
     assert "1 failed" in result.stdout and "process-pending --retry-failed" in result.stdout
 
 
+def test_doctor_names_a_damaged_job_file_without_offering_a_retry(
+    home: Path, project: Path, program: Path, memory: Path
+) -> None:
+    install(program)
+    Memory(user_memory_path()).init()
+    queue = JobQueue(user_memory_path())
+    queue.failed_folder.mkdir(parents=True)
+    (queue.failed_folder / "abc.json").write_text('{"session_id": "abc", "transcript')
+    result = doctor(memory)
+    assert result.exit_code == 1
+    assert "the job file cannot be read" in result.stdout
+    assert "process-pending --retry-failed" not in result.stdout
+
+
 def test_doctor_says_when_the_plugin_runs_the_hooks_too(
     home: Path, project: Path, program: Path, memory: Path
 ) -> None:

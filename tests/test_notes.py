@@ -52,6 +52,11 @@ MONDAY = date(2026, 4, 13)
         ("上上周", date(2026, 3, 30), date(2026, 4, 5)),
         ("这周一", date(2026, 4, 13), date(2026, 4, 13)),  # today, a Monday
         ("周日", date(2026, 4, 12), date(2026, 4, 12)),
+        # A past day said beside a day to come.
+        ("what did we decide yesterday about tomorrow's release", *[date(2026, 4, 12)] * 2),
+        ("昨天我们说明天要做什么", date(2026, 4, 12), date(2026, 4, 12)),
+        ("上周讨论的下周计划", date(2026, 4, 6), date(2026, 4, 12)),
+        ("昨天之后天气怎么样", date(2026, 4, 12), date(2026, 4, 12)),
     ],
 )
 def test_the_days_a_question_names(question: str, first: date, last: date) -> None:

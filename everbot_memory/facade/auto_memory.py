@@ -462,6 +462,29 @@ class ImportReport:
 _MOST_BYTES = 10_000_000
 
 
+def _read_capped(path: Path) -> bytes:
+    """The bytes of ``path``: a file, or a pipe (``/dev/stdin``, ``<(cat CLAUDE.md)``) read to
+    its end. Opened without waiting, so a named pipe no one writes to reads as empty instead
+    of hanging; more than :data:`_MOST_BYTES` (a device such as /dev/zero never ends) is an
+    error."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, 1 << 16):
+            total += len(chunk)
+            if total > _MOST_BYTES:
+                raise EverbotMemoryError(
+                    f"{path} holds more than {_MOST_BYTES:,} bytes, more than notes do; give "
+                    "the path of a CLAUDE.md or an auto-memory file"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _a_memory_file(text: str) -> bool:
     """True for this engine's own memory file: its first heading is the format's title or
     one of its sections."""
@@ -524,21 +547,10 @@ def import_notes(
     path = Path(source)
     if category is not None and category not in CATEGORIES:
         raise EverbotMemoryError(f"category {category!r} is not one of {', '.join(CATEGORIES)}")
+    if path.is_dir():
+        raise EverbotMemoryError(f"{path} is a folder; give the path of a Markdown file")
     try:
-        found = path.stat()
-        kind, size = found.st_mode, found.st_size
-    except OSError:
-        kind, size = stat.S_IFREG, 0  # said below, by the read
-    if not stat.S_ISREG(kind) and not stat.S_ISDIR(kind):
-        # A pipe would never end, a device (/dev/zero) would fill the memory.
-        raise EverbotMemoryError(f"{path} is not a regular file; give the path of a Markdown file")
-    if size > _MOST_BYTES:
-        raise EverbotMemoryError(
-            f"{path} holds {size:,} bytes, more than notes do ({_MOST_BYTES:,} at most); "
-            "give the path of a CLAUDE.md or an auto-memory file"
-        )
-    try:
-        text = path.read_bytes().decode("utf-8")
+        text = _read_capped(path).decode("utf-8")
     except FileNotFoundError as exc:
         raise EverbotMemoryError(
             f"no file at {path}; give the path of a CLAUDE.md or an auto-memory MEMORY.md"

@@ -203,13 +203,18 @@ def _check_queue(report: Installation) -> None:
     due = [j for j in pending if j.not_before <= now]
     report.queued = len(due)
     report.waiting = len(pending) - len(due)
-    report.failed = len(jobs.failed())
+    failed = jobs.failed()
+    report.failed = len(failed)
     flag = f"--file {shlex.quote(str(report.memory))}"
-    if report.failed:
+    retried = [job for job in failed if job.transcript_path]
+    if retried:
         report.problems.append(
-            f"{report.failed} failed job(s) in the queue of {report.memory}; "
+            f"{len(retried)} failed job(s) in the queue of {report.memory}; "
             f"`{PROGRAM} process-pending --retry-failed {flag}` queues them again"
         )
+    for job in failed:
+        if not job.transcript_path:  # a damaged job file: nothing to retry in it
+            report.problems.append(job.error)
     stuck = [j for j in due if now - max(j.queued_at, j.not_before) > STUCK_SECONDS]
     if stuck:
         report.problems.append(

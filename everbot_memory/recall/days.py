@@ -162,7 +162,7 @@ _COMPILED = [(re.compile(pattern, re.I), build) for pattern, build in _RULES]
 # on every day, not on last Tuesday).
 _FUTURE = re.compile(
     r"\b(?:next|coming) (?:" + "|".join(_WEEKDAYS) + r"|week|month|year)\b|\btomorrow\b|"
-    r"明天|明早|明晚|后天|下(?:个)?(?:周|星期|礼拜|月)",
+    r"明天|明早|明晚|(?<![之以然最此])后天|下(?:个)?(?:周|星期|礼拜|月)",
     re.I,
 )
 _NAMES_A_DAY = re.compile(
@@ -185,8 +185,9 @@ def past_span(query: str, today: date) -> tuple[Span, str] | None:
     """The days ``query`` asks about and the words that said so, or None when it names none.
     A day after ``today`` ("March 30" asked on March 3) is read as last year's; a day named
     as still to come ("next Tuesday", "下周二", "这周日" asked before Sunday) names none."""
-    if _FUTURE.search(query):
-        return None
+    # The days to come said are left out; a past day said beside them still counts ("what
+    # did we decide yesterday about tomorrow's release").
+    query = _FUTURE.sub(" ", query)
     for pattern, build in _COMPILED:
         match = pattern.search(query)
         if match is None:
