@@ -967,3 +967,34 @@ def test_a_conversations_sentences_are_embedded_in_one_batch_and_judged_the_same
     assert [model.judge(t) for t in texts] == alone and len(calls) == 1
     model.judge("Not primed.")
     assert calls[-1] == ["Not primed."]  # anything else still judged alone
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        # A home corrected in the next sentence, "now" before the marker.
+        (
+            "we live in Brooklyn. well, Queens now actually, we moved across the river in June",
+            "The user lives in Brooklyn.",
+        ),
+        # The old tool dropped, then the new one, with what it is used for in front.
+        ("现在记账都不用Excel了，改成用随手记，你知道怎么导出年度报表吗", "用户用 Excel 记账"),
+        ("写前端我已经不用Vue了，换成React了", "用户用 Vue 写前端"),
+    ],
+)
+def test_a_change_said_in_passing_retires_the_known_value(said: str, known: str) -> None:
+    assert ("k1",) in _retired(said, known)
+
+
+def test_a_day_an_appointment_moved_to_is_no_home() -> None:
+    found = _close(
+        ["my dentist appointment got moved to Thursday at 4, can you remind me the day before?"]
+    )
+    assert [category for category, *_ in found] == ["todo"]
+
+
+def test_what_the_user_always_wants_of_answers_is_a_taste() -> None:
+    found = _close(
+        ["I always want type hints in any Python you write for me, even in quick scripts."]
+    )
+    assert [category for category, *_ in found] == ["preference"]
