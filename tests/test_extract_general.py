@@ -91,6 +91,34 @@ def test_a_todo_of_today_needs_something_to_do_or_a_time_and_someone_elses_taste
 
 
 @pytest.mark.parametrize(
+    "said, fitted, category",
+    [
+        # A state that holds from a day on is a fact, told as a story or with its day to come.
+        ("我们上个月从成都搬到重庆了", "fact", "fact"),
+        ("starting at Ramp on June 3rd as a finance ops lead", "todo", "fact"),
+        ("btw you have my birthday wrong, it's May 13 not May 3", "todo", "fact"),
+        # ... unless something is still to be done for it.
+        ("I need to pack before we move to Berlin next month", "todo", "todo"),
+        # A taste said by what the user cannot bear or always picks; someone else's is a fact.
+        ("honestly I can't do podcasts longer than 30 minutes", "fact", "preference"),
+        ("坐高铁我永远选靠窗", "fact", "preference"),
+        ("我家柯基最近不爱吃狗粮", "preference", "fact"),
+        # How the user wants to be answered, the time said after.
+        ("can you answer in Spanish from now on", "fact", "preference"),
+        # A habit said after the deed; a decision not yet made is none.
+        ("I do my grocery run every Sunday morning at the farmers market", "fact", "workflow"),
+        ("我每天晚上睡前都会背半小时单词", "fact", "workflow"),
+        ("I still haven't decided whether to renew the lease", "fact", "fact"),
+        ("我对 redis 比较熟", "preference", "skill_usage"),
+    ],
+)
+def test_a_kept_sentence_takes_the_kind_its_frame_says(
+    said: str, fitted: str, category: str
+) -> None:
+    assert _selected_category(said, fitted, TODAY)[0] == category  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
     "said, known",
     [
         ("these days I'm in Denver, the move was brutal", "The user lives in Austin."),
@@ -939,3 +967,34 @@ def test_a_conversations_sentences_are_embedded_in_one_batch_and_judged_the_same
     assert [model.judge(t) for t in texts] == alone and len(calls) == 1
     model.judge("Not primed.")
     assert calls[-1] == ["Not primed."]  # anything else still judged alone
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        # A home corrected in the next sentence, "now" before the marker.
+        (
+            "we live in Brooklyn. well, Queens now actually, we moved across the river in June",
+            "The user lives in Brooklyn.",
+        ),
+        # The old tool dropped, then the new one, with what it is used for in front.
+        ("现在记账都不用Excel了，改成用随手记，你知道怎么导出年度报表吗", "用户用 Excel 记账"),
+        ("写前端我已经不用Vue了，换成React了", "用户用 Vue 写前端"),
+    ],
+)
+def test_a_change_said_in_passing_retires_the_known_value(said: str, known: str) -> None:
+    assert ("k1",) in _retired(said, known)
+
+
+def test_a_day_an_appointment_moved_to_is_no_home() -> None:
+    found = _close(
+        ["my dentist appointment got moved to Thursday at 4, can you remind me the day before?"]
+    )
+    assert [category for category, *_ in found] == ["todo"]
+
+
+def test_what_the_user_always_wants_of_answers_is_a_taste() -> None:
+    found = _close(
+        ["I always want type hints in any Python you write for me, even in quick scripts."]
+    )
+    assert [category for category, *_ in found] == ["preference"]

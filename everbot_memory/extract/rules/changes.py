@@ -125,6 +125,19 @@ CHANGES: list[tuple[re.Pattern[str], Any, int]] = [
         lambda m: "用户" + re.sub(r"\s*了?\s*([，,])\s*", "，", m.string[1:]).rstrip("了 "),
         2,
     ),
+    (
+        # The old tool dropped, then the new one, with what it is used for in front ("现在记账
+        # 都不用Excel了，改成用随手记，..."): what follows the new value is another clause.
+        re.compile(
+            r"^(?:我们?)?(?:现在|已经|目前)*([^，,。我]{0,8}?)(?:我们?)?(?:现在|已经|目前)*(?:都|也)?"
+            r"(?:不再用|不用|不使用)\s*"
+            r"([^，,。]{1,20}?)\s*了?[，,]\s*(?:改用|换成用?|改成用?|换用|现在用)\s*([^，,。？?]{1,20})"
+        ),
+        lambda m: (
+            f"用户{m.group(1)}现在用{m.group(3).strip().rstrip('了')}，不再用{m.group(2).strip()}"
+        ),
+        2,
+    ),
 ]
 # Facts with one value at a time: a new one contradicts the known one with another value. The
 # subject may be the user in the third person, the user's own "I" (a memory typed as said), or

@@ -234,7 +234,9 @@ def _en_rules() -> list[Rule]:
             lambda m: _preference_en(m),
         ),
         (
-            r(r"^I (always|usually|normally|typically) (.{3,100})$"),
+            # Not what the user always wants ("I always want type hints in any Python you
+            # write for me"): a taste, left to the selector and its frames.
+            r(r"^I (always|usually|normally|typically) (?!want\b|wants\b)(.{3,100})$"),
             "workflow",
             "medium",
             lambda m: sentence(f"The user {m.group(1).lower()} {verb_phrase(m.group(2))}"),

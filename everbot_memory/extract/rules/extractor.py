@@ -284,10 +284,16 @@ def _kind(said: str, fitted: Category) -> Category:
     # How the user wants to be answered is a taste, even said as a rule from now on.
     if _HOW_TO_ANSWER.search(said):
         return "preference"
-    if "decision" in kinds(said):
+    if "decision" in kinds(said) and not _UNDECIDED.search(said):
         return "decision"
-    if fitted in ("fact", "experience", "workflow") and _TASTE.search(said):
+    if fitted in ("fact", "experience", "workflow") and _own_taste(said):
         return "preference"
+    # Someone else's taste ("我家柯基最近不爱吃狗粮", "娃也爱吃") says something about the
+    # user's household, not what the user likes.
+    if fitted == "preference" and _TASTE.search(said) and not _own_taste(said):
+        return "fact"
+    if fitted in ("fact", "experience", "preference") and _SKILLED.search(said):
+        return "skill_usage"
     if fitted in ("fact", "experience") and _OWN_TOOL.search(said):
         return "skill_usage"
     if fitted in ("fact", "experience") and _HABIT.search(said):
@@ -305,7 +311,30 @@ _HABIT = re.compile(
     rf"weeknights|weekends|mornings|evenings)(?: (?:nights|mornings|evenings|afternoons))?,?"
     rf" (?:i|we)\b"
     rf"|\b(?:i|we) (?:only |always |usually )?(?:do|check|answer|read|write) [\w ]{{2,20}}"
-    rf" (?:at \d|on {_DAY}s)",
+    rf" (?:at \d|on {_DAY}s)"
+    # What the user does each time a period comes round, said after the deed ("I do my grocery
+    # run every Sunday morning", "我每天晚上睡前都会背半小时单词", "我平时写周报都是丢给你
+    # 润色的"): the user is the subject, the period marks a habit.
+    rf"|\b(?:i|we) (?!(?:was|were|had|went|did)\b)[\w' ]{{2,40}}? (?:every|each) (?:day|morning|"
+    rf"evening|night|week|weekday|weekend|{_DAY})\b"
+    r"|^(?:[^，。,]{0,8}?[，,]\s*)?我(?!们)(?:现在|一般|平时|通常|基本)?(?:每天|每周|每晚|每天早上|每天晚上|"
+    r"每个周末|平时|一般)(?:都)?(?:会)?[^，。,]{0,4}?"
+    r"(?:起|跑|写|背|看|读|去|练|做|学|听|查|用|先|丢|交|打|健身|锻炼)",
+    re.I,
+)
+# Not a decision: one still to be made ("I still haven't decided whether to renew", "还没想好").
+_UNDECIDED = re.compile(
+    r"\b(?:haven't|have not|hasn't|not yet|still not|can't|cannot|couldn't) (?:\w+ )?decided?\b"
+    r"|\bundecided\b|还没(?:决定|定|想好)|没想好|拿不定",
+    re.I,
+)
+# How well the user knows a tool or a trade ("我对 redis 比较熟", "Excel 我是真的熟", "I'm
+# fluent in Go"): a skill, which the model, fitted mostly on facts, calls a fact or a taste.
+_SKILLED = re.compile(
+    r"\b(?:i'm|i am) (?:\w+ )?(?:fluent|proficient|good|decent|comfortable|experienced) (?:in|at|with)\b"
+    r"|\bi know [A-Za-z][\w+#.]* (?:inside out|really well|well)\b"
+    r"|我(?:对|跟)[^，。,]{1,12}?(?:比较|很|挺|特别|非常)?熟|我是真的熟|(?:用|写)得(?:很|挺|比较|特别)?熟"
+    r"|(?:很|比较|挺)?熟练|精通|一窍不通",
     re.I,
 )
 
@@ -314,7 +343,11 @@ _HABIT = re.compile(
 # emoji", "going forward keep your answers short"): a taste, whatever else it holds.
 _HOW_TO_ANSWER = re.compile(
     r"以后(?:回复|回答|给我|跟我|和我)|以后[^，。,]{0,8}?(?:回复|回答)我"
-    r"|\b(?:from now on|going forward|in future)\b.*\b(?:answers?|repl(?:y|ies)|respon(?:d|ses?))\b",
+    r"|\b(?:from now on|going forward|in future)\b.*\b(?:answers?|repl(?:y|ies)|respon(?:d|ses?))\b"
+    # The same, the time said after ("can you answer in Spanish from now on"), or what the
+    # assistant makes for the user ("I always want type hints in any Python you write for me").
+    r"|\b(?:answers?|repl(?:y|ies)|respon(?:d|ses?)|talk|write)\b.*\b(?:from now on|going forward)\b"
+    r"|\b(?:any|every|all|the) [\w ]{0,20}?you (?:write|give|send|make|suggest) (?:for |to )?me\b",
     re.I,
 )
 # The user's own tool, said as the one they use ("I only use Linux at home", "I do all my
@@ -339,6 +372,12 @@ _TASTE = re.compile(
     r"|\b(?:i'd|we'd|i would|we would) (?:much |really )?rather\b"
     r"|\b(?:i'm|i am|we're|we are) (?:not )?(?:a (?:big |huge )?fan of|into|obsessed with)\b"
     r"|\b(?:my favou?rite|i'm more of a|more of a \w+ person)\b"
+    # A taste said by what the user cannot bear or always picks ("I can't do podcasts longer
+    # than 30 minutes", "I'm not big on spicy food", "坐高铁我永远选靠窗", "一口都碰不了").
+    r"|\b(?:i|we) (?:just |really |honestly |simply )?(?:can't|cannot) do\b(?!.*\banymore\b)"
+    r"|\b(?:i'm|i am|we're|we are) not (?:big on|really into|much of a)\b"
+    r"|\b(?:i|we) (?:always|only ever|never) (?:go for|pick|choose|order)\b"
+    r"|(?:永远|总是|一律|每次都|只)选|碰不了|一口都不|不想再|不想住|从来不吃|从不吃"
     r"|喜欢|不喜欢|讨厌|偏好|更愿意|宁愿|宁可|受不了|爱吃|爱喝|不爱|最爱|吃不了|喝不了|吃不惯|"
     r"不太想|不想吃|不碰|怕冷|怕热|怕辣|怕吵|偏爱|钟爱|迷上|爱看|爱听|爱玩|不感冒|接受不了|忍不了|"
     r"倾向于|更想",
@@ -519,6 +558,17 @@ _PAST = re.compile(
 )
 
 
+# A state the user is in from a day on: a move, a job, a role, a first day somewhere, a school
+# start, a birthday ("moved to", "starting at Ramp", "下个月去腾讯报到", "我生日是3月18号").
+_NEW_STATE = re.compile(
+    r"\b(?:moved|moving|relocated) (?:to|from|up|down|over|across|back)\b|\bclosed on the house\b"
+    r"|\b(?:starting|started|start|starts|joining|joined) (?:at|with) (?-i:[A-Z])|\bfirst day (?:at|in)\b"
+    r"|\bstarts? (?:kindergarten|school|college|uni|daycare)\b|\bmy birthday\b"
+    r"|搬到|搬去|搬回|搬家|离职|入职|报到|转岗|跳槽|调到|生日是|出生",
+    re.I,
+)
+
+
 def _past(said: str) -> bool:
     """True when the sentence opens as a story of what happened (its first clause)."""
     return bool(_PAST.search(re.split(r"[,，;；:：]", said, maxsplit=1)[0].strip()))
@@ -557,7 +607,8 @@ def _own_taste(said: str) -> bool:
         if not CJK_RE.match(match.group(0)[:1]):
             return True  # the English wordings hold their subject ("I", "we", "my")
         clause = re.split(r"[，,。！？!?；;]", said[: match.start()])[-1]
-        if clause == "" or re.search(r"我(?!们)[^，。]{0,4}$", clause):
+        # "我家柯基最近不爱吃" is the dog's taste: "我家", "我的" own, they do not like.
+        if clause == "" or re.search(r"我(?![们家的])[^，。]{0,6}$", clause):
             return True
     return False
 
@@ -618,10 +669,20 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
     """The category of a sentence the selector keeps, from the fitted model's and the
     sentence's own words, and the day it names."""
     category = _kind(said, fitted)
+    # A move, a new job or role, a birthday: a state that holds from then on, a fact, whether
+    # told as a story ("上个月从北京搬到深圳了") or with the day it starts ("starting at Ramp on
+    # June 3rd", "下周一去华为报到"), unless something is still to be done for it.
+    if _NEW_STATE.search(said) and not _MUST.search(said) and category in ("todo", "experience"):
+        return "fact", resolve_date(said, today)
     # A sentence that opens as a story ("went to my first hackathon", "去年被骗了两万") is an
     # experience: the model, fitted mostly on facts, calls it a fact (dev, four folds: 2 of
     # 6 such sentences right -> 5 of 6, nothing lost end to end).
-    if category == "fact" and _past(said) and not _RECURRING.search(said):
+    if (
+        category == "fact"
+        and _past(said)
+        and not _RECURRING.search(said)
+        and not _NEW_STATE.search(said)
+    ):
         category = "experience"
     if category == "todo" and _RECURRING.search(said):
         category = "workflow"  # done again and again: a habit, whatever the model says
@@ -633,6 +694,7 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
     if (
         _to_do_on(day, today, said)
         and category in ("fact", "todo", "experience")
+        and not (_NEW_STATE.search(said) and not _MUST.search(said))
         and not _TASTE.search(said)
         and not _RECURRING.search(said)
         and not _past(said)

@@ -23,8 +23,9 @@ _KINDS: list[tuple[Category, re.Pattern[str]]] = [
         "decision",
         re.compile(
             r"\b(?:decided|decide|agreed|going with|go with|went with|chose|chosen|picked|"
-            r"settled on|from now on|switching to|we'll use|we will use|standardi[sz]e)\b"
-            r"|决定|定了|商量好|统一用|改用|以后都|从现在起",
+            r"settled on|from now on|switching to|we'll use|we will use|standardi[sz]e|"
+            r"decision|made up my mind|starting today)\b"
+            r"|决定|定了|商量好|统一用|改用|以后都|从现在起|想好了|从今天(?:开始|起)",
             re.I,
         ),
     ),

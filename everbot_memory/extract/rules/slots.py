@@ -64,6 +64,17 @@ _NOT_NAMES = frozenset(
         "next",
         "new",
         "old",
+        # A day is no place ("my dentist appointment got moved to Thursday").
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "today",
+        "tomorrow",
+        "tonight",
     ]
 )
 

@@ -388,8 +388,10 @@ _CORRECTION = re.compile(
     r"\s*(?:[,，;；—–-]+\s*)(?:(?i:no wait|no,|no|wait,?|sorry,?|i mean|i meant|actually|"
     r"or rather|make that|well,? (?:no|technically|actually),?|technically|well,?(?= ?\d)|"
     r"rather(?= ?\d))"
-    # "our Seattle office, well, Bellevue really": the name said again, then "really".
-    r"|well,?(?= ?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?i:really|actually|technically)\b)|"
+    # "our Seattle office, well, Bellevue really": the name said again, then "really" ("we
+    # live in Brooklyn. well, Queens now actually": or "now").
+    r"|well,?(?= ?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?i:now(?: really| actually| technically)?|"
+    r"really|actually|technically)\b)|"
     r"哦不对|啊不对|不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
 )
 # A number, in digits or in Chinese numerals with their unit ("六岁", "三楼").
