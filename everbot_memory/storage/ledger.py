@@ -5,7 +5,8 @@ digest of those messages. Closing a session again (a PreCompact, then the Sessio
 close-session run twice) extracts only what came after; with nothing new, nothing changes.
 If the start of the conversation differs from what was recorded (a rewritten transcript), the
 whole conversation is read again. Deleting the file loses only this: a session closed again
-would then be counted again.
+would then be counted again. A session split between two memories (the user's and a
+project's) is recorded in the ledger of each, as each part is saved.
 """
 
 from __future__ import annotations
