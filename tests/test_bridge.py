@@ -741,3 +741,27 @@ def test_the_idle_time_can_be_set_in_the_config_file(
     monkeypatch.setenv(claude_code.IDLE_ENV, "12")
     assert claude_code.idle_minutes() == 12.0  # the environment wins over the file
     assert claude_code.idle_minutes(2) == 2.0  # and the flag over both
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["sweep", "--process"], ["process-pending", "--extractor", "rules", "--sweep", "PROJECT"]],
+)
+def test_user_sweeps_feed_the_projects_memory_as_the_hooks_do(
+    command: list[str], project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_memory = tmp_path / "user" / "MEMORY.md"
+    monkeypatch.setenv("EVERBOT_MEMORY_USER_FILE", str(user_memory))
+    pinned = tmp_path / "pinned" / "MEMORY.md"
+    monkeypatch.setenv("EVERBOT_MEMORY_FILE", str(pinned))  # --user names your own instead
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    Memory(project / "MEMORY.md").init()
+    said = ["I prefer pytest over unittest.", "We decided to use PostgreSQL instead of MongoDB."]
+    write_session(project, said)
+    result = run("--user", *[str(project) if a == "PROJECT" else a for a in command])
+    assert result.exit_code == 0, result.output
+    mine = [e.content for e in Memory(user_memory).entries()]
+    theirs = [e.content for e in Memory(project / "MEMORY.md").entries()]
+    assert any("pytest" in c for c in mine) and not any("PostgreSQL" in c for c in mine)
+    assert any("PostgreSQL" in c for c in theirs) and not any("pytest" in c for c in theirs)
+    assert not pinned.exists()

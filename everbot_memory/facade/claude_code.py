@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, EverbotMemoryError, TranscriptError
-from ..storage.locations import memory_places, project_dir
+from ..storage.locations import memory_places, project_dir, project_memory
 from .memory import Memory
 
 if TYPE_CHECKING:
@@ -344,12 +344,20 @@ def sweep_places(
     project: str | os.PathLike[str],
     idle_seconds: float,
     max_age_seconds: float | None = None,
+    *,
+    own: bool = False,
 ) -> list[Swept]:
     """:func:`sweep` for the memory a SessionStart hook keeps: when ``memory`` is the user's
-    own, each job also feeds the project's memory, as the hooks queue it."""
-    also = other_memories(project)
-    if not also or not _same(memory.path, default_memory_path()):
-        also = []
+    own, each job also feeds the project's memory, as the hooks queue it. ``own`` says that
+    ``memory`` is the user's own memory even though it was named (``--user``), so that the
+    project's memory is fed beside it all the same."""
+    if own:
+        found = project_memory(project)
+        also = [found.absolute()] if found is not None else []
+    else:
+        also = other_memories(project)
+        if not also or not _same(memory.path, default_memory_path()):
+            also = []
     return sweep(memory, project, idle_seconds, max_age_seconds=max_age_seconds, memories=also)
 
 
