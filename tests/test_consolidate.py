@@ -243,3 +243,11 @@ def test_the_openai_backend_condenses_through_the_same_contract(memory: Path) ->
     sent = server.requests[0]
     assert sent["response_format"]["json_schema"]["schema"]["required"] == ["condensed"]
     assert sorted(e.content for e in done.made) == texts and done.writer == "openai"
+
+
+def test_a_memory_another_one_replaced_is_never_condensed_back() -> None:
+    moved = make_entry("mmmmmm", "The user lives in Shanghai now.", 0.6, category="fact", at=AT)
+    moved = moved.replace(replaces=("oooooo",))
+    old = make_entry("oooooo", "The user lives in Berlin.", 0.19, category="fact", at=AT)
+    again = make_entry("pppppp", "The user lives in Berlin!", 0.15, category="fact", at=AT)
+    assert plan([moved, old, again], NOW) == []

@@ -64,9 +64,12 @@ class Cluster:
         return tuple(member.id for member in self.members)
 
 
-def _eligible(entry: MemoryEntry, now: datetime) -> bool:
+def _eligible(entry: MemoryEntry, now: datetime, replaced: set[str]) -> bool:
     return (
         entry.condensed_into is None
+        # A memory another one replaced (a home moved from, a choice reversed) is history:
+        # condensing it would bring it back as an Active memory.
+        and entry.id not in replaced
         # A memory condensed lately waits before it is condensed again (seed 002: 10 -> 3 at
         # 30 days, -> 1 at 90).
         and not (entry.condensed_from and now - entry.created_at < RECONDENSE_AFTER)
@@ -92,8 +95,10 @@ def plan(
     min_size: int = 2,
 ) -> list[Cluster]:
     """The clusters to condense, strongest first; each member in one cluster at most."""
+    replaced = {old for entry in entries for old in entry.replaces}
     pool = sorted(
-        (e for e in entries if _eligible(e, now)), key=lambda e: (-score_at(e, now), e.id)
+        (e for e in entries if _eligible(e, now, replaced)),
+        key=lambda e: (-score_at(e, now), e.id),
     )
     by_token: dict[str, list[int]] = defaultdict(list)
     for number, entry in enumerate(pool):
