@@ -251,3 +251,14 @@ def test_a_memory_another_one_replaced_is_never_condensed_back() -> None:
     old = make_entry("oooooo", "The user lives in Berlin.", 0.19, category="fact", at=AT)
     again = make_entry("pppppp", "The user lives in Berlin!", 0.15, category="fact", at=AT)
     assert plan([moved, old, again], NOW) == []
+
+
+def test_a_cluster_is_one_group() -> None:
+    none = make_entry("aaaaaa", "The user prefers dark mode in every editor.", 0.55, at=AT)
+    work = make_entry("bbbbbb", "The user prefers dark mode in every editor!", 0.5, at=AT)
+    life = make_entry("cccccc", "The user prefers dark mode in every editor.", 0.45, at=AT)
+    also_life = make_entry("dddddd", "The user prefers dark mode in every editor", 0.4, at=AT)
+    work, life = work.replace(group="work"), life.replace(group="life")
+    also_life = also_life.replace(group="life")
+    clusters = plan([none, work, life, also_life], NOW)
+    assert [c.ids for c in clusters] == [("cccccc", "dddddd")]

@@ -131,9 +131,9 @@ def plan(
             if other == number or other in taken:
                 continue
             candidate = pool[other]
-            if candidate.category != seed.category:
-                continue
-            if seed.group and candidate.group and seed.group != candidate.group:
+            # One category and one group: the condensed memory has one of each, so a member
+            # of another group (or of none) would be lost to a filter on its own.
+            if (candidate.category, candidate.group) != (seed.category, seed.group):
                 continue
             if alike(seed.content, candidate.content) >= min_similarity:
                 members.append(candidate)
@@ -178,7 +178,7 @@ def apply(
             last_activated=now,
             activation_count=sum(m.activation_count for m in members),
             source_session="consolidate",
-            group=next((m.group for m in members if m.group), None),
+            group=members[0].group,
             condensed_from=cluster.ids,
         )
         taken.add(new.id)
