@@ -262,3 +262,12 @@ def test_a_cluster_is_one_group() -> None:
     also_life = also_life.replace(group="life")
     clusters = plan([none, work, life, also_life], NOW)
     assert [c.ids for c in clusters] == [("cccccc", "dddddd")]
+
+
+def test_more_alike_memories_than_the_common_word_limit_are_one_cluster() -> None:
+    same = [
+        make_entry(f"d{i:05d}", "The user prefers tabs over spaces.", 0.4, at=AT) for i in range(40)
+    ]
+    other = make_entry("eeeeee", "The user prefers dark mode in the terminal.", 0.4, at=AT)
+    [cluster] = plan([*same, other], NOW)
+    assert sorted(cluster.ids) == [e.id for e in same]

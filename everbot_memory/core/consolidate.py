@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -88,6 +88,22 @@ def _covering(members: Sequence[MemoryEntry]) -> str:
     return best.content
 
 
+def _near(tokens: Iterable[str], by_token: Mapping[str, list[int]], common: int) -> set[int]:
+    """The memories sharing a word with one of ``tokens``: through its words that are not
+    common (pairing every memory by "user" would compare each with all the others); when
+    every word it shares is common (more than ``common`` memories saying the same thing),
+    through its rarest shared word, so a large cluster of alike memories is still found."""
+    near: set[int] = set()
+    shared: list[list[int]] = [by_token[t] for t in tokens if len(by_token[t]) > 1]
+    for postings in shared:
+        if len(postings) <= common:
+            near.update(postings)
+    if not near and shared:
+        rarest: list[int] = min(shared, key=len)
+        near.update(rarest)
+    return near
+
+
 def plan(
     entries: Sequence[MemoryEntry],
     now: datetime,
@@ -121,11 +137,7 @@ def plan(
     for number, seed in enumerate(pool):
         if number in taken:
             continue
-        near: set[int] = set()
-        for token in token_set(seed.content):
-            postings = by_token[token]
-            if len(postings) <= common:
-                near.update(postings)
+        near = _near(token_set(seed.content), by_token, common) - {number}
         members, picked = [seed], [number]
         for other in sorted(near):
             if other == number or other in taken:
