@@ -380,3 +380,22 @@ def test_deleting_the_users_memory_refills_it_and_leaves_the_projects_alone(
     assert list(_hits(user).values()) == [1]
     theirs = _hits(project)
     assert len(theirs) == 2 and set(theirs.values()) == {1}
+
+
+def test_a_session_split_before_each_memory_kept_its_record_is_not_merged_again(
+    tmp_path: Path,
+) -> None:
+    user, project = _routed(tmp_path)
+    transcript = _session(tmp_path, _PREFERS, _DECIDED)
+    user.close_transcript(transcript, session_id="s1")
+    # As an earlier version left it: the session recorded in the user's ledger alone.
+    project.ledger.clear()
+    records = json.loads(user.ledger.path.read_text(encoding="utf-8"))
+    records["s1"].pop("split")
+    user.ledger.path.write_text(json.dumps(records), encoding="utf-8")
+    assert user.close_transcript(transcript, session_id="s1").stats["messages"] == 0
+    assert list(_hits(project).values()) == [1]
+    # The user's own memory started over: still nothing for the project's.
+    user.path.unlink()
+    user.close_transcript(transcript, session_id="s1")
+    assert list(_hits(user).values()) == [1] and list(_hits(project).values()) == [1]

@@ -242,13 +242,11 @@ class Swept:
     job: Path
 
 
-def _unmerged(
-    memory: Memory, session_id: str, path: Path, others: Sequence[Memory] = ()
-) -> int | None:
-    """How many messages of the transcript are not merged yet into ``memory`` or one of
+def _unmerged(memory: Memory, session_id: str, path: Path, fed: Memory) -> int | None:
+    """How many messages of the transcript are not merged yet into ``fed`` or one of its
     ``others`` (each keeps its own ledger), counted as closing it would count them; 0 when no
-    user message is among them; None when it cannot be read (the reason is added to the
-    memory's warnings)."""
+    user message is among them; None when it cannot be read (the reason is added to
+    ``memory``'s warnings)."""
     from ..extract.transcripts import parse_transcript
 
     try:
@@ -266,13 +264,7 @@ def _unmerged(
     except TranscriptError:
         return 0  # a session with no conversation in it (opened and left): nothing to merge
     messages = transcript.as_dicts()
-    new = max(
-        (
-            (p.ledger.unseen(session_id, messages) if p.exists() else messages)
-            for p in [memory, *others]
-        ),
-        key=len,
-    )
+    new = fed.unmerged(session_id, messages)
     # Extractors read what the user said; a session whose only news is a summary Claude Code
     # appended later has nothing to extract.
     return len(new) if any(m["role"] == "user" for m in new) else 0
@@ -315,7 +307,8 @@ def sweep(
     jobs = memory.jobs
     taken = {job.session_id for job in jobs.pending()} | {job.session_id for job in jobs.failed()}
     queued: list[Swept] = []
-    others = [Memory(other) for other in memories]
+    fed = Memory(memory.path)  # the memories each job feeds, read for their ledgers
+    fed.others = [Memory(other) for other in memories]
     for path in project_transcripts(project):
         session_id = path.stem
         if session_id in taken:
@@ -326,7 +319,7 @@ def sweep(
             continue  # removed meanwhile
         if idle < idle_seconds or (max_age_seconds is not None and idle > max_age_seconds):
             continue
-        count = _unmerged(memory, session_id, path, others)
+        count = _unmerged(memory, session_id, path, fed)
         if not count:
             continue
         job = _queue(memory, session_id, path, memories)

@@ -205,15 +205,12 @@ class Memory(Changes):
         the memories hold different lengths of the session, each stretch between those
         lengths is a part of its own, merged into the memories that do not hold it yet.
         """
-        behind: dict[int, list[Memory]] = {}
+        behind = self._behind(session_id, messages)
         for place in [self, *self.others]:
             if not place.exists():
                 # The ledger belongs to a memory file that is gone (deleted to start over):
                 # what it says was merged is merged nowhere now.
                 place.ledger.clear()
-            new = place.ledger.unseen(session_id, messages)
-            if new or not place.ledger.seen(session_id):
-                behind.setdefault(len(messages) - len(new), []).append(place)
         parts: list[_Part] = []
         into: list[Memory] = []
         for start, end in pairwise([*sorted(behind), len(messages)]):
@@ -221,6 +218,31 @@ class Memory(Changes):
             part = PendingSession(session_id, messages[:end], list(messages[start:end]))
             parts.append((part, into))
         return parts
+
+    def unmerged(self, session_id: str, messages: Messages) -> list[Any]:
+        """The messages of the session that this memory or one of :attr:`others` does not
+        hold yet (only reads)."""
+        behind = self._behind(session_id, messages)
+        return list(messages[min(behind) :]) if behind else []
+
+    def _behind(self, session_id: str, messages: Messages) -> dict[int, list[Memory]]:
+        """The memories the session feeds that do not hold all of it, by how many of its
+        messages they hold."""
+        # A session split before each memory kept its own record of it was recorded in the
+        # user's ledger alone, for both: that record stands for the project's memory too.
+        whole = self.ledger.seen(session_id) and not self.ledger.split(session_id)
+        behind: dict[int, list[Memory]] = {}
+        for place in [self, *self.others]:
+            if not place.exists():
+                new, seen = list(messages), False
+            elif place is not self and whole and not place.ledger.seen(session_id):
+                new, seen = self.ledger.unseen(session_id, messages), True
+            else:
+                new = place.ledger.unseen(session_id, messages)
+                seen = place.ledger.seen(session_id)
+            if new or not seen:
+                behind.setdefault(len(messages) - len(new), []).append(place)
+        return behind
 
     def _summarize(self, session: PendingSession) -> None:
         """Tell the extractor what is known, as the files say just before it reads the part."""
@@ -291,7 +313,7 @@ class Memory(Changes):
         if self in into:
             with self.store.lock():
                 results.append(self.merge_candidates(mine, session.session_id))
-                self.ledger.record(session.session_id, session.messages)
+                self.ledger.record(session.session_id, session.messages, split=True)
         if project in into:
             with project.store.lock():
                 if theirs:

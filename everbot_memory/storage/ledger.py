@@ -57,6 +57,13 @@ class SessionLedger:
         """True when this session was merged before."""
         return session_id in self._read()
 
+    def split(self, session_id: str) -> bool:
+        """True when this session was recorded as split with another memory, which keeps
+        its own record of it (a record written before that, or for this memory alone,
+        stands for every memory the session fed then)."""
+        record = self._read().get(session_id)
+        return isinstance(record, dict) and record.get("split") is True
+
     def unseen(
         self, session_id: str, messages: Sequence[Mapping[str, Any]]
     ) -> list[Mapping[str, Any]]:
@@ -72,11 +79,16 @@ class SessionLedger:
                 return list(messages[count:])
         return list(messages)
 
-    def record(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> None:
-        """Mark all these messages as merged (call under the MEMORY.md lock, after the save)."""
+    def record(
+        self, session_id: str, messages: Sequence[Mapping[str, Any]], split: bool = False
+    ) -> None:
+        """Mark all these messages as merged (call under the MEMORY.md lock, after the save);
+        ``split``: the session also feeds another memory, which records it itself."""
         data = self._read()
         data.pop(session_id, None)  # re-inserted last: the dict keeps the order of closing
         data[session_id] = {"count": len(messages), "digest": _digest(messages)}
+        if split:
+            data[session_id]["split"] = True
         for old in list(data)[: max(0, len(data) - MAX_SESSIONS)]:
             del data[old]
         # A ledger that cannot be written costs only a recount if the session comes again.
