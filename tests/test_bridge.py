@@ -789,3 +789,27 @@ def test_import_reads_a_pipe_to_its_end_and_never_hangs(memory: Memory, tmp_path
     endless = run("import", "/dev/zero", "--file", str(memory.path))
     assert endless.exit_code == 1 and "/dev/zero holds more than" in endless.output
     assert len(memory.entries()) == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["sweep", "--process"], ["process-pending", "--extractor", "rules", "--sweep", "PROJECT"]],
+)
+def test_user_sweeps_feed_the_projects_memory_as_the_hooks_do(
+    command: list[str], project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_memory = tmp_path / "user" / "MEMORY.md"
+    monkeypatch.setenv("EVERBOT_MEMORY_USER_FILE", str(user_memory))
+    pinned = tmp_path / "pinned" / "MEMORY.md"
+    monkeypatch.setenv("EVERBOT_MEMORY_FILE", str(pinned))  # --user names your own instead
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    Memory(project / "MEMORY.md").init()
+    said = ["I prefer pytest over unittest.", "We decided to use PostgreSQL instead of MongoDB."]
+    write_session(project, said)
+    result = run("--user", *[str(project) if a == "PROJECT" else a for a in command])
+    assert result.exit_code == 0, result.output
+    mine = [e.content for e in Memory(user_memory).entries()]
+    theirs = [e.content for e in Memory(project / "MEMORY.md").entries()]
+    assert any("pytest" in c for c in mine) and not any("PostgreSQL" in c for c in mine)
+    assert any("PostgreSQL" in c for c in theirs) and not any("pytest" in c for c in theirs)
+    assert not pinned.exists()

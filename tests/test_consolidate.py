@@ -243,3 +243,31 @@ def test_the_openai_backend_condenses_through_the_same_contract(memory: Path) ->
     sent = server.requests[0]
     assert sent["response_format"]["json_schema"]["schema"]["required"] == ["condensed"]
     assert sorted(e.content for e in done.made) == texts and done.writer == "openai"
+
+
+def test_a_memory_another_one_replaced_is_never_condensed_back() -> None:
+    moved = make_entry("mmmmmm", "The user lives in Shanghai now.", 0.6, category="fact", at=AT)
+    moved = moved.replace(replaces=("oooooo",))
+    old = make_entry("oooooo", "The user lives in Berlin.", 0.19, category="fact", at=AT)
+    again = make_entry("pppppp", "The user lives in Berlin!", 0.15, category="fact", at=AT)
+    assert plan([moved, old, again], NOW) == []
+
+
+def test_a_cluster_is_one_group() -> None:
+    none = make_entry("aaaaaa", "The user prefers dark mode in every editor.", 0.55, at=AT)
+    work = make_entry("bbbbbb", "The user prefers dark mode in every editor!", 0.5, at=AT)
+    life = make_entry("cccccc", "The user prefers dark mode in every editor.", 0.45, at=AT)
+    also_life = make_entry("dddddd", "The user prefers dark mode in every editor", 0.4, at=AT)
+    work, life = work.replace(group="work"), life.replace(group="life")
+    also_life = also_life.replace(group="life")
+    clusters = plan([none, work, life, also_life], NOW)
+    assert [c.ids for c in clusters] == [("cccccc", "dddddd")]
+
+
+def test_more_alike_memories_than_the_common_word_limit_are_one_cluster() -> None:
+    same = [
+        make_entry(f"d{i:05d}", "The user prefers tabs over spaces.", 0.4, at=AT) for i in range(40)
+    ]
+    other = make_entry("eeeeee", "The user prefers dark mode in the terminal.", 0.4, at=AT)
+    [cluster] = plan([*same, other], NOW)
+    assert sorted(cluster.ids) == [e.id for e in same]

@@ -240,7 +240,7 @@ def test_a_session_is_split_between_the_users_memory_and_the_projects(
     theirs = {e.content for e in MemoryStore(project / "MEMORY.md").load()}
     assert any("pytest" in c for c in mine) and not any("pytest" in c for c in theirs)
     assert any("PostgreSQL" in c for c in theirs) and not any("PostgreSQL" in c for c in mine)
-    # The session is recorded once, in the user's memory: closing it again adds nothing.
+    # The session is recorded in each memory's ledger: closing it again adds nothing.
     service.queue_session(places, "s1", str(transcript), "SessionEnd")
     Memory(user, "rules").jobs.process()
     assert len(MemoryStore(user).load()) == len(mine)
@@ -290,3 +290,112 @@ def test_a_session_start_asks_for_a_sweep_at_most_every_ten_minutes(tmp_path: Pa
     assert service.sweep_due(places, now)
     assert not service.sweep_due(places, now + service.SWEEP_EVERY_SECONDS - 1)
     assert service.sweep_due(places, now + service.SWEEP_EVERY_SECONDS + 1)
+
+
+def _routed(tmp_path: Path) -> tuple[Memory, Memory]:
+    """The user's memory with a project's beside it, as a SessionEnd job opens them."""
+    user = Memory(tmp_path / "data" / "MEMORY.md", "rules")
+    project = Memory(tmp_path / "project" / "MEMORY.md", "rules")
+    user.init()
+    project.init()
+    user.others = [project]
+    return user, project
+
+
+def _session(tmp_path: Path, *lines: str) -> Path:
+    transcript = tmp_path / "session.txt"
+    transcript.write_text("".join(f"User: {line}\n" for line in lines), encoding="utf-8")
+    return transcript
+
+
+_PREFERS = "I prefer pytest over unittest."
+_DECIDED = "We decided to use PostgreSQL instead of MongoDB for this service."
+
+
+def _hits(memory: Memory) -> dict[str, int]:
+    return {e.content: e.activation_count for e in memory.store.load()}
+
+
+def test_a_routed_session_whose_project_save_failed_is_merged_once_into_each_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user, project = _routed(tmp_path)
+    transcript = _session(tmp_path, _PREFERS, _DECIDED)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("read-only file system")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(project, "merge_candidates", refuse)
+        for _ in range(3):
+            with pytest.raises(OSError):
+                user.close_transcript(transcript, session_id="s1")
+    assert project.store.load() == []
+    assert list(_hits(user).values()) == [1]  # the user's part, merged once
+    user.close_transcript(transcript, session_id="s1")
+    assert list(_hits(user).values()) == [1]
+    assert list(_hits(project).values()) == [1]
+    assert user.close_transcript(transcript, session_id="s1").stats["messages"] == 0
+
+
+def test_a_routed_session_whose_user_save_failed_changes_neither_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user, project = _routed(tmp_path)
+    transcript = _session(tmp_path, _PREFERS, _DECIDED)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("read-only file system")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(user, "merge_candidates", refuse)
+        with pytest.raises(OSError):
+            user.close_transcript(transcript, session_id="s1")
+    assert user.store.load() == [] and project.store.load() == []
+    user.close_transcript(transcript, session_id="s1")
+    assert list(_hits(user).values()) == [1] and list(_hits(project).values()) == [1]
+
+
+def test_deleting_the_users_memory_refills_it_and_leaves_the_projects_alone(
+    tmp_path: Path,
+) -> None:
+    user, project = _routed(tmp_path)
+    transcript = _session(tmp_path, _PREFERS, _DECIDED)
+    user.close_transcript(transcript, session_id="s1")
+    notes = sorted((tmp_path / "project" / "memory").iterdir())
+    written = [n.read_bytes() for n in notes]
+    user.path.unlink()  # start the user's own memory over
+    user.close_transcript(transcript, session_id="s1")
+    assert list(_hits(user).values()) == [1]
+    assert list(_hits(project).values()) == [1]
+    assert [n.read_bytes() for n in notes] == written  # the session's note is not written again
+    # The session goes on: only the new message reaches the project, the user's memory gets
+    # its part of the whole session once.
+    user.path.unlink()
+    more = _session(
+        tmp_path, _PREFERS, _DECIDED, "We decided to use Redis for caching in this service."
+    )
+    report = user.close_transcript(more, session_id="s1")
+    assert report.stats["messages"] == 3
+    assert list(_hits(user).values()) == [1]
+    theirs = _hits(project)
+    assert len(theirs) == 2 and set(theirs.values()) == {1}
+
+
+def test_a_session_split_before_each_memory_kept_its_record_is_not_merged_again(
+    tmp_path: Path,
+) -> None:
+    user, project = _routed(tmp_path)
+    transcript = _session(tmp_path, _PREFERS, _DECIDED)
+    user.close_transcript(transcript, session_id="s1")
+    # As an earlier version left it: the session recorded in the user's ledger alone.
+    project.ledger.clear()
+    records = json.loads(user.ledger.path.read_text(encoding="utf-8"))
+    records["s1"].pop("split")
+    user.ledger.path.write_text(json.dumps(records), encoding="utf-8")
+    assert user.close_transcript(transcript, session_id="s1").stats["messages"] == 0
+    assert list(_hits(project).values()) == [1]
+    # The user's own memory started over: still nothing for the project's.
+    user.path.unlink()
+    user.close_transcript(transcript, session_id="s1")
+    assert list(_hits(user).values()) == [1] and list(_hits(project).values()) == [1]

@@ -144,6 +144,37 @@ def test_hand_edit_repairs_are_reported_with_line_numbers() -> None:
     assert any("hit count" in m for m in messages[29])  # missing hits
 
 
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [
+        ("preferance", "preference"),
+        ("prefernce", "preference"),
+        ("decison", "decision"),
+        ("workfow", "workflow"),
+        ("expierence", "experience"),
+        ("Skil usage", "skill_usage"),
+        ("habbits", "workflow"),
+    ],
+)
+def test_a_misspelt_category_is_read_as_the_one_meant(written: str, meant: str) -> None:
+    heading = f"### [abc123] {written} | 0.5 | 2026-03-01 | 1\nsome memory text here\n"
+    doc = parse(f"# Agent Memory\n\n## Active Memories\n\n{heading}")
+    assert [e.category for e in doc.entries] == [meant]
+    assert [p.message for p in doc.problems if "category" in p.message] == [
+        f"misspelt category {written!r} read as {meant!r}"
+    ]
+
+
+@pytest.mark.parametrize("written", ["hobby", "factor", "prefer", "idea"])
+def test_a_category_close_to_none_is_read_as_a_fact(written: str) -> None:
+    heading = f"### [abc123] {written} | 0.5 | 2026-03-01 | 1\nsome memory text here\n"
+    doc = parse(f"# Agent Memory\n\n## Active Memories\n\n{heading}")
+    assert [e.category for e in doc.entries] == ["fact"]
+    assert [p.message for p in doc.problems if "category" in p.message] == [
+        f"unknown category {written!r} read as 'fact'"
+    ]
+
+
 def test_hand_edit_fields_are_read_as_meant() -> None:
     doc = parse(HAND_EDITED.read_text(encoding="utf-8"))
     by_content = {e.content: e for e in doc.entries}

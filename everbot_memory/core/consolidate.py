@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -64,9 +64,12 @@ class Cluster:
         return tuple(member.id for member in self.members)
 
 
-def _eligible(entry: MemoryEntry, now: datetime) -> bool:
+def _eligible(entry: MemoryEntry, now: datetime, replaced: set[str]) -> bool:
     return (
         entry.condensed_into is None
+        # A memory another one replaced (a home moved from, a choice reversed) is history:
+        # condensing it would bring it back as an Active memory.
+        and entry.id not in replaced
         # A memory condensed lately waits before it is condensed again (seed 002: 10 -> 3 at
         # 30 days, -> 1 at 90).
         and not (entry.condensed_from and now - entry.created_at < RECONDENSE_AFTER)
@@ -85,6 +88,22 @@ def _covering(members: Sequence[MemoryEntry]) -> str:
     return best.content
 
 
+def _near(tokens: Iterable[str], by_token: Mapping[str, list[int]], common: int) -> set[int]:
+    """The memories sharing a word with one of ``tokens``: through its words that are not
+    common (pairing every memory by "user" would compare each with all the others); when
+    every word it shares is common (more than ``common`` memories saying the same thing),
+    through its rarest shared word, so a large cluster of alike memories is still found."""
+    near: set[int] = set()
+    shared: list[list[int]] = [by_token[t] for t in tokens if len(by_token[t]) > 1]
+    for postings in shared:
+        if len(postings) <= common:
+            near.update(postings)
+    if not near and shared:
+        rarest: list[int] = min(shared, key=len)
+        near.update(rarest)
+    return near
+
+
 def plan(
     entries: Sequence[MemoryEntry],
     now: datetime,
@@ -92,8 +111,10 @@ def plan(
     min_size: int = 2,
 ) -> list[Cluster]:
     """The clusters to condense, strongest first; each member in one cluster at most."""
+    replaced = {old for entry in entries for old in entry.replaces}
     pool = sorted(
-        (e for e in entries if _eligible(e, now)), key=lambda e: (-score_at(e, now), e.id)
+        (e for e in entries if _eligible(e, now, replaced)),
+        key=lambda e: (-score_at(e, now), e.id),
     )
     by_token: dict[str, list[int]] = defaultdict(list)
     for number, entry in enumerate(pool):
@@ -116,19 +137,15 @@ def plan(
     for number, seed in enumerate(pool):
         if number in taken:
             continue
-        near: set[int] = set()
-        for token in token_set(seed.content):
-            postings = by_token[token]
-            if len(postings) <= common:
-                near.update(postings)
+        near = _near(token_set(seed.content), by_token, common) - {number}
         members, picked = [seed], [number]
         for other in sorted(near):
             if other == number or other in taken:
                 continue
             candidate = pool[other]
-            if candidate.category != seed.category:
-                continue
-            if seed.group and candidate.group and seed.group != candidate.group:
+            # One category and one group: the condensed memory has one of each, so a member
+            # of another group (or of none) would be lost to a filter on its own.
+            if (candidate.category, candidate.group) != (seed.category, seed.group):
                 continue
             if alike(seed.content, candidate.content) >= min_similarity:
                 members.append(candidate)
@@ -173,7 +190,7 @@ def apply(
             last_activated=now,
             activation_count=sum(m.activation_count for m in members),
             source_session="consolidate",
-            group=next((m.group for m in members if m.group), None),
+            group=members[0].group,
             condensed_from=cluster.ids,
         )
         taken.add(new.id)

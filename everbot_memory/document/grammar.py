@@ -89,6 +89,21 @@ _CATEGORY_ALIASES = {
 }
 
 
+#: How alike (difflib's ratio) a word must be to a category's name to be taken for it misspelt:
+#: a letter or two off ("preferance", "workfow", "decison") is, "factor" or "prefer" is not.
+_MISSPELT_RATIO = 0.85
+
+
+def _nearest_category(word: str) -> str | None:
+    """The category a misspelt name meant (``word`` folded as headings fold it), or None when
+    it is close to none of them."""
+    from difflib import get_close_matches  # here: only a misspelt heading needs it
+
+    names = [*CATEGORIES, *_CATEGORY_ALIASES]
+    found = get_close_matches(word, names, n=1, cutoff=_MISSPELT_RATIO)
+    return _CATEGORY_ALIASES.get(found[0], found[0]) if found else None
+
+
 def section_named(text: str) -> str | None:
     """The section a heading's text names ("Active", "archived memories:"), or None."""
     name = text.strip().rstrip(":").strip().casefold()
@@ -202,8 +217,13 @@ def parse_heading(text: str, exact: re.Match[str] | None = None) -> Heading:
     key = re.sub(r"[\s-]+", "_", raw_category.strip().casefold())
     category = _CATEGORY_ALIASES.get(key, key)
     if category not in CATEGORIES:
-        repairs.append(f"unknown category {raw_category!r} read as 'fact'")
-        category = "fact"
+        meant = _nearest_category(key)
+        if meant is None:
+            repairs.append(f"unknown category {raw_category!r} read as 'fact'")
+            category = "fact"
+        else:
+            repairs.append(f"misspelt category {raw_category!r} read as {meant!r}")
+            category = meant
 
     raw_score = parts[1]
     if not _SCORE_RE.match(raw_score):

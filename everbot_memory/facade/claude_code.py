@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, EverbotMemoryError, TranscriptError
-from ..storage.locations import memory_places, project_dir
+from ..storage.locations import memory_places, project_dir, project_memory
 from .memory import Memory
 
 if TYPE_CHECKING:
@@ -242,10 +242,11 @@ class Swept:
     job: Path
 
 
-def _unmerged(memory: Memory, session_id: str, path: Path) -> int | None:
-    """How many messages of the transcript are not merged yet, counted as closing it would
-    count them; 0 when no user message is among them; None when it cannot be read (the reason
-    is added to the memory's warnings)."""
+def _unmerged(memory: Memory, session_id: str, path: Path, fed: Memory) -> int | None:
+    """How many messages of the transcript are not merged yet into ``fed`` or one of its
+    ``others`` (each keeps its own ledger), counted as closing it would count them; 0 when no
+    user message is among them; None when it cannot be read (the reason is added to
+    ``memory``'s warnings)."""
     from ..extract.transcripts import parse_transcript
 
     try:
@@ -263,7 +264,7 @@ def _unmerged(memory: Memory, session_id: str, path: Path) -> int | None:
     except TranscriptError:
         return 0  # a session with no conversation in it (opened and left): nothing to merge
     messages = transcript.as_dicts()
-    new = memory.ledger.unseen(session_id, messages) if memory.exists() else messages
+    new = fed.unmerged(session_id, messages)
     # Extractors read what the user said; a session whose only news is a summary Claude Code
     # appended later has nothing to extract.
     return len(new) if any(m["role"] == "user" for m in new) else 0
@@ -306,6 +307,8 @@ def sweep(
     jobs = memory.jobs
     taken = {job.session_id for job in jobs.pending()} | {job.session_id for job in jobs.failed()}
     queued: list[Swept] = []
+    fed = Memory(memory.path)  # the memories each job feeds, read for their ledgers
+    fed.others = [Memory(other) for other in memories]
     for path in project_transcripts(project):
         session_id = path.stem
         if session_id in taken:
@@ -316,7 +319,7 @@ def sweep(
             continue  # removed meanwhile
         if idle < idle_seconds or (max_age_seconds is not None and idle > max_age_seconds):
             continue
-        count = _unmerged(memory, session_id, path)
+        count = _unmerged(memory, session_id, path, fed)
         if not count:
             continue
         job = _queue(memory, session_id, path, memories)
@@ -334,12 +337,20 @@ def sweep_places(
     project: str | os.PathLike[str],
     idle_seconds: float,
     max_age_seconds: float | None = None,
+    *,
+    own: bool = False,
 ) -> list[Swept]:
     """:func:`sweep` for the memory a SessionStart hook keeps: when ``memory`` is the user's
-    own, each job also feeds the project's memory, as the hooks queue it."""
-    also = other_memories(project)
-    if not also or not _same(memory.path, default_memory_path()):
-        also = []
+    own, each job also feeds the project's memory, as the hooks queue it. ``own`` says that
+    ``memory`` is the user's own memory even though it was named (``--user``), so that the
+    project's memory is fed beside it all the same."""
+    if own:
+        found = project_memory(project)
+        also = [found.absolute()] if found is not None else []
+    else:
+        also = other_memories(project)
+        if not also or not _same(memory.path, default_memory_path()):
+            also = []
     return sweep(memory, project, idle_seconds, max_age_seconds=max_age_seconds, memories=also)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from ..core import prompt
@@ -74,8 +75,18 @@ __all__ = [
 #: As ``k``: every memory relevant enough, however many.
 _EVERY_HIT = 1 << 30
 
+#: A stretch of a session still to merge, and the memories that do not hold it yet.
+_Part = tuple[PendingSession, list["Memory"]]
+
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+
+def _added(stats: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+    """The stats of two parts of one session: counts add up; ``total`` is the last one's."""
+    added = {key: stats.get(key, 0) + value for key, value in more.items()}
+    added["total"] = more["total"]
+    return added
 
 
 def _threaded(
@@ -184,22 +195,65 @@ class Memory(Changes):
             extractor = self._choose(extractor).extractor
         return extractor_function(extractor, asynchronous)
 
-    def _begin(self, messages: Messages, session_id: str) -> PendingSession | None:
-        """The session's new messages and the summary of what is known; None: nothing new."""
-        if not self.exists():
-            # The ledger belongs to a memory file that is gone (deleted to start over): what
-            # it says was merged is merged nowhere now.
-            self.ledger.clear()
-        new = self.ledger.unseen(session_id, messages)
-        if not new and self.ledger.seen(session_id):
-            return None
+    def _begin(self, messages: Messages, session_id: str) -> list[_Part]:
+        """The parts of the session still to merge, in order; [] when every memory it feeds
+        (this one and :attr:`others`) has all of it.
+
+        Each memory keeps its own ledger, so a memory that already holds a part of the
+        session (saved before another memory's save failed, or kept while the other was
+        deleted to start over) is not given that part again. Usually there is one part; when
+        the memories hold different lengths of the session, each stretch between those
+        lengths is a part of its own, merged into the memories that do not hold it yet.
+        """
+        behind = self._behind(session_id, messages)
+        for place in [self, *self.others]:
+            if not place.exists():
+                # The ledger belongs to a memory file that is gone (deleted to start over):
+                # what it says was merged is merged nowhere now.
+                place.ledger.clear()
+        parts: list[_Part] = []
+        into: list[Memory] = []
+        for start, end in pairwise([*sorted(behind), len(messages)]):
+            into = into + behind[start]
+            part = PendingSession(session_id, messages[:end], list(messages[start:end]))
+            parts.append((part, into))
+        return parts
+
+    def unmerged(self, session_id: str, messages: Messages) -> list[Any]:
+        """The messages of the session that this memory or one of :attr:`others` does not
+        hold yet (only reads)."""
+        behind = self._behind(session_id, messages)
+        return list(messages[min(behind) :]) if behind else []
+
+    def _behind(self, session_id: str, messages: Messages) -> dict[int, list[Memory]]:
+        """The memories the session feeds that do not hold all of it, by how many of its
+        messages they hold."""
+        # A session split before each memory kept its own record of it was recorded in the
+        # user's ledger alone, for both: that record stands for the project's memory too.
+        whole = self.ledger.seen(session_id) and not self.ledger.split(session_id)
+        behind: dict[int, list[Memory]] = {}
+        for place in [self, *self.others]:
+            if not place.exists():
+                new, seen = list(messages), False
+            elif place is not self and whole and not place.ledger.seen(session_id):
+                new, seen = self.ledger.unseen(session_id, messages), True
+            else:
+                new = place.ledger.unseen(session_id, messages)
+                seen = place.ledger.seen(session_id)
+            if new or not seen:
+                behind.setdefault(len(messages) - len(new), []).append(place)
+        return behind
+
+    def _summarize(self, session: PendingSession) -> None:
+        """Tell the extractor what is known, as the files say just before it reads the part."""
         from ..extract.summary import summarize_existing
 
         known = self.store.load() + [e for other in self.others for e in other.store.load()]
-        return PendingSession(session_id, messages, new, summarize_existing(known))
+        session.summary = summarize_existing(known)
 
-    def _finish(self, session: PendingSession, raw: Any) -> dict[str, int]:
-        """Check the extractor's answer, then merge it and record the session, locked.
+    def _finish(self, session: PendingSession, into: list[Memory], raw: Any) -> dict[str, int]:
+        """Check the extractor's answer, then merge it and record the session, locked, in
+        each memory of ``into``.
 
         Only a usable answer gets here: an extractor that fails (an API error, an answer it
         cannot use) raises, so the session is not recorded and closing it again retries.
@@ -211,7 +265,7 @@ class Memory(Changes):
         if self._choice is not None and self._choice.warning:
             extractor_warnings.insert(0, self._choice.warning)
         if self.others:
-            return self._finish_routed(session, candidates, extractor_warnings)
+            return self._finish_routed(session, into, candidates, extractor_warnings)
         with self.store.lock():
             result = self.merge_candidates(candidates, session.session_id)
             self.ledger.record(session.session_id, session.messages)
@@ -225,11 +279,22 @@ class Memory(Changes):
         }
 
     def _finish_routed(
-        self, session: PendingSession, candidates: list[Candidate], warnings: list[str]
+        self,
+        session: PendingSession,
+        into: list[Memory],
+        candidates: list[Candidate],
+        warnings: list[str],
     ) -> dict[str, int]:
         """Merge each candidate into the user's memory (this one) or the project's (the first
-        of :attr:`others`), by :func:`everbot_memory.core.routing.route`; then record the
-        session in this memory's ledger."""
+        of :attr:`others`), by :func:`everbot_memory.core.routing.route`, each with the session
+        recorded in its own ledger under its own lock; a memory not in ``into`` already holds
+        this part and is left alone.
+
+        A save that fails leaves its file and ledger as they were, and the session fails
+        there: the retry merges only the part still missing. The user's part goes first, so
+        a user's memory that cannot be written (the usual failure) leaves both files as they
+        were.
+        """
         from ..core.routing import route
 
         project = self.others[0]
@@ -243,22 +308,30 @@ class Memory(Changes):
             if where in ("project", "both"):
                 theirs.append(candidate)
         totals: dict[str, int] = {}
-        if theirs:
-            other = project.merge_candidates(theirs, session.session_id)
-            self.warnings += project.warnings
-            for key, value in other.stats.as_dict().items():
+        notes: list[str] = []
+        results = []
+        if self in into:
+            with self.store.lock():
+                results.append(self.merge_candidates(mine, session.session_id))
+                self.ledger.record(session.session_id, session.messages, split=True)
+        if project in into:
+            with project.store.lock():
+                if theirs:
+                    results.append(project.merge_candidates(theirs, session.session_id))
+                    notes += project.warnings
+                project.ledger.record(session.session_id, session.messages)
+                # The session happened in the project: its note goes beside the project's
+                # memory, once, with the project's part.
+                notes += project._write_note(session, candidates, self.extractor)
+        for result in results:
+            for key, value in result.stats.as_dict().items():
                 totals[key] = totals.get(key, 0) + value
-        with self.store.lock():
-            result = self.merge_candidates(mine, session.session_id)
-            self.ledger.record(session.session_id, session.messages)
-        with project.store.lock():
-            # The session happened in the project: its note goes beside the project's memory.
-            self.warnings += project._write_note(session, candidates, self.extractor)
-        for key, value in result.stats.as_dict().items():
-            totals[key] = totals.get(key, 0) + value
+        if self not in into:
+            self.warnings = []
         self.warnings[:0] = warnings
-        total = len(result.entries) + len(project.store.load())
-        return {**totals, "total": total, "messages": len(session.new)}
+        self.warnings += notes
+        total = len(self.store.load()) + len(project.store.load())
+        return {**MergeStats().as_dict(), **totals, "total": total, "messages": len(session.new)}
 
     def _write_note(
         self, session: PendingSession, candidates: list[Candidate], extractor: Any = None
@@ -307,20 +380,35 @@ class Memory(Changes):
         """
         import asyncio  # here, not at the top: reading prompts at session start never needs it
 
-        session = await asyncio.to_thread(self._begin, history_messages, session_id)
-        if session is None:
+        parts = await asyncio.to_thread(self._begin, history_messages, session_id)
+        if not parts:
             return self._unchanged(session_id)
-        raw = await call_async(self._extract_function(asynchronous=True), session)
-        return await asyncio.to_thread(self._finish, session, raw)
+        stats: dict[str, int] = {}
+        warnings: list[str] = []
+        for session, into in parts:
+            await asyncio.to_thread(self._summarize, session)
+            raw = await call_async(self._extract_function(asynchronous=True), session)
+            stats = _added(stats, await asyncio.to_thread(self._finish, session, into, raw))
+            warnings += self.warnings
+        self.warnings = warnings
+        return stats
 
     def process_session_end_sync(
         self, history_messages: Messages, session_id: str
     ) -> dict[str, int]:
         """The same as :meth:`process_session_end`, for callers without an event loop."""
-        session = self._begin(history_messages, session_id)
-        if session is None:
+        parts = self._begin(history_messages, session_id)
+        if not parts:
             return self._unchanged(session_id)
-        return self._finish(session, call_sync(self._extract_function(), session))
+        stats: dict[str, int] = {}
+        warnings: list[str] = []
+        for session, into in parts:
+            self._summarize(session)
+            raw = call_sync(self._extract_function(), session)
+            stats = _added(stats, self._finish(session, into, raw))
+            warnings += self.warnings
+        self.warnings = warnings
+        return stats
 
     def close_transcript(
         self,

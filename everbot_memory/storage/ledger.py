@@ -5,7 +5,8 @@ digest of those messages. Closing a session again (a PreCompact, then the Sessio
 close-session run twice) extracts only what came after; with nothing new, nothing changes.
 If the start of the conversation differs from what was recorded (a rewritten transcript), the
 whole conversation is read again. Deleting the file loses only this: a session closed again
-would then be counted again.
+would then be counted again. A session split between two memories (the user's and a
+project's) is recorded in the ledger of each, as each part is saved.
 """
 
 from __future__ import annotations
@@ -56,6 +57,13 @@ class SessionLedger:
         """True when this session was merged before."""
         return session_id in self._read()
 
+    def split(self, session_id: str) -> bool:
+        """True when this session was recorded as split with another memory, which keeps
+        its own record of it (a record written before that, or for this memory alone,
+        stands for every memory the session fed then)."""
+        record = self._read().get(session_id)
+        return isinstance(record, dict) and record.get("split") is True
+
     def unseen(
         self, session_id: str, messages: Sequence[Mapping[str, Any]]
     ) -> list[Mapping[str, Any]]:
@@ -71,11 +79,16 @@ class SessionLedger:
                 return list(messages[count:])
         return list(messages)
 
-    def record(self, session_id: str, messages: Sequence[Mapping[str, Any]]) -> None:
-        """Mark all these messages as merged (call under the MEMORY.md lock, after the save)."""
+    def record(
+        self, session_id: str, messages: Sequence[Mapping[str, Any]], split: bool = False
+    ) -> None:
+        """Mark all these messages as merged (call under the MEMORY.md lock, after the save);
+        ``split``: the session also feeds another memory, which records it itself."""
         data = self._read()
         data.pop(session_id, None)  # re-inserted last: the dict keeps the order of closing
         data[session_id] = {"count": len(messages), "digest": _digest(messages)}
+        if split:
+            data[session_id]["split"] = True
         for old in list(data)[: max(0, len(data) - MAX_SESSIONS)]:
             del data[old]
         # A ledger that cannot be written costs only a recount if the session comes again.

@@ -30,6 +30,7 @@ __all__ = [
     "is_memory_file",
     "memory_places",
     "project_dir",
+    "project_memory",
     "user_memory_path",
 ]
 
@@ -79,12 +80,21 @@ def memory_places(
     named = file or os.environ.get("EVERBOT_MEMORY_FILE")
     if named:
         return [Place("file", Path(named))]
-    user = user_memory_path()
-    places = [Place("user", user)]
-    project = project_dir(cwd) / PROJECT_FILE_NAME
-    if project.is_file() and not _same_file(project, user) and is_memory_file(project):
+    places = [Place("user", user_memory_path())]
+    project = project_memory(project_dir(cwd))
+    if project is not None:
         places.append(Place("project", project))
     return places
+
+
+def project_memory(folder: str | os.PathLike[str]) -> Path | None:
+    """The memory file of the project at ``folder``, when it has one of its own (not the
+    user's memory, not another document called MEMORY.md)."""
+    project = Path(folder) / PROJECT_FILE_NAME
+    user = user_memory_path()
+    if project.is_file() and not _same_file(project, user) and is_memory_file(project):
+        return project
+    return None
 
 
 #: What marks a memory file: its first heading is its title or one of its sections (SPEC §1).

@@ -60,6 +60,7 @@ __all__ = [
     "print_merge",
     "reporting",
     "say",
+    "user_chosen",
     "working",
 ]
 
@@ -368,8 +369,22 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+#: The commands that take a project's sessions as the hooks do: their default memory is
+#: already the user's own, with the project's beside it, so ``--user`` leaves it to them
+#: rather than naming one file (which would feed a project's memories to the user's).
+_ROUTING = frozenset({"sweep", "hook"})
+
+_user_chosen = False
+
+
+def user_chosen() -> bool:
+    """True when ``--user`` chose the user's own memory for this command."""
+    return _user_chosen
+
+
 @app.callback()
 def _main(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
@@ -385,14 +400,19 @@ def _main(
     ] = False,
 ) -> None:
     """Long-term memory for LLM agents, kept in one human-readable MEMORY.md."""
+    global _user_chosen
+    _user_chosen = user
     if user:
         from ...facade.locations import user_memory_path
 
-        # Read by every command's --file as its default; a --file given still wins.
         path = user_memory_path()
         with contextlib.suppress(OSError):  # a folder that cannot be made: the command says so
             path.parent.mkdir(parents=True, exist_ok=True)
-        os.environ["EVERBOT_MEMORY_FILE"] = str(path)
+        if ctx.invoked_subcommand in _ROUTING:
+            os.environ.pop("EVERBOT_MEMORY_FILE", None)
+        else:
+            # Read by every command's --file as its default; a --file given still wins.
+            os.environ["EVERBOT_MEMORY_FILE"] = str(path)
 
 
 def needs_extra(exc: ModuleNotFoundError, what: str, extra: str) -> typer.Exit:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from datetime import datetime
@@ -28,10 +29,17 @@ from .app import (
     print_json,
     reporting,
     say,
+    user_chosen,
     working,
 )
 
 __all__ = ["hook_app", "hook_claude_code", "jobs", "mcp", "process_pending"]
+
+
+def _is_user_memory(path: Path) -> bool:
+    from ...facade.locations import user_memory_path
+
+    return Path(os.path.abspath(path)) == Path(os.path.abspath(user_memory_path()))
 
 
 @app.command("process-pending")
@@ -72,7 +80,10 @@ def process_pending(
                     f"no project folder at {sweep}; give --sweep the project's folder"
                 )
             idle = idle_minutes(None, memory.path) * 60
-            swept = sweep_places(memory, sweep.expanduser(), idle, SWEEP_MAX_AGE_SECONDS)
+            # With --user the queue is the user's own memory: the project's memory is fed
+            # beside it, as the hooks and a plain sweep do.
+            own = user_chosen() and _is_user_memory(memory.path)
+            swept = sweep_places(memory, sweep.expanduser(), idle, SWEEP_MAX_AGE_SECONDS, own=own)
             say(quiet, f"{len(swept)} idle session(s) queued")
         requeued = memory.jobs.retry_failed() if retry_failed else 0
         if retry_failed:
