@@ -75,6 +75,10 @@ def test_the_days_a_question_names(question: str, first: date, last: date) -> No
         "下周二要做什么",
         "这周日的安排",
         "tomorrow's release",
+        "what is due on Friday next week",
+        "plans for Friday after tomorrow",
+        "next Tuesday or Wednesday",
+        "下周五和周三",
     ],
 )
 def test_a_question_without_a_day_names_none(question: str) -> None:

@@ -586,3 +586,14 @@ def test_secrets_said_in_prose_are_redacted(text: str, secret: str) -> None:
 )
 def test_prose_about_passwords_and_codes_is_left_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("length", [511, 512, 513, 900])
+def test_a_long_value_after_a_label_is_redacted_whole(length: int) -> None:
+    """A value is read for 512 characters at most (a label repeated over a long text read on
+    to its end, each time); a longer one, such as an AWS session token, goes whole."""
+    value = ("Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7" * 40)[:length]
+    for text in (f"export AWS_SESSION_TOKEN={value}", f"The staging token={value} for the bot."):
+        result = redact(text)
+        assert value[-20:] not in result.text and value[:20] not in result.text, text[:40]
+        assert result.text.endswith(("[redacted:secret]", "for the bot."))

@@ -165,7 +165,9 @@ def test_a_misspelt_category_is_read_as_the_one_meant(written: str, meant: str) 
     ]
 
 
-@pytest.mark.parametrize("written", ["hobby", "factor", "prefer", "idea"])
+@pytest.mark.parametrize(
+    "written", ["hobby", "factor", "prefer", "idea", "reference", "references", "ask", "kill"]
+)
 def test_a_category_close_to_none_is_read_as_a_fact(written: str) -> None:
     heading = f"### [abc123] {written} | 0.5 | 2026-03-01 | 1\nsome memory text here\n"
     doc = parse(f"# Agent Memory\n\n## Active Memories\n\n{heading}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from .secrets import RULES, Rule
+from .secrets.fields import LONGEST, VALUE_GOES_ON
 
 __all__ = ["Redactable", "Redaction", "redact", "scrub"]
 
@@ -68,6 +69,9 @@ def _apply(rule: Rule, text: str, found: list[str]) -> str:
             at = match.start() + 1
             continue
         found.append(rule.kind)
+        if partial and end - start == LONGEST:
+            # A value read for the most characters a label's value is read: it goes on.
+            end = VALUE_GOES_ON.match(text, end).end()  # type: ignore[union-attr]
         # Keep what stands around the value ("password: "), drop the value.
         out += [text[done:start], placeholder]
         done, at = end, max(end, match.end(), match.start() + 1)

@@ -99,8 +99,10 @@ def _nearest_category(word: str) -> str | None:
     it is close to none of them."""
     from difflib import get_close_matches  # here: only a misspelt heading needs it
 
-    names = [*CATEGORIES, *_CATEGORY_ALIASES]
-    found = get_close_matches(word, names, n=1, cutoff=_MISSPELT_RATIO)
+    # A slip of the keys keeps the first letter and most of the word: "reference" (a type of
+    # another tool's notes), "ask" or "kill" are other words, not "preference", "task", "skill".
+    names = [n for n in (*CATEGORIES, *_CATEGORY_ALIASES) if n[:1] == word[:1] and len(n) >= 5]
+    found = get_close_matches(word, names, n=1, cutoff=_MISSPELT_RATIO) if len(word) >= 5 else []
     return _CATEGORY_ALIASES.get(found[0], found[0]) if found else None
 
 

@@ -158,6 +158,11 @@ _RULES: list[_Rule] = [
     ),
 ]
 _COMPILED = [(re.compile(pattern, re.I), build) for pattern, build in _RULES]
+# A weekday said alone: the last one, unless the question speaks of days to come.
+_BARE_WEEKDAYS = {
+    r"\b(?:on |this past )?(" + "|".join(_WEEKDAYS) + r")\b",
+    r"(?:周|星期|礼拜)([一二三四五六日天])",
+}
 # A day still to come: no past day is named ("what did we plan for next Tuesday" is searched
 # on every day, not on last Tuesday).
 _FUTURE = re.compile(
@@ -187,8 +192,11 @@ def past_span(query: str, today: date) -> tuple[Span, str] | None:
     as still to come ("next Tuesday", "下周二", "这周日" asked before Sunday) names none."""
     # The days to come said are left out; a past day said beside them still counts ("what
     # did we decide yesterday about tomorrow's release").
+    future = _FUTURE.search(query) is not None
     query = _FUTURE.sub(" ", query)
     for pattern, build in _COMPILED:
+        if future and pattern.pattern in _BARE_WEEKDAYS:
+            continue  # "Friday next week", "next Tuesday or Wednesday": days to come
         match = pattern.search(query)
         if match is None:
             continue
@@ -197,7 +205,7 @@ def past_span(query: str, today: date) -> tuple[Span, str] | None:
             return None  # this week's day, still to come
         if span is not None and span[0] <= today:
             return (span[0], min(span[1], today)), match.group(0)
-    if re.search(r"[\u4e00-\u9fff]", query) or not _NAMES_A_DAY.search(query):
+    if future or re.search(r"[\u4e00-\u9fff]", query) or not _NAMES_A_DAY.search(query):
         return None
     return _parsed(query, today)
 

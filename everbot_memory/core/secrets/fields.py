@@ -21,7 +21,7 @@ from .checks import (
 )
 from .rule import Rule, field
 
-__all__ = ["FIELDS", "PRIVATE_KEYS"]
+__all__ = ["FIELDS", "LONGEST", "PRIVATE_KEYS", "VALUE_GOES_ON"]
 
 PRIVATE_KEYS: tuple[Rule, ...] = (
     field(
@@ -57,14 +57,19 @@ PRIVATE_KEYS: tuple[Rule, ...] = (
 _STOP = "\\s\"'`”’，。,;；、！？）】\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 _END = rf"(?=[.!?:)\]}}>]*(?:[{_STOP}]|&[A-Za-z_]\w*=|$))"
 # The value itself: not a placeholder opening ($X, <x>, {{x}}, [redacted...], ****).
-# Between quotes, a value may hold spaces ("Lark 83 Tundra"); the quotes stay. A value is at
-# most _LONGEST characters: unbounded, each label in a long run of them ("key=key=...") read
-# on to the run's end, and a text of 100 KB took minutes.
-_LONGEST = 512
+# Between quotes, a value may hold spaces ("Lark 83 Tundra"); the quotes stay. A value is read
+# for LONGEST characters at most, then taken whole when it goes on (an AWS session token is
+# 800 or more; redaction takes the rest of it, see VALUE_GOES_ON): read on to its end before a
+# check, each label in a long run of them ("key=key=...") read the whole run, and a text of
+# 100 KB took minutes.
+LONGEST = 512
+_CHAR = r"(?:[^{_STOP}&]|&(?![A-Za-z_]\w*=))".replace("{_STOP}", _STOP)
 _VALUE = (
     rf"(?P<secret>(?<=[\"“'‘])(?![$<{{\[(%*•])[^\"”'’\n]{{4,64}}?(?=[\"”'’])"
-    rf"|(?![$<{{\[(%*•])(?:[^{_STOP}&]|&(?![A-Za-z_]\w*=)){{1,{_LONGEST}}}?{_END})"
+    rf"|(?![$<{{\[(%*•])(?:{_CHAR}{{1,{LONGEST - 1}}}?{_END}|{_CHAR}{{{LONGEST}}}))"
 )
+#: The rest of a value read for LONGEST characters: taken with it when it is redacted.
+VALUE_GOES_ON = re.compile(rf"{_CHAR}*")
 # A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword).
 # A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword), or
 # ends an upper-case name (PGPASSWORD, VAULTTOKEN); a Chinese label stands anywhere
