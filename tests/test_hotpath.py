@@ -399,3 +399,33 @@ def test_a_session_split_before_each_memory_kept_its_record_is_not_merged_again(
     user.path.unlink()
     user.close_transcript(transcript, session_id="s1")
     assert list(_hits(user).values()) == [1] and list(_hits(project).values()) == [1]
+
+
+def test_every_old_record_still_stands_for_the_project_after_the_user_starts_over(
+    tmp_path: Path,
+) -> None:
+    """Two sessions recorded in the user's ledger alone (as an earlier version left them);
+    the user deletes their own memory; closing one session again cleared the user's ledger,
+    and the other session was then merged into the project a second time."""
+    user, project = _routed(tmp_path)
+    first = _session(tmp_path, _PREFERS, _DECIDED)
+    second = tmp_path / "second.txt"
+    second.write_text(
+        "User: I always use vim as my editor.\nAssistant: Noted.\n"
+        "User: We decided to use Redis for caching in this service.\nAssistant: Noted.\n",
+        encoding="utf-8",
+    )
+    user.close_transcript(first, session_id="s1")
+    user.close_transcript(second, session_id="s2")
+    project.ledger.clear()
+    records = json.loads(user.ledger.path.read_text(encoding="utf-8"))
+    for record in records.values():
+        record.pop("split", None)
+    user.ledger.path.write_text(json.dumps(records), encoding="utf-8")
+    before = _hits(project)
+    user.path.unlink()
+    user.close_transcript(first, session_id="s1")
+    user.close_transcript(second, session_id="s2")
+    assert _hits(project) == before
+    user.close_transcript(second, session_id="s2")  # and again: nothing new anywhere
+    assert _hits(project) == before

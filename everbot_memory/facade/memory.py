@@ -205,12 +205,17 @@ class Memory(Changes):
         the memories hold different lengths of the session, each stretch between those
         lengths is a part of its own, merged into the memories that do not hold it yet.
         """
+        if self.others and self.others[0].exists():
+            # A record of this session written before each memory kept its own stands for
+            # the project too: the project gets its own copy before this one changes.
+            self.ledger.hand_over(session_id, self.others[0].ledger)
         behind = self._behind(session_id, messages)
         for place in [self, *self.others]:
             if not place.exists():
                 # The ledger belongs to a memory file that is gone (deleted to start over):
-                # what it says was merged is merged nowhere now.
-                place.ledger.clear()
+                # what it says was merged is merged nowhere now, except that the user's old
+                # records still stand for the projects, which have no record of their own.
+                place.ledger.clear(keep_for_others=place is self and bool(self.others))
         parts: list[_Part] = []
         into: list[Memory] = []
         for start, end in pairwise([*sorted(behind), len(messages)]):
@@ -230,13 +235,13 @@ class Memory(Changes):
         messages they hold."""
         # A session split before each memory kept its own record of it was recorded in the
         # user's ledger alone, for both: that record stands for the project's memory too.
-        whole = self.ledger.seen(session_id) and not self.ledger.split(session_id)
+        mine = self.ledger.unseen_by_others(session_id, messages)
         behind: dict[int, list[Memory]] = {}
         for place in [self, *self.others]:
             if not place.exists():
                 new, seen = list(messages), False
-            elif place is not self and whole and not place.ledger.seen(session_id):
-                new, seen = self.ledger.unseen(session_id, messages), True
+            elif place is not self and mine is not None and not place.ledger.seen(session_id):
+                new, seen = mine, True
             else:
                 new = place.ledger.unseen(session_id, messages)
                 seen = place.ledger.seen(session_id)

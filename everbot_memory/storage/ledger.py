@@ -49,13 +49,53 @@ class SessionLedger:
             return {}  # no ledger yet, or a damaged one: sessions are read from the start
         return data if isinstance(data, dict) else {}
 
-    def clear(self) -> None:
-        """Forget every session: the memory file they were merged into is gone."""
-        self.path.unlink(missing_ok=True)
+    def clear(self, keep_for_others: bool = False) -> None:
+        """Forget every session: the memory file they were merged into is gone.
+
+        ``keep_for_others``: a record written before split sessions were recorded in each
+        memory's ledger stands for the other memory too (the project's, see :meth:`split`);
+        it is kept, marked as held elsewhere only, so that the other memory is not given the
+        session again (:meth:`hand_over` gives it its own record)."""
+        if not keep_for_others:
+            self.path.unlink(missing_ok=True)
+            return
+        kept = {
+            session: {**record, "elsewhere": True}
+            for session, record in self._read().items()
+            if isinstance(record, dict) and not record.get("split")
+        }
+        if not kept:
+            self.path.unlink(missing_ok=True)
+            return
+        with contextlib.suppress(OSError):
+            write_atomically(self.path, json.dumps(kept, indent=0).encode())
+
+    def _own(self, session_id: str) -> dict[str, Any] | None:
+        """The record of a session this memory holds (not one held elsewhere only)."""
+        record = self._read().get(session_id)
+        if not isinstance(record, dict) or record.get("elsewhere"):
+            return None
+        return record
+
+    def hand_over(self, session_id: str, other: SessionLedger) -> None:
+        """Give ``other`` its own copy of a record that stands for it too (one written before
+        split sessions were recorded in each memory's ledger), when it has none: this
+        ledger's record may be rewritten as split, or cleared, and the other memory would
+        then be given the session again."""
+        record = self._read().get(session_id)
+        if not isinstance(record, dict) or record.get("split"):
+            return
+        data = other._read()
+        if session_id in data:
+            return
+        data[session_id] = {"count": record.get("count"), "digest": record.get("digest")}
+        with contextlib.suppress(OSError):
+            other.files.ensure()
+            write_atomically(other.path, json.dumps(data, indent=0).encode())
 
     def seen(self, session_id: str) -> bool:
         """True when this session was merged before."""
-        return session_id in self._read()
+        return self._own(session_id) is not None
 
     def split(self, session_id: str) -> bool:
         """True when this session was recorded as split with another memory, which keeps
@@ -68,8 +108,23 @@ class SessionLedger:
         self, session_id: str, messages: Sequence[Mapping[str, Any]]
     ) -> list[Mapping[str, Any]]:
         """The messages of this session not merged yet."""
+        return self._after(self._own(session_id), messages)
+
+    def unseen_by_others(
+        self, session_id: str, messages: Sequence[Mapping[str, Any]]
+    ) -> list[Mapping[str, Any]] | None:
+        """The messages of this session not merged yet into the other memory a record written
+        before split sessions stands for (see :meth:`hand_over`); None when there is none."""
         record = self._read().get(session_id)
-        if isinstance(record, dict):
+        if not isinstance(record, dict) or record.get("split"):
+            return None
+        return self._after(record, messages)
+
+    @staticmethod
+    def _after(
+        record: dict[str, Any] | None, messages: Sequence[Mapping[str, Any]]
+    ) -> list[Mapping[str, Any]]:
+        if record is not None:
             count = record.get("count")
             if (
                 isinstance(count, int)
