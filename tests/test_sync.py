@@ -839,3 +839,27 @@ def test_sync_says_to_check_a_file_git_merged_line_by_line(machines: tuple[Path,
     assert "the theirs version is not UTF-8 text" in said and ".merge_file" not in said
     assert "merged line by line without conflict markers: check it" in said
     assert "git rm" not in said
+
+
+def test_a_memory_whose_line_looks_like_a_marker_is_fenced(tmp_path: Path) -> None:
+    """Written plain, its line read as the start of a conflict git left further down, and
+    the file was split into sides in the wrong place."""
+    from everbot_memory.document.conflicts import sides
+
+    path = tmp_path / "MEMORY.md"
+    pasted = "The user pasted what git printed:\n<<<<<<< HEAD"
+    Memory(path).remember(pasted)
+    Memory(path).remember("The user prefers tabs.")
+    text = path.read_text(encoding="utf-8")
+    assert "```memory\nThe user pasted what git printed:\n<<<<<<< HEAD\n```" in text
+    assert pasted in contents(path).values()
+    # A line conflict git leaves on another memory: the sides split there, not at the paste.
+    conflicted = text.replace(
+        "The user prefers tabs.",
+        "<<<<<<< HEAD\nThe user prefers tabs.\n=======\nThe user prefers spaces.\n>>>>>>> b",
+    )
+    found = sides(conflicted)
+    assert found is not None
+    ours, theirs, _ = found
+    assert pasted in ours and pasted in theirs
+    assert "prefers tabs" in ours and "prefers spaces" in theirs

@@ -6,6 +6,7 @@ formatting; rendering a canonical file gives back the same text.
 
 from __future__ import annotations
 
+import re
 from array import array
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -67,6 +68,11 @@ def _reads_back(written: str, content: str) -> bool:
     )
 
 
+# A line that reads as a line merge's conflict marker: fenced, so that a conflict git leaves
+# elsewhere in the file is never read as starting or ending inside this memory.
+_MARKER_LINE = re.compile(r"^(?:<{7,}(?: |$)|={7,}$|>{7,}(?: |$)|\|{7,}(?: |$))", re.M)
+
+
 def render_content(content: str) -> str:
     """Content as it is written under its heading: plain when it reads back exactly, else in a
     ```` ```memory ```` fence, else (control characters, or a line the fence cannot hold, such
@@ -75,7 +81,7 @@ def render_content(content: str) -> str:
         return fence(json_string(content), "memory-json")
     if "\n" not in content and content[0].isalnum():
         return content  # a single line starting with a letter or digit cannot open any block
-    if _reads_back(content, content):
+    if _MARKER_LINE.search(content) is None and _reads_back(content, content):
         return content
     fenced = fence(content, "memory")
     if "<!--" not in content or _reads_back(fenced, content):
