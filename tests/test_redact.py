@@ -596,4 +596,6 @@ def test_a_long_value_after_a_label_is_redacted_whole(length: int) -> None:
     for text in (f"export AWS_SESSION_TOKEN={value}", f"The staging token={value} for the bot."):
         result = redact(text)
         assert value[-20:] not in result.text and value[:20] not in result.text, text[:40]
-        assert result.text.endswith(("[redacted:secret]", "for the bot."))
+        assert result.text.endswith(("[redacted:secret]", "[redacted:secret] for the bot."))
+    said = redact(f"The password is {value}. Keep it safe.").text
+    assert said == "The password is [redacted:password]. Keep it safe."

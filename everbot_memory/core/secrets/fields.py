@@ -69,7 +69,7 @@ _VALUE = (
     rf"|(?![$<{{\[(%*•])(?:{_CHAR}{{1,{LONGEST - 1}}}?{_END}|{_CHAR}{{{LONGEST}}}))"
 )
 #: The rest of a value read for LONGEST characters: taken with it when it is redacted.
-VALUE_GOES_ON = re.compile(rf"{_CHAR}*")
+VALUE_GOES_ON = re.compile(rf"{_CHAR}*?{_END}")
 # A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword).
 # A label begins a word, or a part of a camelCase name (apiKey, authToken, dbPassword), or
 # ends an upper-case name (PGPASSWORD, VAULTTOKEN); a Chinese label stands anywhere
