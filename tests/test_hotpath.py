@@ -312,6 +312,10 @@ _PREFERS = "I prefer pytest over unittest."
 _DECIDED = "We decided to use PostgreSQL instead of MongoDB for this service."
 
 
+def _refuse(*args: object, **kwargs: object) -> None:
+    raise OSError("read-only file system")
+
+
 def _hits(memory: Memory) -> dict[str, int]:
     return {e.content: e.activation_count for e in memory.store.load()}
 
@@ -322,11 +326,8 @@ def test_a_routed_session_whose_project_save_failed_is_merged_once_into_each_mem
     user, project = _routed(tmp_path)
     transcript = _session(tmp_path, _PREFERS, _DECIDED)
 
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("read-only file system")
-
     with monkeypatch.context() as patched:
-        patched.setattr(project, "merge_candidates", refuse)
+        patched.setattr(project, "merge_candidates", _refuse)
         for _ in range(3):
             with pytest.raises(OSError):
                 user.close_transcript(transcript, session_id="s1")
@@ -344,11 +345,8 @@ def test_a_routed_session_whose_user_save_failed_changes_neither_memory(
     user, project = _routed(tmp_path)
     transcript = _session(tmp_path, _PREFERS, _DECIDED)
 
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("read-only file system")
-
     with monkeypatch.context() as patched:
-        patched.setattr(user, "merge_candidates", refuse)
+        patched.setattr(user, "merge_candidates", _refuse)
         with pytest.raises(OSError):
             user.close_transcript(transcript, session_id="s1")
     assert user.store.load() == [] and project.store.load() == []

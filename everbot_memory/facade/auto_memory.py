@@ -27,6 +27,7 @@ from ..core import prompt
 from ..core.rules import CATEGORIES, PROMPT_TOP_K
 from ..errors import EverbotMemoryError, StoreError
 from ..storage.atomic import write_atomically
+from ..storage.locations import is_memory_text
 from .claude_code import claude_home, project_key
 from .memory import Memory
 
@@ -485,15 +486,6 @@ def _read_capped(path: Path) -> bytes:
         os.close(fd)
 
 
-def _a_memory_file(text: str) -> bool:
-    """True for this engine's own memory file: its first heading is the format's title or
-    one of its sections."""
-    for line in text.lstrip("\ufeff").splitlines():
-        if line.startswith("#"):
-            return line.rstrip() in ("# Agent Memory", "## Active Memories", "## Archived Memories")
-    return False
-
-
 def _memories_in(text: str) -> list[Note]:
     """The notes of another memory file: its Active memories, each with its category. Its
     archived ones (replaced or faded) and its profile (derived from the memories) are not
@@ -561,7 +553,9 @@ def import_notes(
         raise EverbotMemoryError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise EverbotMemoryError(f"{path} is not UTF-8 text (bad byte at {exc.start})") from exc
-    notes = _memories_in(text) if _a_memory_file(text) else notes_in(text)
+    # An empty file is no memory file here: it has no notes either way.
+    mine = text.strip() and is_memory_text(text)
+    notes = _memories_in(text) if mine else notes_in(text)
     report = ImportReport(path, dry_run=dry_run)
     if not dry_run:
         if not memory.exists():

@@ -29,6 +29,7 @@ from ..errors import EverbotMemoryError, NotTextError
 from ..storage.atomic import digest, write_atomically
 from ..storage.git_state import git_dir, git_operation
 from ..storage.journal import Journal
+from ..storage.locations import MEMORY_MARKS, is_memory_text
 from ..storage.lock import DEFAULT_LOCK_TIMEOUT
 from ..storage.paths import SideFiles
 from ..storage.store import MemoryStore, decode
@@ -88,20 +89,6 @@ def _said(done: subprocess.CompletedProcess[str]) -> str:
 
 
 #: What marks a memory file (SPEC §1): its title or one of its sections.
-_MARKS = ("# Agent Memory", "## Active Memories", "## Archived Memories")
-
-
-def _memory_text(text: str) -> bool:
-    """True for a memory file's text: empty, or its first heading is the title or a section
-    (a document that only quotes the format further down is not one)."""
-    if not text.strip():
-        return True
-    for line in text.lstrip("\ufeff").splitlines():
-        if line.startswith("#"):
-            return line.rstrip() in _MARKS
-    return False
-
-
 def _repository(folder: Path) -> Path | None:
     """The top of the work tree holding ``folder``; None when there is none."""
     if not folder.is_dir() or git_dir(folder) is None:
@@ -177,9 +164,11 @@ def merge_files(
     else:
         # Text that is not a memory file (another document committed under its name): merged
         # by memory, it would read as every memory deleted. Line by line, for a person.
-        other = next((p for p, t in zip(paths, texts, strict=True) if not _memory_text(t)), None)
+        other = next((p for p, t in zip(paths, texts, strict=True) if not is_memory_text(t)), None)
         if other is not None:
-            reason = f"{other.name} is not a memory file: its first heading is not {_MARKS[0]}"
+            reason = (
+                f"{other.name} is not a memory file: its first heading is not {MEMORY_MARKS[0]}"
+            )
     if reason is None:
         outcome = merge_texts(
             *texts, now=(now or utcnow()).replace(microsecond=0), marker_size=marker_size

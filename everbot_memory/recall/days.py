@@ -77,6 +77,10 @@ def _one(day: date) -> Span:
 
 _Rule = tuple[str, Callable[[re.Match[str], date], Span | None]]
 
+# A weekday said alone (see _BARE_WEEKDAYS).
+_BARE_WEEKDAY = r"\b(?:on |this past )?(" + "|".join(_WEEKDAYS) + r")\b"
+_BARE_WEEKDAY_ZH = r"(?:周|星期|礼拜)([一二三四五六日天])"
+
 _RULES: list[_Rule] = [
     (
         r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b",
@@ -97,7 +101,7 @@ _RULES: list[_Rule] = [
         lambda m, t: _one(_last_weekday(t, _WEEKDAYS.index(m.group(1).lower()), False)),
     ),
     (
-        r"\b(?:on |this past )?(" + "|".join(_WEEKDAYS) + r")\b",
+        _BARE_WEEKDAY,
         lambda m, t: _one(_last_weekday(t, _WEEKDAYS.index(m.group(1).lower()), False)),
     ),
     (
@@ -114,7 +118,7 @@ _RULES: list[_Rule] = [
         lambda m, t: _one(_week_of(t)[0] + timedelta(days=_WEEKDAYS_ZH[m.group(1)])),
     ),
     (
-        r"(?:周|星期|礼拜)([一二三四五六日天])",
+        _BARE_WEEKDAY_ZH,
         lambda m, t: _one(_last_weekday(t, _WEEKDAYS_ZH[m.group(1)], False)),
     ),
     (
@@ -159,10 +163,7 @@ _RULES: list[_Rule] = [
 ]
 _COMPILED = [(re.compile(pattern, re.I), build) for pattern, build in _RULES]
 # A weekday said alone: the last one, unless the question speaks of days to come.
-_BARE_WEEKDAYS = {
-    r"\b(?:on |this past )?(" + "|".join(_WEEKDAYS) + r")\b",
-    r"(?:周|星期|礼拜)([一二三四五六日天])",
-}
+_BARE_WEEKDAYS = {_BARE_WEEKDAY, _BARE_WEEKDAY_ZH}
 # A day still to come: no past day is named ("what did we plan for next Tuesday" is searched
 # on every day, not on last Tuesday).
 _FUTURE = re.compile(

@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     Scope = Literal["user", "project", "file"]
 
 __all__ = [
+    "MEMORY_MARKS",
     "PROJECT_FILE_NAME",
     "USER_FILE_ENV",
     "Place",
     "is_memory_file",
+    "is_memory_text",
     "memory_places",
     "project_dir",
     "project_memory",
@@ -98,7 +100,19 @@ def project_memory(folder: str | os.PathLike[str]) -> Path | None:
 
 
 #: What marks a memory file: its first heading is its title or one of its sections (SPEC §1).
-_MARKS = (b"# Agent Memory", b"## Active Memories", b"## Archived Memories")
+MEMORY_MARKS = ("# Agent Memory", "## Active Memories", "## Archived Memories")
+_MARKS = tuple(mark.encode() for mark in MEMORY_MARKS)
+
+
+def is_memory_text(text: str) -> bool:
+    """True for a memory file's text: empty, or its first heading is the format's title or a
+    section (a document that only quotes the format further down is not one)."""
+    if not text.strip():
+        return True
+    for line in text.lstrip("\ufeff").splitlines():
+        if line.startswith("#"):
+            return line.rstrip() in MEMORY_MARKS
+    return False
 
 
 def is_memory_file(path: Path) -> bool:
