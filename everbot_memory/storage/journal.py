@@ -118,6 +118,11 @@ def _pack(data: bytes) -> bytes:
     return packer.compress(data) + packer.flush()
 
 
+#: How many bytes of a kept version are read for its start: its ancestry and the first of
+#: the file's bytes fit in it, compressed.
+_START_READ = 65_536
+
+
 def without_secrets(data: bytes | None) -> bytes | None:
     """``data`` with every secret redacted, or None when it holds none (keep it as it is).
 
@@ -195,7 +200,8 @@ class Journal:
         """The first bytes of the file as kept (its header stamp is there); b"" when it
         cannot be read."""
         try:
-            raw = version.path.read_bytes()
+            with open(version.path, "rb") as handle:
+                raw = handle.read(_START_READ)  # the rest is not needed for the start
             head = b""
             # The ancestry and the bytes are two gzip members: read on into the second.
             while raw and len(head) < 8192:
@@ -207,8 +213,8 @@ class Journal:
         except (OSError, zlib.error):
             return b""
         if head.startswith(_MAGIC):
-            if b"\n" not in head:
-                data = self._read(version)  # a long ancestry line: read it whole
+            if b"\n" not in head or len(head) - head.index(b"\n") < 512:
+                data = self._read(version)  # a long ancestry: read it whole
                 return b"" if data is None else data[:1024]
             head = head[head.index(b"\n") + 1 :]
         return head[:1024]
