@@ -206,14 +206,14 @@ def _check_queue(report: Installation) -> None:
     failed = jobs.failed()
     report.failed = len(failed)
     flag = f"--file {shlex.quote(str(report.memory))}"
-    retried = [job for job in failed if job.transcript_path]
+    retried = [job for job in failed if not job.damaged]
     if retried:
         report.problems.append(
             f"{len(retried)} failed job(s) in the queue of {report.memory}; "
             f"`{PROGRAM} process-pending --retry-failed {flag}` queues them again"
         )
     for job in failed:
-        if not job.transcript_path:  # a damaged job file: nothing to retry in it
+        if job.damaged:
             report.problems.append(job.error)
     stuck = [j for j in due if now - max(j.queued_at, j.not_before) > STUCK_SECONDS]
     if stuck:

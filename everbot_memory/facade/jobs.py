@@ -175,7 +175,7 @@ class Jobs:
         """Queue every failed session again, and make those waiting to retry due now, each
         with fresh tries (after the cause is fixed: a key, the network); returns how many."""
         jobs = [j for j in self._queue.pending() if j.attempts or j.not_before]
-        jobs += [j for j in self._queue.failed() if j.transcript_path]  # not a damaged file
+        jobs += [j for j in self._queue.failed() if not j.damaged]
         for job in jobs:
             self._queue.retry(job)
         if jobs:

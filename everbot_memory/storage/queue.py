@@ -74,6 +74,12 @@ class Job:
     def __repr__(self) -> str:
         return f"Job({self.session_id!r}, {self.event!r}, attempts={self.attempts})"
 
+    @property
+    def damaged(self) -> bool:
+        """True for a job file that could not be read (listed by :meth:`JobQueue.failed`):
+        nothing in it can be retried."""
+        return not self.transcript_path
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Job):
             return NotImplemented

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ...core.entry import Category
 from ...core.text import CJK_RE
+from .dates import WEEKDAYS
 
 __all__ = ["NewValue", "new_values", "replaced_by", "slot_values"]
 
@@ -65,13 +66,7 @@ _NOT_NAMES = frozenset(
         "new",
         "old",
         # A day is no place ("my dentist appointment got moved to Thursday").
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
+        *WEEKDAYS.split("|"),
         "today",
         "tomorrow",
         "tonight",

@@ -306,7 +306,7 @@ def doctor(
                 f"failed job: session {job.session_id} ({job.event}), {job.attempts} tries: "
                 f"{job.error}"
             )
-        retried = [job for job in failed if job.transcript_path]  # not a damaged file
+        retried = [job for job in failed if not job.damaged]
         if retried:
             typer.echo(
                 f"{len(retried)} failed job(s); `everbot-memory process-pending --retry-failed` "
