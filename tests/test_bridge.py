@@ -691,6 +691,46 @@ def test_import_redacts_secrets_and_skips_a_bare_one(memory: Memory, tmp_path: P
     assert token not in memory.path.read_text()
 
 
+def test_a_long_notes_file_is_imported_in_one_save(memory: Memory, tmp_path: Path) -> None:
+    memory.remember("The user lives in Paris.", "fact")
+    before = memory.path.read_bytes()
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
+    notes = [f"- Service number {n} is deployed from the blue pipeline." for n in range(300)]
+    notes += [
+        f"- {token}",
+        "- The user lives in Berlin.",
+        f"- The release bot posts with token {token} on Fridays.",
+    ]
+    source = tmp_path / "CLAUDE.md"
+    source.write_text("\n".join(notes) + "\n")
+    report = import_notes(memory, source, "fact")
+    assert (report.count("added"), report.count("reinforced"), report.count("skipped")) == (
+        302,
+        0,
+        1,
+    )
+    # One save: the backup is the file as it was before the import.
+    assert memory.store.files.backup.read_bytes() == before
+    skipped = next(item for item in report.items if item.outcome == "skipped")
+    assert "only a secret" in skipped.reason
+    assert report.warnings == ["line 303: redacted github-token in a new memory"]
+    assert token not in memory.path.read_text()
+    # A new home given by a note retires the old one, as a remember does.
+    paris = next(e for e in memory.entries() if "Paris" in e.content)
+    assert not paris.is_active
+
+
+def test_a_note_said_twice_in_one_import_is_one_memory(memory: Memory, tmp_path: Path) -> None:
+    source = tmp_path / "notes.md"
+    source.write_text("- The user deploys on Tuesdays.\n\nThe user deploys on Tuesdays!\n")
+    report = import_notes(memory, source, "workflow")
+    outcomes = [item.outcome for item in report.items]
+    first, second = (item.entry for item in report.items)
+    assert first is not None and second is not None and first.id == second.id
+    assert outcomes == ["added", "reinforced"]
+    assert len(memory.entries()) == 1
+
+
 def test_importing_an_export_skips_the_exported_section(memory: Memory, project: Path) -> None:
     remember_all(memory, ["The user prefers pytest over unittest."])
     export_auto_memory(memory, project)

@@ -158,6 +158,17 @@ def test_one_session_reinforces_an_entry_once_and_adds_a_repeat_once() -> None:
     assert len(result.entries) == 2
 
 
+def test_one_session_saying_a_new_thing_twice_in_other_words_adds_it_once() -> None:
+    candidates = [
+        Candidate(content="The user deploys the API on Tuesdays."),
+        Candidate(content="The user deploys the API on Tuesdays!"),
+        Candidate(content="The user plays the cello."),
+    ]
+    result = merge_at(T0, [], candidates)
+    assert result.stats.new == 2 and len(result.entries) == 2
+    assert result.placed[0] == result.placed[1] != result.placed[2]
+
+
 def test_confirming_an_unknown_id_adds_a_new_memory() -> None:
     result = merge_at(T0, [make_entry()], [Candidate(content="other", confirms="ffffff")])
     assert result.stats.new == 1

@@ -138,6 +138,13 @@ class MemoryMerger:
             if key in added:
                 placed.append(added[key].id)
                 continue  # said twice in one session: one memory
+            if added and not candidate.contradicts:
+                # Said twice in other words ("deploys on Tuesdays." and "...Tuesdays!"): one
+                # memory too, as when the second came in a later merge.
+                twin = most_similar(candidate.content, list(added.values()))
+                if twin is not None:
+                    placed.append(twin.id)
+                    continue
             entry = MemoryEntry(
                 id=new_id(set(by_id) | {e.id for e in added.values()}),
                 content=candidate.content,

@@ -503,22 +503,22 @@ def _memories_in(text: str) -> list[Note]:
 def _remember_all(
     memory: Memory, notes: Sequence[Note], category: Category | None, report: ImportReport
 ) -> None:
+    """Each note remembered, all in one save (a file of thousands of notes saves once)."""
+    wanted = [note for note in notes if not note.skip]
+    items = [(n.text, category or n.category or guess_category(n.text)) for n in wanted]
+    outcomes = iter(memory.remember_many(items, session_id="import"))
     for note in notes:
         if note.skip:
             report.items.append(Imported(note, "skipped", reason=note.skip))
             continue
-        kind = category or note.category or guess_category(note.text)
-        try:
-            entry, result = memory.remember(note.text, kind, "medium", session_id="import")
-        except StoreError:
-            raise  # the file itself: stop, the rest would fail too
-        except EverbotMemoryError as exc:  # the note cannot be a memory (only a secret, ...)
-            report.items.append(
-                Imported(note, "skipped", reason=str(exc).removeprefix("nothing remembered: "))
-            )
-            continue
-        report.warnings += [f"line {note.line}: {w}" for w in memory.warnings]
-        report.items.append(Imported(note, "added" if result.stats.new else "reinforced", entry))
+        done = next(outcomes)
+        report.warnings += [f"line {note.line}: {w}" for w in done.warnings]
+        if done.entry is None:
+            report.items.append(Imported(note, "skipped", reason=done.reason))
+        else:
+            outcome: Literal["added", "reinforced"] = "added" if done.added else "reinforced"
+            report.items.append(Imported(note, outcome, done.entry))
+    report.warnings += memory.warnings
 
 
 def import_notes(

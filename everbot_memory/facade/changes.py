@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from .choice import Section
     from .reports import History
 
-__all__ = ["Changes"]
+__all__ = ["Changes", "Remembered"]
 
 
 def _with_changed_facts(
@@ -56,6 +57,18 @@ def _candidate(content: str, category: str, importance: str, group: str | None) 
         return Candidate(content=content, category=category, importance=importance, group=group)
     except ValidationError as exc:
         raise EverbotMemoryError(f"nothing remembered: {exc.errors()[0]['msg'].lower()}") from exc
+
+
+@dataclass
+class Remembered:
+    """What became of one text given to :meth:`Changes.remember_many`: the memory it went
+    into and whether that memory is new (else a memory said it already), or why it was not
+    remembered (``entry`` None), and the secrets redacted in it."""
+
+    entry: MemoryEntry | None
+    added: bool = False
+    reason: str = ""
+    warnings: list[str] = field(default_factory=list)
 
 
 class Changes:
@@ -155,6 +168,67 @@ class Changes:
         result = self._merge([candidate], session_id, changed_facts=True)
         entry = next(e for e in result.entries if e.id == result.placed[0])
         return entry, result
+
+    def remember_many(
+        self,
+        items: Sequence[tuple[str, Category]],
+        importance: Importance = "medium",
+        session_id: str = "manual",
+    ) -> list[Remembered]:
+        """:meth:`remember` each ``(content, category)`` of ``items``, in one locked load and
+        one save (an import of a long notes file saves once, not once per note).
+
+        One outcome per item, in order. A text that cannot be a memory (empty, only a secret,
+        too long) is not remembered and says why; the others are merged together, as one
+        session's memories are: a text that repeats a memory (or one given earlier in
+        ``items``) goes into that memory, and a new home or employer retires the memory that
+        gave the old one. A failure of the file itself raises, and nothing is written.
+        """
+        from ..core.proposal import proposal
+        from ..core.redaction import redact, scrub
+
+        outcomes = [Remembered(None) for _ in items]
+        candidates: list[Candidate | Proposal] = []
+        places: list[int] = []
+        for place, (content, category) in enumerate(items):
+            try:
+                candidate = proposal(content, category, importance) or _candidate(
+                    content, category, importance, None
+                )
+            except EverbotMemoryError as exc:
+                outcomes[place].reason = str(exc).removeprefix("nothing remembered: ")
+                continue
+            kept, said = scrub([candidate], lambda c, text: c.replace(content=text))
+            if not kept:
+                found = ", ".join(redact(candidate.content).found)
+                outcomes[place].reason = f"the text is only a secret ({found})"
+                continue
+            outcomes[place].warnings = said
+            candidates.append(kept[0])
+            places.append(place)
+        if not candidates:
+            self.warnings = []
+            return outcomes
+        results: list[tuple[set[str], MergeResult]] = []
+
+        def merge(existing: list[MemoryEntry]) -> list[MemoryEntry]:
+            marked = [_with_changed_facts(c, existing) for c in candidates]
+            before = {e.id for e in existing}
+            results.append((before, self.merger.merge(existing, marked, session_id)))
+            return results[-1][1].entries
+
+        self._update(merge)
+        before, result = results[-1]
+        entries = {e.id: e for e in result.entries}
+        seen: set[str] = set()
+        for place, placed in zip(places, result.placed, strict=True):
+            outcome = outcomes[place]
+            outcome.entry = entries.get(placed)
+            outcome.added = placed not in before and placed not in seen
+            if outcome.entry is None:
+                outcome.reason = "merged into a memory this import let go"
+            seen.add(placed)
+        return outcomes
 
     def update(
         self,
