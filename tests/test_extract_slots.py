@@ -385,7 +385,7 @@ def test_a_new_car_is_kept_as_the_model_the_user_named() -> None:
     assert (value.slot, value.memory(False), value.memory(True)) == (
         "car",
         "The user drives a RAV4.",
-        "用户现在开RAV4",
+        "用户现在开 RAV4",
     )
 
 
@@ -424,3 +424,77 @@ def test_weekdays_or_both_ends_of_the_month_named_together_recur(
     from everbot_memory.extract.rules.extractor import _RECURRING
 
     assert bool(_RECURRING.search(said)) == recurring
+
+
+@pytest.mark.parametrize(
+    "said, known, retired",
+    [
+        ("back when I worked at Brightline Media we shipped on Fridays", "job", True),
+        ("in my Brightline Media days reviews took a week. how to speed them up?", "job", True),
+        ("以前在华为上班的时候天天加班，现在轻松多了", "zjob", True),
+        ("之前住南京那会儿天天吃鸭血粉丝", "zhome", True),
+        # A visit, a plan, another value of before: the known one stands.
+        ("when I was at Brightline Media this morning the lobby was packed", "job", False),
+        ("back when I worked at Initech the builds were slow", "job", False),
+        ("if I worked at Brightline Media again I'd ask for more", "job", False),
+    ],
+)
+def test_a_value_said_as_the_users_before_retires_it(said: str, known: str, retired: bool) -> None:
+    values, ids = replaced_by(said, KNOWN)
+    assert (known in ids) == retired
+    if retired:
+        [past] = [v for v in values if v.past]
+        assert "used to" in past.memory(False) or "以前" in past.memory(True)
+
+
+@pytest.mark.parametrize(
+    "said, place",
+    [
+        ("officially a Halifax resident now, the paperwork is done", "Halifax"),
+        ("my commute from Hoboken takes forever on rainy days", "Hoboken"),
+        ("still unpacking into the Bristol house, the kitchen is chaos", "Bristol"),
+        ("广州落户总算批下来了", "广州"),
+        ("搬完家了 成都这边的小区绿化特别好", "成都"),
+    ],
+)
+def test_a_home_said_in_passing_is_the_new_one(said: str, place: str) -> None:
+    homes = [v.value for v in new_values(said) if v.slot == "home"]
+    assert homes == [place]
+
+
+def test_a_phone_keeps_the_model_named_and_a_question_after_a_space_leaves_the_statement() -> None:
+    [value] = new_values("新入手的 Mate 60 Pro 手感真好😄 有没有推荐的手机壳")
+    assert (value.slot, value.memory(True)) == ("phone", "用户现在用 Mate 60 Pro")
+
+
+def test_a_wedding_had_ends_an_engagement_and_a_partner_named_ends_single() -> None:
+    engaged = [("k", "The user is engaged to Sam.")]
+    assert changed_memories("Sam and I are back from our honeymoon in Kyoto!", engaged) == ("k",)
+    assert changed_memories("my sister got married last week", engaged) == ()
+    single = [("k", "用户现在单身")]
+    assert changed_memories("周末我男朋友说带我去爬山，穿什么鞋好", single) == ("k",)
+
+
+def test_a_correction_word_is_a_whole_word() -> None:
+    said = "资料都导进 obsidian 了，notion 那边的先留着"
+    assert corrected(said) == said
+
+
+@pytest.mark.parametrize(
+    "said, wanted",
+    [
+        ("you don't need to remember my old phone number anymore, it's disconnected", "a"),
+        ("之前跟你提过我在吃抗抑郁药那个事，帮我忘掉吧", "b"),
+        ("我前任的事你删了吧", "c"),
+    ],
+)
+def test_a_forget_request_in_other_words(said: str, wanted: str) -> None:
+    from everbot_memory.extract.rules.updates import forget_request
+
+    known = [
+        ("a", "The user's old phone number was 555-0142."),
+        ("b", "用户在吃抗抑郁药"),
+        ("c", "用户的前女友叫林琳"),
+        ("d", "The user likes hiking."),
+    ]
+    assert forget_request(said, known) == wanted

@@ -23,7 +23,7 @@ from ...core.entry import Category
 from ...core.text import CJK_RE
 from .dates import WEEKDAYS
 
-__all__ = ["NewValue", "new_values", "replaced_by", "slot_values"]
+__all__ = ["NewValue", "new_values", "past_values", "replaced_by", "slot_values"]
 
 _CJK = CJK_RE.pattern[1:-1]
 # A name as people write it: capitalized words ("Round Rock", "St Albans", "Kestrel Pay").
@@ -83,11 +83,22 @@ class NewValue:
     category: Category
     #: The value in the user's own words, when they differ from its name ("小米", "Xiaomi").
     words: str = ""
+    #: Said as the user's before, not now ("back when I was at Stripe"): the memory holding
+    #: it is what changed, and the value is one the user had.
+    past: bool = False
 
     def memory(self, chinese: bool) -> str:
         """The memory the new value makes, in the language it was said in."""
         # A car keeps the model the user named ("a used Prius", not "Toyota").
         v = self.words if (chinese or self.slot == "car") and self.words else self.value
+        if chinese and v[:1].isascii():
+            v = f" {v}"  # "用户现在用 Mate 70"
+        if self.past:
+            if chinese:
+                return f"用户以前住在{v}" if self.slot == "home" else f"用户以前在{v}工作"
+            if self.slot == "home":
+                return f"The user used to live in {v}."
+            return f"The user used to work at {v}."
         if chinese:
             return {
                 "home": f"用户现在住在{v}",
@@ -139,7 +150,7 @@ _TOOLS: list[tuple[str, Category, dict[str, str]]] = [
             "Galaxy": r"galaxy|samsung|三星",
             "OnePlus": r"oneplus|一加",
             "Xiaomi": r"xiaomi|小米",
-            "Huawei": r"huawei|华为",
+            "Huawei": r"huawei|华为|mate ?\d{2}(?: ?pro)?|mate ?x\d?",
             "Android": r"android|安卓",
         },
     ),
@@ -426,7 +437,16 @@ _HOME_EN = re.compile(
     rf"|\b(?:my|our) (?:new )?(?:neighbou?rs?|neighbou?rhood|landlord|landlady|street)(?: here)?"
     rf" in (?P<h>{_NAME})"
     rf"|\b(?:my|our) (?:new |little |tiny |own )?(?:place|flat|apartment|house|home|condo)"
-    rf" (?:here )?(?:in|out in|up in|down in|over in) (?P<g>{_NAME})",
+    rf" (?:here )?(?:in|out in|up in|down in|over in) (?P<g>{_NAME})"
+    # A resident, a local ("I'm a Denver resident now", "officially a Berliner" is not read).
+    rf"|\b(?:(?:i'm|i am|we're|we are)(?: now| officially| finally| basically)*|now|officially|"
+    rf"finally) (?:an? )?(?P<k>{_NAME}) (?:resident|local)s?\b"
+    # The way to work starts at home ("the commute from Oakland is killing me").
+    rf"|\b(?:my|our|the) (?:daily |morning |new )?commute (?:in )?from (?P<m>{_NAME})"
+    # A home named by its town, once moved in ("the last boxes are unpacked in the Porto flat").
+    rf"|\b(?:unpacked|unpacking|moved into|moving into|settled into|settling into|"
+    rf"keys to|boxes (?:in|at)) (?:in |into )?(?:the |our |my )?(?:new )?(?P<n>{_NAME})"
+    rf" (?:flat|apartment|place|house|condo|home)\b",
     re.I,
 )
 _HOME_ZH = re.compile(
@@ -444,6 +464,11 @@ _HOME_ZH = re.compile(
     rf"|(?:^|我|我们|刚|已经)来(?P<t>[{_CJK}]{{2,3}}?)(?:快|已经|都|才|也)?"
     rf"[一二两三四五六七八九十半几\d]+(?:个)?(?:多)?(?:天|周|星期|个月|月|年)了"
     rf"|(?:作为|我是|我这个|成了)(?:一个|一名)?新(?!来)(?P<s>[{_CJK}]{{2,3}}?)人"
+    # Household registration got in a city ("深圳落户手续办完了").
+    rf"|(?:^|[我在，,\s]|终于|已经)(?P<r>[{_CJK}]{{2,3}}?)落户"
+    # The new home named by its town ("新家终于收拾完了，杭州这边的房子采光好多了").
+    rf"|(?:新家|新房子?|搬家|搬过来|刚搬|搬完家?)[^。！？!?]{{0,20}}?(?P<x>[{_CJK}]{{2,3}}?)"
+    rf"(?:这边|这里)的?(?:房子|家|小区|房)"
 )
 # Where one stays, not lives.
 _ZH_STAY = re.compile(r"酒店|宾馆|民宿|朋友家|亲戚家|家里|医院|公司|宿舍|这边|那边|老家")
@@ -712,6 +737,58 @@ _NOT_PLACES = frozenset(
 )
 
 
+# A home or a workplace said as the user's before ("back when I was at Stripe", "in my
+# Shopify days", "my old job at Acme", "之前在阿里的时候", "以前住上海那会儿"): the user's no
+# longer, though nothing says what came after. Only in words that say a time now over: "when
+# I was at Starbucks this morning" is a visit.
+_PAST_EN = re.compile(
+    rf"\b(?:back when|back in the days? when|in the days when|when|while) (?:i|we) (?:still )?"
+    rf"(?:worked (?:at|for)|used to work (?:at|for)|was working (?:at|for)) (?P<a>{_NAME})"
+    rf"|\bback when (?:i|we) (?:was|were) (?:still )?(?:at|with) (?P<b>{_NAME})"
+    rf"|\b(?:back when|when|while) (?:i|we) (?:still )?(?:lived|used to live|was living|were living)"
+    rf" in (?P<c>{_NAME})"
+    rf"|\b(?:in|during|from) my (?P<d>{_NAME}) (?:days|years|era)\b"
+    rf"|\b(?:in|during) my (?:time|years|days) (?:at|with) (?P<e>{_NAME})"
+    rf"|\b(?:i|we) used to (?:work (?:at|for)|live in) (?P<f>{_NAME})"
+    rf"|\bmy (?:old|former|previous|last) (?:job|company|employer|workplace|team) (?:at|with) (?P<g>{_NAME})",
+    re.I,
+)
+_PAST_HOME_EN = frozenset("cf")
+_PAST_ZH = re.compile(
+    rf"(?:之前|以前|原来|原先|当年|那时候)(?:我)?在(?P<z>[{_CJK}A-Za-z]{{2,8}}?)"
+    rf"(?:工作|上班|的时候|那会儿?|那阵子|那几年|那时候)"
+    rf"|(?:之前|以前|原来|原先|当年)(?:我)?住(?:在)?(?P<y>[{_CJK}]{{2,6}}?)(?:的时候|那会儿?|那阵子|那几年|那时候)",
+)
+
+
+def past_values(said: str) -> list[NewValue]:
+    """The homes and workplaces ``said`` names as the user's before (see ``_PAST_EN``)."""
+    found: list[NewValue] = []
+    for match in _PAST_EN.finditer(said):
+        sentence = re.split(r"(?<=[.!?;])\s", said[: match.start()])[-1]
+        rest = re.split(r"(?<=[.!?;])\s", said[match.start() :])[0]
+        if _SOMEONE_ELSE.search(sentence[-30:]) or _CONDITION.search(sentence + rest):
+            continue
+        name = _name(_group(match))
+        if name:
+            slot = "home" if match.lastgroup in _PAST_HOME_EN else "employer"
+            found.append(NewValue(slot, name, "fact", past=True))
+    for match in _PAST_ZH.finditer(said):
+        before = said[max(0, match.start() - 8) : match.start()]
+        clause = re.split(r"[。！？；]", said[match.start() :])[0]
+        if _SOMEONE_ELSE.search(before) or _CONDITION.search(clause):
+            continue
+        if match.group("z"):
+            value = _zh_name(match.group("z"))
+            if not re.match(r"^(?:家|公司|单位|学校|这|那|国外|外地|老家)", value):
+                found.append(NewValue("employer", value, "fact", past=True))
+        else:
+            place = _zh_place(match.group("y"))
+            if place and not _ZH_STAY.search(place):
+                found.append(NewValue("home", place, "fact", past=True))
+    return found
+
+
 _NAMED_SLOTS = {
     False: [
         ("home", _HOME_EN),
@@ -758,11 +835,23 @@ _TRAILING_QUESTION = re.compile(
 _QUESTION_ZH = re.compile(r"(?:有啥|有没有|怎么|咋|什么|啥|吗|呢|哪)")
 
 
+_CLAUSE_END = re.compile(rf"(?<=[{_CJK}\U0001F300-\U0001FAFF\u2600-\u27BF])\s+(?=[{_CJK}])")
+
+
 def _statement_part(clause: str) -> str:
     """The clause without a question it ends on; empty when it is all question."""
     clause = clause.strip()
     if CJK_RE.search(clause):
-        return "" if clause.endswith(("?", "？")) or _QUESTION_ZH.search(clause) else clause
+        if not (clause.endswith(("?", "？")) or _QUESTION_ZH.search(clause)):
+            return clause
+        # In a chat a space (or an emoji and a space) often ends a sentence: "新入手的 Mate 70
+        # 拍月亮是真的猛🌕 有没有什么技巧" is a statement, then the question.
+        kept = []
+        for part in re.split(_CLAUSE_END, clause):
+            if part.endswith(("?", "？")) or _QUESTION_ZH.search(part):
+                break
+            kept.append(part)
+        return " ".join(kept)
     if not clause.endswith("?"):
         return clause
     match = _TRAILING_QUESTION.search(clause)
@@ -895,7 +984,12 @@ def new_values(said: str) -> list[NewValue]:
                 named.setdefault(slot, [])
                 if all(v.value != name for v in named[slot]):
                     said_as = match.group(0)
-                    words = said_as if CJK_RE.search(said_as) or slot == "car" else ""
+                    # A model's number kept as said ("Mate 70"), a Chinese name too.
+                    words = (
+                        said_as
+                        if CJK_RE.search(said_as) or slot == "car" or re.search(r"\d", said_as)
+                        else ""
+                    )
                     named[slot].append(NewValue(slot, name, category, words))
         # Two values of one slot left standing ("Postgres for the new service, Mongo lost"):
         # which one is the user's now is not said.
@@ -995,6 +1089,31 @@ def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewVa
     Chinese name is not compared with an English one)."""
     values = new_values(said)
     ids: list[str] = []
+    pasts = [
+        p
+        for p in past_values(said)
+        if not any(v.slot == p.slot and _same(p.value, v.value, p.slot) for v in values)
+    ]
+    if pasts:
+        # A value of before retires the memory that holds it as the user's now: only that
+        # one (a memory of another value may be the one after it).
+        chinese = bool(CJK_RE.search(said))
+        kept: list[NewValue] = []
+        for past in pasts:
+            holding = [
+                entry_id
+                for entry_id, content in known
+                if bool(CJK_RE.search(content)) == chinese
+                and not re.search(r"\bused to\b|以前|之前|曾经", content, re.I)
+                and any(
+                    slot == past.slot and _same(old, past.value, slot)
+                    for slot, old in slot_values(content)
+                )
+            ]
+            if holding:
+                ids += holding
+                kept.append(past)
+        values = values + kept
     if not values:
         return values, ids
     chinese = bool(CJK_RE.search(said))
@@ -1002,6 +1121,8 @@ def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewVa
     for entry_id, content in known:
         held = slot_values(content)
         for new in values:
+            if new.past:
+                continue
             olds = [v for slot, v in held if slot == new.slot]
             if not olds or any(_same(old, new.value, new.slot) for old in olds):
                 continue

@@ -31,7 +31,8 @@ _FORGET = re.compile(
 # The speaker forgetting something ("I always forget that coffee...", "我老是忘记...") asks
 # nothing of the memory.
 _SELF_FORGETTING = re.compile(
-    r"\b(?:i|we)\b[^.!?]{0,20}\b(?:forget|forgot|forgets|forgetting)\b|我[^，。！？]{0,4}忘",
+    # ("帮我忘掉吧", "你给我忘了" ask it of the memory.)
+    r"\b(?:i|we)\b[^.!?]{0,20}\b(?:forget|forgot|forgets|forgetting)\b|(?<![帮给替让请])我[^，。！？]{0,4}忘",
     re.I,
 )
 # "remove the mold from the shower", "delete the old branch": a request about a thing in the
@@ -49,7 +50,10 @@ _ABOUT_MEMORY = re.compile(
     r"(?:forget|delete|drop|remove|erase|wipe|purge|clear) (?:about )?my|not happening|called off|cancell?ed|"
     r"is off|what you (?:have|know|keep)|about my|my \w+'s name|you(?:'ve)? stored|"
     # The assistant's record named as such: "on file", "你记的我家地址".
-    r"on file|you(?:'ve)? (?:noted|saved|written down))\b"
+    r"on file|you(?:'ve)? (?:noted|saved|written down)|"
+    # "you don't need to remember my old address anymore": what is kept, by its name.
+    r"(?:don'?t|do not|no|never) need to (?:remember|keep|store|know)|"
+    r"(?:stop|quit) (?:remembering|keeping|storing))\b"
     r"|你(?:之前)?(?:记|存|记下|存下)的"
     r"|那个|那条|那些|这条|这个|的事|这事|那事|记录|说的|说过|名字|的信息|的资料|关于|"
     r"关于(?:他|她|它)",
@@ -192,11 +196,14 @@ _TOPICS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     ),
     (
         re.compile(
-            r"\b(?:ex|girlfriend|boyfriend|partner|wife|husband)\b|女朋友|男朋友|女友|男友|对象",
+            r"\b(?:ex|girlfriend|boyfriend|partner|wife|husband)\b|女朋友|男朋友|女友|男友|对象"
+            r"|前任|前夫|前妻",
             re.I,
         ),
         re.compile(
-            r"\b(?:girlfriend|boyfriend|partner|wife|husband)\b|女朋友|男朋友|女友|男友|对象", re.I
+            r"\b(?:girlfriend|boyfriend|partner|wife|husband)\b|女朋友|男朋友|女友|男友|对象"
+            r"|前任|前夫|前妻",
+            re.I,
         ),
     ),
     (
@@ -306,6 +313,15 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"|工作第一年|刚参加工作|参加工作|上班第一年"
             r"|我(?:已经)?(?:毕业|答辩完|博士后)|(?:^|[，,。！!\s])(?:终于|总算|已经)?毕业了"
             r"|(?:学生|研究生|读书)生涯(?:终于|总算)?结束",
+            re.I,
+        ),
+    ),
+    (  # engaged, until the wedding
+        re.compile(r"\b(?:engaged|fianc[ée]e?)\b|订婚|未婚夫|未婚妻", re.I),
+        re.compile(
+            r"\b(?:honeymoon|got married|just married|newlyweds?|married life|"
+            r"since (?:the|our) wedding|(?:my|our) (?:wife|husband))\b"
+            r"|蜜月|领证了|结婚了|新婚|我(?:老婆|老公|媳妇)",
             re.I,
         ),
     ),
@@ -765,7 +781,9 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
     if not known:
         return ()
     # Asked of the assistant, a language to be answered in is a request, not a plan.
-    partnered = _partner_changes(_own_statements(said, plans=True), known)
+    # A partner named as the user's own ("我男朋友说要给我惊喜") is so whoever speaks in the
+    # sentence: it is read in all of it.
+    partnered = _partner_changes(said, known)
     partnered += _answer_language_changes(said, known)
     said = _own_statements(said)
     if not said:

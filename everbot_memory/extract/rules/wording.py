@@ -385,9 +385,10 @@ def about_the_user(said: str) -> str:
 # "34 — 35 actually", "12楼，哦不，16楼", "在张江，啊说错了是金桥", "June — July, sorry, July 11th":
 # the speaker corrects a value in the same breath; the memory keeps the later one.
 _CORRECTION = re.compile(
+    # (A word of English ends where its letters do: "了，notion" says no "no".)
     r"\s*(?:[,，;；—–-]+\s*)(?:(?i:no wait|no,|no|wait,?|sorry,?|i mean|i meant|actually|"
     r"or rather|make that|well,? (?:no|technically|actually),?|technically|well,?(?= ?\d)|"
-    r"rather(?= ?\d))"
+    r"rather(?= ?\d))(?![A-Za-z])"
     # "our Seattle office, well, Bellevue really": the name said again, then "really" ("we
     # live in Brooklyn. well, Queens now actually": or "now").
     r"|well,?(?= ?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?i:now(?: really| actually| technically)?|"
