@@ -498,3 +498,29 @@ def test_a_forget_request_in_other_words(said: str, wanted: str) -> None:
         ("d", "The user likes hiking."),
     ]
     assert forget_request(said, known) == wanted
+
+
+@pytest.mark.parametrize(
+    "said, kept, dropped",
+    [
+        ("我对芒果过敏，写错了，是菠萝过敏", "菠萝", "芒果"),
+        ("I'm allergic to walnuts, typo, pecans", "pecans", "walnuts"),
+    ],
+)
+def test_a_value_corrected_as_a_slip_keeps_the_later_one(
+    said: str, kept: str, dropped: str
+) -> None:
+    contents = " ".join(c.content for c in _close([said]))
+    assert kept in contents and dropped not in contents
+
+
+@pytest.mark.parametrize(
+    "said, stored",
+    [
+        ("瞎想一下啊，假如我辞职去开咖啡店，能撑几年？", False),
+        ("just thinking out loud, what if I quit and moved to Lisbon", False),
+        ("the dentist one matters, if I miss it they charge a fee", True),
+    ],
+)
+def test_a_hypothetical_after_words_that_lead_in_is_no_memory(said: str, stored: bool) -> None:
+    assert bool(_close([said])) == stored

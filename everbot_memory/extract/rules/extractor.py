@@ -159,7 +159,14 @@ _PLAN = re.compile(
 )
 # Not about the user's own life: a hypothetical, or news about someone else.
 _HYPOTHETICAL = re.compile(
-    r"^(?:if|what if|suppose|imagine|hypothetically|say)\b|\b(?:did you hear|have you heard)\b|^(?:如果|假如|要是|万一)",
+    # (After words that only lead in: "just thinking out loud, what if...", "随便想想啊，假如...";
+    # "the Hartwell one matters, if we miss it..." is a statement first.)
+    r"^(?:(?:so|ok|okay|hmm+|well|just|random|honestly|out of curiosity|curious|"
+    r"(?:just )?thinking out loud|random (?:thought|question)|hypothetically speaking|"
+    r"quick (?:question|one)|dumb question)[,:]\s*)?(?:if|what if|suppose|imagine|hypothetically|say)\b"
+    r"|\b(?:did you hear|have you heard)\b"
+    r"|^(?:[^，,。！？]{0,5}[啊呀哈吧嘛哦呢]|随便[^，,。！？]{0,3}|突发奇想|瞎想[^，,。！？]{0,2}"
+    r"|好奇[^，,。！？]{0,3})?[，,]?\s*(?:如果|假如|要是|万一|假设)",
     re.I,
 )
 # Said to the assistant, not about the user: a question, a request, an introduction to pasted

@@ -393,7 +393,9 @@ _CORRECTION = re.compile(
     # live in Brooklyn. well, Queens now actually": or "now").
     r"|well,?(?= ?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?i:now(?: really| actually| technically)?|"
     r"really|actually|technically)\b)|"
-    r"哦不对|啊不对|不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下)[,，:：]?\s*(?:是)?"
+    r"(?i:typo|i mistyped|misspoke|i misspoke|my bad)(?![A-Za-z])|"
+    r"哦不对|啊不对|不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下|打错了|写错了|发错了|"
+    r"打错字了|口误|手滑)[,，:：]?\s*(?:是)?"
 )
 # A number, in digits or in Chinese numerals with their unit ("六岁", "三楼").
 # "一" alone is more often "a" ("走了一个") than a number.
@@ -405,6 +407,8 @@ _VALUE = re.compile(
 )
 # Words after which a Chinese value stands, and words that may follow one.
 _INTRODUCES_VALUE = frozenset("是在去到住叫回从飞往于姓")
+# The same, and the words before what the user is allergic to or uses ("对青霉素过敏", "用 Vue").
+_BEFORE_SAID_AGAIN = _INTRODUCES_VALUE | frozenset("对用")
 _ENDS_VALUE = re.compile(r"(?:了|的|啦|读|上|工作|上班|住|玩|出差|开会|见|看|买|吃|$)")
 
 
@@ -492,6 +496,21 @@ def corrected(said: str) -> str:
             if shaped and value not in left and len(value) >= 2:
                 last = shaped[-1]
                 return left[: last.start()] + value + left[last.end() :] + right[len(value) :]
+            # The correction says the words after the value again ("对青霉素过敏，打错了，是头孢
+            # 过敏"): the value is what stands before them, after the word that introduces it.
+            ending = head.group(0) if head else ""
+            k = 0
+            while k < min(len(value), len(ending)) - 1 and value[-1 - k] == ending[-1 - k]:
+                k += 1
+            if k and len(value) - k >= 2:
+                tail = ending[len(ending) - k :]
+                before = left[: len(left) - k]
+                spots = [
+                    i for i in range(1, len(before) - 1) if before[i - 1] in _BEFORE_SAID_AGAIN
+                ]
+                if spots and all(CJK_RE.match(c) for c in before[spots[-1] :]):
+                    at = spots[-1]
+                    return before[:at] + value[:-k] + tail + right[len(value) :]
         if word and head:
             value = word.group(0)[: len(head.group(0))]
             size = len(value)
@@ -517,6 +536,12 @@ def corrected(said: str) -> str:
         # The word that marked the correction goes with it ("Bellevue really", "Stripe, sorry").
         rest = _CORRECTION_TAIL.sub("", right[name.end() :])
         return left[: last.start()] + name.group(1) + left[last.end() :] + rest
+    # A word in lower case, the sentence's last, said again as a few others and nothing more
+    # ("allergic to walnuts, sorry, pecans", "a cat called mochi, no, miso"): it replaces it.
+    alone = re.fullmatch(r"([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})\s*[.!]?\s*", right)
+    end = re.search(r"(?<=\s)[a-z][\w'-]*\s*$", left)
+    if alone and end and not _CORRECTION_TAIL.match(alone.group(1)):
+        return left[: end.start()] + alone.group(1)
     return said
 
 
