@@ -26,7 +26,9 @@ A stored memory matches a label when its category is one of the label's and it h
   and known memories it does not replace still there;
 - forget requests: known memories the user asked to forget (``forget``) gone;
 - forbidden text: new memories holding a ``forbid`` string (the other speaker's news, a pasted
-  secret, a corrected value).
+  secret, a corrected value);
+- damaged text: new memories cut, run together, half rewritten, only a redaction, or a todo
+  keeping the request to the assistant (see ``damage.py``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from damage import damage
 from freezegun import freeze_time
 
 import everbot_memory
@@ -76,6 +79,7 @@ class Tally:
     forgets: int = 0
     forgets_done: int = 0
     forbidden: int = 0
+    damaged: int = 0
     wrong_category: int = 0
     errors: int = 0
     notes: list[str] = field(default_factory=list)
@@ -109,6 +113,15 @@ def transcript_bytes(case: dict[str, Any], day: date) -> bytes:
         return json.dumps(case["conversation"], ensure_ascii=False).encode()
     messages = [{**m, "timestamp": stamp} for m in case["conversation"]]
     return json.dumps(messages, ensure_ascii=False).encode()
+
+
+def users_words(case: dict[str, Any]) -> str:
+    """Everything the user said in the conversation."""
+    if case["format"] == "named":
+        lines = [t["text"] for t in case["conversation"] if t["speaker"] == case["user"]]
+    else:
+        lines = [m["content"] for m in case["conversation"] if m["role"] == "user"]
+    return "\n".join(lines)
 
 
 def close(path: Path, case: dict[str, Any], extractor: str) -> None:
@@ -146,6 +159,7 @@ def run_case(case: dict[str, Any], folder: Path, extractor: str, show: bool) -> 
         tally.errors += 1
         tally.notes.append(f"error {case['id']}: {exc}")
     after = MemoryStore(path).load()
+    said = users_words(case)
     known_ids = {e.id for e in known}
     new = [e for e in after if e.id not in known_ids]
     expected, optional = case["expected"], case.get("optional", [])
@@ -191,6 +205,10 @@ def run_case(case: dict[str, Any], folder: Path, extractor: str, show: bool) -> 
                 f"wrong {case['id']}: [{entry.category}] {entry.content}"
                 + (f" (the label allows {'/'.join(allows)})" if allows else "")
             )
+        why = damage(entry.content, said, entry.category)
+        if why is not None:
+            tally.damaged += 1
+            tally.notes.append(f"damaged {case['id']}: {why}: {entry.content!r}")
         for text in case.get("forbid", []):
             if text.casefold() in entry.content.casefold():
                 tally.forbidden += 1
@@ -238,7 +256,8 @@ def report(name: str, t: Tally) -> None:
     )
     print(
         f"{'':<9} known kept {Tally.ratio(t.kept_known, t.known):<16} "
-        f"forbidden stored {t.forbidden}  wrong category {t.wrong_category}  errors {t.errors}"
+        f"forbidden stored {t.forbidden}  damaged {t.damaged}  "
+        f"wrong category {t.wrong_category}  errors {t.errors}"
     )
 
 

@@ -524,3 +524,68 @@ def test_a_value_corrected_as_a_slip_keeps_the_later_one(
 )
 def test_a_hypothetical_after_words_that_lead_in_is_no_memory(said: str, stored: bool) -> None:
     assert bool(_close([said])) == stored
+
+
+@pytest.mark.parametrize(
+    "said, known, retired",
+    [
+        # A workplace or a home said as where the user is, by its people or its weather.
+        ("第一份工资条从网易发的，扣税好狠", "用户在华为做嵌入式开发", False),
+        ("网易这边的同事下班都挺早的，我有点不习惯", "用户在华为做嵌入式开发", True),
+        ("苏州这边的梅雨季真的难熬，被子都是潮的", "用户住在南京鼓楼区", True),
+        (
+            "my first payslip from Kestrel Pay came in 🙌 should i max the pension or not?",
+            "The user works at Brightline Media.",
+            True,
+        ),
+        (
+            "the walk from our place in headingley to the bus is 5 min",
+            "The user lives in Exeter.",
+            True,
+        ),
+        # A role taken, a team led.
+        (
+            "ever since i took the staff engineer role i barely code, maybe 10 lines a week",
+            "The user is a junior backend developer.",
+            True,
+        ),
+        ("自从带了这个3个人的测试小组，天天开会", "用户是一名前端开发工程师", True),
+        # A tool used for days, the old one missed.
+        (
+            "week 3 of emacs full time, the only thing i miss from sublime is multi-cursor",
+            "The user writes code in Sublime Text.",
+            True,
+        ),
+    ],
+)
+def test_a_present_value_said_by_its_context_retires_the_old(
+    said: str, known: str, retired: bool
+) -> None:
+    values, ids = replaced_by(said, [("k", known)])
+    assert (ids == ["k"]) == retired, values
+
+
+@pytest.mark.parametrize(
+    "said, known, changed",
+    [
+        ("这学期周二下午归我接娃了", "用户每周四下午负责接孩子放学", True),
+        ("standup's at 10:15 since the London team joined", "The user's standup is at 9:30.", True),
+        (
+            "the rescue terrier we adopted last month hates the vacuum",
+            "The user has no pets.",
+            True,
+        ),
+        ("家里的橘猫半夜老跑酷", "用户没有养宠物", True),
+        ("这半年跟着同事吃，现在无辣不欢了", "用户不吃辣", True),
+        (
+            "cooked chicken for the first time in ten years, weird but fine",
+            "The user is vegetarian.",
+            True,
+        ),
+        ("my neighbour's rescue terrier hates the vacuum", "The user has no pets.", False),
+    ],
+)
+def test_a_habit_or_a_schedule_said_anew_retires_the_old(
+    said: str, known: str, changed: bool
+) -> None:
+    assert (changed_memories(said, [("k", known)]) == ("k",)) == changed

@@ -99,6 +99,8 @@ class NewValue:
             if self.slot == "home":
                 return f"The user used to live in {v}."
             return f"The user used to work at {v}."
+        if chinese and self.slot == "role" and v.startswith("带"):
+            return f"用户现在{v}"
         if chinese:
             return {
                 "home": f"用户现在住在{v}",
@@ -366,7 +368,7 @@ _NOW_TOOL = re.compile(
     # Work carried from one to the other ("moving all my notes out of Notion into Obsidian").
     r"(?:out of|off of) (?:\w+ ){1,3}into|been (?:on|using|living in) \w+ "
     r"since|(?:on|using) \w+(?: \w+)? (?:since|for (?:a|the past|about|over) \w+)|"
-    r"(?:all|fully|full-time) (?:in|on) |went all in|"
+    r"(?:all|fully|full-time) (?:in|on) |went all in|full[- ]time|day \d+ (?:of|on|with)|"
     r"no longer|not \w+ any ?more|anymore|instead|"
     # Work redone in the new one, or a use that has lasted ("rewrote the backend in Go",
     # "I've been using Zed", "最近一直用 Cursor").
@@ -381,7 +383,8 @@ _NOW_TOOL = re.compile(
 _LEFT_TOOL = re.compile(
     r"\b(?:from|off|off of|out of|instead of|rather than|over|no longer (?:use|using|on)|quit|ditched|"
     r"dropped|gave up(?: on)?|replaced|away from|after \w+ (?:years?|months?) (?:of|on|with)|"
-    r"leaving|left|goodbye(?: to)?|bye|sold|gave away|traded in|returned)\s+(?:my |the |our |old )*$"
+    r"leaving|left|goodbye(?: to)?|bye|sold|gave away|traded in|returned|miss(?:ed)? from|"
+    r"miss about)\s+(?:my |the |our |old )*$"
     r"|\bold\s+$|(?:从|不再用|不用|卸了|放弃了?|告别|弃用|替换掉?|换掉|卖了|送了)\s*$",
     re.I,
 )
@@ -407,11 +410,14 @@ _SETUP = re.compile(
 _LEARNING = re.compile(r"\blearn(?:ing|t|ed)?\b[^,.;]{0,20}$|学(?:习|了)?\s*$", re.I)
 
 # Plans, wishes, questions and conditions state no value as the user's now.
+# ("maybe 40 lines" guesses a number, not a plan; "还是潮的" is "still damp": "A 还是 B" is
+# asked as a question, which is cut before.)
 _NOT_NOW = re.compile(
     r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
-    r"maybe|perhaps|worth|whether|if|plan(?:ning)? to|want(?:ed)? to|wanna|hoping to|"
+    r"(?:maybe|perhaps)(?! (?:like |about |around )?\d)|worth|whether|if|plan(?:ning)? to|"
+    r"want(?:ed)? to|wanna|hoping to|"
     r"going to|gonna|will|'ll|would|could|tempted|torn between|versus|or)\b"
-    r"|(?<![不理思感])想(?!起|到|法)|打算|考虑|准备|要不要|是否|如果|计划|可能|纠结|还是|或者|哪个",
+    r"|(?<![不理思感])想(?!起|到|法)|打算|考虑|准备|要不要|是否|如果|计划|可能|纠结|或者|哪个",
     re.I,
 )
 
@@ -464,6 +470,9 @@ _HOME_ZH = re.compile(
     rf"|(?:^|我|我们|刚|已经)来(?P<t>[{_CJK}]{{2,3}}?)(?:快|已经|都|才|也)?"
     rf"[一二两三四五六七八九十半几\d]+(?:个)?(?:多)?(?:天|周|星期|个月|月|年)了"
     rf"|(?:作为|我是|我这个|成了)(?:一个|一名)?新(?!来)(?P<s>[{_CJK}]{{2,3}}?)人"
+    # Life in the town said as here ("深圳这边的回南天也太离谱了", "杭州这边房租贵").
+    rf"|(?:^|[我在，,。！\s]|现在|目前)(?P<q>[{_CJK}]{{2,3}}?)(?:这边|这里)的?(?:回南天|天气|房租|房价|冬天|"
+    rf"夏天|梅雨|暖气|雾霾|空气|物价|地铁|通勤|小区|邻居)"
     # Household registration got in a city ("深圳落户手续办完了").
     rf"|(?:^|[我在，,\s]|终于|已经)(?P<r>[{_CJK}]{{2,3}}?)落户"
     # The new home named by its town ("新家终于收拾完了，杭州这边的房子采光好多了").
@@ -508,7 +517,10 @@ _EMPLOYER_EN = re.compile(
     re.I,
 )
 _EMPLOYER_ZH = re.compile(
-    rf"(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
+    # The workplace said as here, by its people ("美团这边的同事中午都点外卖").
+    rf"(?:^|[我在，,。！\s]|现在|目前)(?P<v>[{_CJK}A-Za-z]{{2,6}}?)(?:这边|这里)的?(?:同事|领导|老板|团队|"
+    rf"工位|食堂|绩效|年终奖|加班|福利|公积金|考勤|hr|HR)"
+    rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
     rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
     rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
     # "我现在是字节的员工了", "现在是字节的人了": one of its staff.
@@ -540,7 +552,10 @@ _ROLE_EN = re.compile(
     rf"(?:i )?(?:retrained|requalified|re-skilled|reskilled) as|switched careers? to|"
     rf"(?:i|i've|i have) (?:now )?(?:become|became)|(?:since|after) becoming|"
     rf"(?:i )?now work(?:ing)? as)"
-    rf" (?:an? |the )?(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b",
+    rf" (?:an? |the )?(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b"
+    # A role taken ("ever since i took the EM role", "stepped into the tech lead position").
+    rf"|\b(?:took|accepted|stepped into|moved into|got|landed) (?:the|an?|my new|this) "
+    rf"(?P<s>(?!wrong\b|same\b|lead\b)[\w-]+(?: [\w-]+)?) (?:role|position|title|job)\b",
     re.I,
 )
 _ROLE_ZH = re.compile(
@@ -551,6 +566,9 @@ _ROLE_ZH = re.compile(
     # The post moved to, named before 岗 or after 转岗 ("转管理岗两个月了", "转岗去做数据分析了").
     rf"|(?:^|我|已经|现在)转(?P<p>[{_CJK}A-Za-z]{{2,4}}?)岗"
     rf"|转岗(?:去|到)?(?:做|当)(?P<o>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
+    # A team led ("自从带了这个5个人的前端小组", "开始带团队了").
+    rf"|(?:自从|开始|已经|现在|目前)(?P<n>带了?(?:这个|一个)?(?:[\d一二两三四五六七八九十]+个人的)?"
+    rf"[{_CJK}A-Za-z]{{0,4}}(?:小组|团队|组|项目组))"
 )
 _ROLE_MEMORY = re.compile(
     rf"\b(?:is|works as) (?:an? |the )(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b"
@@ -685,7 +703,8 @@ _ROLE_ANY = re.compile(
 # to leeds"), unless the word is a common one ("I'm in bed", "moved to the suburbs").
 _HOME_LOWER = re.compile(
     r"\b(?:now that (?:i'm|we're|i am|we are) (?:living |based )?in|(?:i|we)(?:'ve| have)? "
-    r"(?:just |finally )?(?:moved|relocated) to|(?:i|we) (?:now )?live in)"
+    r"(?:just |finally )?(?:moved|relocated) to|(?:i|we) (?:now )?live in|"
+    r"(?:my|our) (?:new )?(?:place|flat|apartment|house|condo) (?:here )?in)"
     r" (?P<l>(?-i:[a-z]{4,}))\b(?! (?:of|for|with)\b)",
     re.I,
 )
@@ -800,6 +819,9 @@ _NAMED_SLOTS = {
 }
 
 
+_LED = re.compile(r"^带了?(?:这个|一个)?(?:[\d一二两三四五六七八九十]+个人的)?")
+
+
 def _group(match: re.Match[str]) -> str:
     return next(v for v in match.groups() if v)
 
@@ -896,7 +918,12 @@ def new_values(said: str) -> list[NewValue]:
     chinese = bool(CJK_RE.search(said))
     # A question or a plan in the same clause leaves the value open; each clause is read alone
     # ("what's good in Leeds? we just moved there" holds one statement).
-    if _CONDITION.search(said):
+    # A condition in what is stated (not in a question asked after it: "first paycheck from
+    # Shopify just landed 🙌 how do i figure out whether...?") makes all of it hypothetical.
+    stated = " ".join(
+        _statement_part(c) for c in re.split(r"(?<=[.!?。！？；;])\s*|[，,]\s*", said) if c
+    )
+    if _CONDITION.search(stated):
         return []
     said = _APPOSITIVE.sub(r"\1 ", said)
     # A birthday is read in the whole sentence: the day may come after a comma ("you have my
@@ -915,6 +942,10 @@ def new_values(said: str) -> list[NewValue]:
                 if _SOMEONE_ELSE.search(clause[: match.start()]):
                     continue
                 value = _group(match).strip()
+                if chinese and slot == "role" and value.startswith("带"):
+                    # A team led: "带了这个5个人的前端小组" -> "带前端小组".
+                    found.append(NewValue(slot, re.sub(_LED, "带", value), "fact"))
+                    continue
                 if chinese:
                     value = (_zh_place(value) if slot == "home" else _zh_name(value)) or ""
                     if slot == "home" and _ZH_STAY.search(value):

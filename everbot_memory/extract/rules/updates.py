@@ -288,6 +288,10 @@ _PLACES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 # over when the user speaks of the later one as theirs ("we're getting married next month"
 # ends "single"; "since I defended in December" ends "a PhD student"). Someone else's wedding
 # or graduation ("my sister got married") says nothing of the user's stage.
+_ANIMAL = (
+    r"(?:dog|puppy|pup|cat|kitten|beagle|terrier|retriever|corgi|husky|poodle|labrador|lab|"
+    r"spaniel|collie|rabbit|bunny|hamster|parrot|budgie|rescue)"
+)
 _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (  # without a partner
         re.compile(
@@ -316,6 +320,31 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             re.I,
         ),
     ),
+    (  # no spice, until the user takes to it
+        re.compile(
+            r"不吃辣|吃不了辣|不能吃辣|怕辣|不太能吃辣|\b(?:can't|cannot|doesn't|don't) (?:handle|eat|do) spic",
+            re.I,
+        ),
+        re.compile(
+            r"离不开辣|爱上了?(?:吃)?辣|无辣不欢|能吃辣了|特辣|重辣|变态辣|越来越能吃辣|(?:顿顿|天天)[^，。]{0,4}辣"
+            r"|清汤[^，。]{0,6}吃不下|\b(?:can|could) (?:now )?(?:handle|eat) (?:really |super )?spicy\b"
+            r"|\b(?:love|crave|into) (?:really |super )?spicy (?:food|stuff)? ?now\b",
+            re.I,
+        ),
+    ),
+    (  # no pets, until one comes home
+        re.compile(
+            r"\bno pets?\b|\b(?:doesn't|does not|don't) have (?:a |any )?pets?\b|没有?养(?:过)?(?:宠物|猫|狗)|没养宠物",
+            re.I,
+        ),
+        re.compile(
+            rf"\b(?:our|my) (?:new |rescue |little )*{_ANIMAL}\b|"
+            rf"\b(?:brought|bring) (?:\w+ )?home\b[^.!?]{{0,20}}\b{_ANIMAL}|"
+            rf"\b{_ANIMAL} we (?:brought home|adopted|got|took in)\b|\badopted (?:a|our|my)\b"
+            r"|家里的(?:猫|狗|布偶|英短|橘猫|柯基|金毛|泰迪|柴犬|哈士奇|比熊|兔子)|我家(?:猫|狗|主子)|领养了|新养的|养了(?:一)?只",
+            re.I,
+        ),
+    ),
     (  # engaged, until the wedding
         re.compile(r"\b(?:engaged|fianc[ée]e?)\b|订婚|未婚夫|未婚妻", re.I),
         re.compile(
@@ -340,7 +369,10 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(
             r"\b(?:started|start|starting|back to|began|begun) eating (?:meat|fish|chicken|beef|"
             r"pork|seafood|steak|burgers|eggs|dairy)\b|\beat(?:ing)? (?:meat|fish|chicken|beef|"
-            r"pork|seafood|steak) again\b|开始吃(?:肉|鱼|荤)|又(?:开始)?吃(?:肉|荤)|开荤|不吃素了|不再吃素",
+            r"pork|seafood|steak) again\b|开始吃(?:肉|鱼|荤)|又(?:开始)?吃(?:肉|荤)|开荤|不吃素了|不再吃素"
+            # A habit broken on purpose: "made salmon for the first time in like 8 years".
+            r"|\b(?:made|cooked|had|ate|eating|eat|ordered) (?:\w+ ){0,2}(?:fish|salmon|tuna|cod|"
+            r"shrimp|prawns|seafood|chicken|meat|steak|beef|pork|bacon)\b[^.!?]{0,30}\bfirst time in\b",
             re.I,
         ),
     ),
@@ -490,8 +522,9 @@ def _own_statements(said: str, plans: bool = False) -> str:
 # stopped drinking coffee", "我现在不喝咖啡了", "戒烟了").
 _NOW_CHANGED = re.compile(
     r"\b(?:now|these days|moved to|changed to|went (?:up|down) to|bumped (?:up )?to|raised to|"
-    r"dropped to|turned|switched|is \w+ now)\b|现在|如今|改到|改成|改为|变成|涨到|降到|换到|换成|"
-    r"迁到|调到|升到|成了|今年",
+    r"dropped to|turned|switched|is \w+ now|since (?:the|we|i|our|they|last)|from now on|"
+    r"this (?:term|semester|quarter|season))\b|现在|如今|改到|改成|改为|变成|涨到|降到|换到|换成|"
+    r"迁到|调到|升到|成了|今年|这学期|这个学期|从这周|从下周|以后|归我",
     re.I,
 )
 _NO_MORE = re.compile(
@@ -579,6 +612,30 @@ _AGE = re.compile(
 _LEVEL = re.compile(r"(?<![A-Za-z0-9])([A-Z])(\d{1,2})(?![A-Za-z0-9])")
 
 
+# A day of the week, as its number: a weekly thing moved to another day ("这学期周四下午归我接
+# 娃了" and "每周三下午负责接孩子").
+_WEEKDAY = re.compile(
+    r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?\b"
+    r"|(?:周|星期|礼拜)[一二三四五六日天]",
+    re.I,
+)
+_WEEKDAY_NUMBER = {
+    **{name: n for n, name in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"), 1)},
+    **{c: n for n, c in enumerate("一二三四五六日", 1)},
+    "天": 7,
+}
+
+
+def _weekdays(text: str) -> set[str]:
+    days = set()
+    for match in _WEEKDAY.finditer(text):
+        word = match.group(0).casefold()
+        key = word[-1] if CJK_RE.search(word) else word[:3]
+        if key in _WEEKDAY_NUMBER:
+            days.add(str(_WEEKDAY_NUMBER[key]))
+    return days
+
+
 def _values(text: str) -> dict[str, set[str]]:
     """The values ``text`` holds, by kind: times, sums, versions, ages, and counts of a thing
     ("12 people", "three kids", "8个人"), each count keyed by what it counts."""
@@ -593,6 +650,10 @@ def _values(text: str) -> dict[str, set[str]]:
         for match in pattern.finditer(rest):
             found.setdefault(kind, set()).add(re.sub(r"\s", "", match.group(0).casefold()))
         rest = pattern.sub(" ", rest)
+    days = _weekdays(rest)
+    if days:
+        found["weekday"] = days
+        rest = _WEEKDAY.sub(" ", rest)
     for match in _AGE.finditer(rest):
         found.setdefault("age", set()).add(next(g for g in match.groups() if g))
     rest = _AGE.sub(" ", rest)
