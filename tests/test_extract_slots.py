@@ -589,3 +589,9 @@ def test_a_habit_or_a_schedule_said_anew_retires_the_old(
     said: str, known: str, changed: bool
 ) -> None:
     assert (changed_memories(said, [("k", known)]) == ("k",)) == changed
+
+
+def test_a_chinese_memory_speaks_of_the_user_in_one_voice() -> None:
+    found = _close(["我不吃素了哈，吃了两年素，体检说铁不够，医生让我多吃点牛肉"])
+    rewritten = [c.content for c in found if c.content.startswith("用户")]
+    assert rewritten and not any("我" in c.replace("我们", "") for c in rewritten)

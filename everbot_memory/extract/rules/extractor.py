@@ -232,6 +232,10 @@ def _whole(candidate: Candidate, said: str) -> Candidate | None:
     ("The user no longer works at X, I joined Y") is the user's sentence instead, rewritten
     whole or quoted; one that says nothing once the subject is gone is dropped."""
     content = _without_old_value(candidate.content)
+    # "用户不吃素了，…医生让我适当吃点鱼": one voice, the user's in the third person, outside a
+    # quotation of their words.
+    if content.startswith("用户") and not content.startswith("用户说："):
+        content = re.sub(r"我(?!们)", "用户", content)
     # A list cut at its marker ("本周：1.修复 bug 2.。") is damaged text, not a memory.
     if _CUT_LIST.search(content):
         return None
