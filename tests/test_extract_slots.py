@@ -595,3 +595,25 @@ def test_a_chinese_memory_speaks_of_the_user_in_one_voice() -> None:
     found = _close(["我不吃素了哈，吃了两年素，体检说铁不够，医生让我多吃点牛肉"])
     rewritten = [c.content for c in found if c.content.startswith("用户")]
     assert rewritten and not any("我" in c.replace("我们", "") for c in rewritten)
+
+
+@pytest.mark.parametrize(
+    "lines, kept, dropped",
+    [
+        (["我生日是3月14号，帮我查下那天是周几", "啊发错了，是3月24号😂"], "3月24", "3月14"),
+        (["the vet appointment is on July 8th", "oops I meant July 9th"], "July 9th", "July 8th"),
+        (["我每天晚上9点遛狗，呃不对，9点半遛，10点回家"], "9点半", "9点遛"),
+    ],
+)
+def test_a_correction_in_the_next_message_or_after_a_filler_keeps_the_later_value(
+    lines: list[str], kept: str, dropped: str
+) -> None:
+    contents = " ".join(c.content for c in _close(lines))
+    assert kept in contents and dropped not in contents
+
+
+def test_a_yearly_day_is_a_fact_and_a_text_given_to_work_on_holds_no_todo() -> None:
+    [birthday] = _close(["我老婆生日是8月9号，我总记不住"]) or [None]
+    assert birthday is not None and birthday.category == "fact" and birthday.expires_at is None
+    assert _close(["翻译成日语：周三下午三点开会，周五交报告"]) == []
+    assert _close(["summarize this for me: the board meets on Monday to vote on the budget"]) == []

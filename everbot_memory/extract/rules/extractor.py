@@ -8,6 +8,7 @@ ones.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
@@ -33,6 +34,7 @@ from .updates import _telling, changed_memories, forget_request
 from .wording import (
     about_the_user,
     corrected,
+    corrects_before,
     joined_corrections,
     sentence,
     third_person,
@@ -169,6 +171,20 @@ _HYPOTHETICAL = re.compile(
     r"|好奇[^，,。！？]{0,3})?[，,]?\s*(?:如果|假如|要是|万一|假设)",
     re.I,
 )
+# A task given to the assistant, about a text it is given: its days are the text's, not the
+# user's ("tl;dr this for me: ...", "翻译成英文：...", "帮我润色一下：...").
+_TASK_FOR_ASSISTANT = re.compile(
+    r"^(?:(?:ok|okay|so|and|also|pls|please|can you|could you)[,]?\s+)*(?:tl;? ?dr|summari[sz]e|"
+    r"translate|rewrite|reword|proofread|paraphrase|polish|shorten)\b"
+    r"|^(?:请|麻烦|帮我)?(?:翻译|翻成|总结|润色|改写|缩写|扩写|校对)[^：:。]{0,12}[：:]",
+    re.I,
+)
+# A day that comes every year, said as the user's.
+_YEARLY_DAY = re.compile(
+    r"(?:生日|纪念日)(?:是|在)|\b(?:birthday|anniversary|name day) (?:is|falls) (?:on )?", re.I
+)
+# The day a todo is due, as written after it: "（2027-05-21）", " (2027-05-21)".
+_DAY_NOTE = re.compile(r"\s*[(（]\d{4}-\d{2}-\d{2}[)）](?=[.。]?$)")
 # Said to the assistant, not about the user: a question, a request, an introduction to pasted
 # text ("it's from the team's newsletter:"), a reaction. The user's facts are in statements.
 _NOT_ABOUT_USER = re.compile(
@@ -847,6 +863,16 @@ class RuleExtractor:
                     return False
                 if candidate.category == "todo" and _points_back_only(candidate.content):
                     return False
+                if candidate.category == "todo" and _TASK_FOR_ASSISTANT.search(said):
+                    return False  # "翻译成英文：本店周一闭店…": the day is in the text to work on
+                if candidate.category == "todo" and _YEARLY_DAY.search(candidate.content):
+                    # "生日是5月21号", "our anniversary is June 3rd": a day of every year is a
+                    # fact about the user, not a thing to do that lapses.
+                    candidate = candidate.replace(
+                        category="fact",
+                        expires_at=None,
+                        content=_DAY_NOTE.sub("", candidate.content),
+                    )
             if known and not candidate.forget:
                 contradicts = contradicted(candidate, old_value, known)
                 if contradicts:
@@ -858,9 +884,17 @@ class RuleExtractor:
 
         # Each user message's sentences, made once: embedded together first, then read.
         said_by_message = [
-            [_hedged(corrected(said)) for said in joined_corrections(sentences(message_text(m)))]
+            joined_corrections(sentences(message_text(m)))
             for m in messages
             if m.get("role") == "user"
+        ]
+        # A message that opens by correcting the one before ("我生日是5月12号…" then "啊打错了，
+        # 是5月21号"): the correction is read with the sentence it corrects.
+        for earlier, later in itertools.pairwise(said_by_message):
+            if earlier and later and corrects_before(later[0]):
+                earlier[-1:] = joined_corrections([earlier[-1], later.pop(0)])
+        said_by_message = [
+            [_hedged(corrected(said)) for said in saids] for saids in said_by_message
         ]
         self._prime(said_by_message)
         for saids in said_by_message:

@@ -386,7 +386,8 @@ def about_the_user(said: str) -> str:
 # the speaker corrects a value in the same breath; the memory keeps the later one.
 _CORRECTION = re.compile(
     # (A word of English ends where its letters do: "了，notion" says no "no".)
-    r"\s*(?:[,，;；—–-]+\s*)(?:(?i:no wait|no,|no|wait,?|sorry,?|i mean|i meant|actually|"
+    r"\s*(?:[,，;；—–-]+\s*)(?:(?i:oops,?(?: i meant?| sorry,?)?|no wait|no,|no|wait,?|sorry,?|"
+    r"i mean|i meant|actually|"
     r"or rather|make that|well,? (?:no|technically|actually),?|technically|well,?(?= ?\d)|"
     r"rather(?= ?\d))(?![A-Za-z])"
     # "our Seattle office, well, Bellevue really": the name said again, then "really" ("we
@@ -394,12 +395,17 @@ _CORRECTION = re.compile(
     r"|well,?(?= ?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?i:now(?: really| actually| technically)?|"
     r"really|actually|technically)\b)|"
     r"(?i:typo|i mistyped|misspoke|i misspoke|my bad)(?![A-Za-z])|"
-    r"哦不对|啊不对|不对|哦不|啊不|不是|说错了|啊说错了|我说错了|更正一下|打错了|写错了|发错了|"
-    r"打错字了|口误|手滑)[,，:：]?\s*(?:是)?"
+    r"(?:[哦啊呃额嗯噢]\s*)?(?:不对|哦不|啊不|不是|说错了|我说错了|更正一下|打错了|写错了|发错了|"
+    r"打错字了|口误|手滑))[,，:：]?\s*(?:是)?"
 )
 # A number, in digits or in Chinese numerals with their unit ("六岁", "三楼").
 # "一" alone is more often "a" ("走了一个") than a number.
 _VALUE = re.compile(
+    # A day of a month, whole ("5月12号" corrected to "5月21号"; "May 12th" to "May 21st").
+    r"\d{1,2}月\d{1,2}[号日]?|(?i:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? "
+    r"\d{1,2}(?:st|nd|rd|th)?)|"
+    # A time of day, whole ("6点" corrected to "5点半").
+    r"\d{1,2}点(?:半|一刻|三刻|\d{1,2}分?)?|"
     r"\d+(?:[.:]\d+)?|(?!一(?![零一二两三四五六七八九十百]))[零一二两三四五六七八九十百]+"
     r"(?=[岁楼号点个月天年层人块元周])"
     # Counts in words ("two cats, actually three"); "one" is as often "a" as a number.
@@ -551,11 +557,19 @@ _CORRECTION_TAIL = re.compile(r"^\s*,?\s*(?:really|actually|technically|sorry)\b
 # A sentence that only corrects the one before it: "I'm based in Toronto. Well, technically
 # Mississauga", "周六见。哦不，周日". It opens with the words of a correction and a value.
 _CORRECTS_BEFORE = re.compile(
-    r"^(?i:(?:no|well|oh|sorry|wait|actually|i mean|or rather|technically|make that)[,.!]?\s+)+"
+    r"^(?i:(?:no|well|oh|oops|sorry|wait|actually|i mean|i meant|or rather|technically|"
+    r"make that|typo|my bad)[,.!:]?\s+)+"
     r"(?i:it's |it is |in |at |on |for )?(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
     r"\s*(?:[,.!;]|$|\s(?i:since|but|now|though)\b)"
-    r"|^(?:不对|哦不|啊不|说错了|我说错了|更正一下)[，,]"
+    r"|^(?:[哦啊呃额嗯噢]\s*)?(?:不对|哦不|啊不|说错了|我说错了|更正一下|打错了|发错了|写错了|口误|手滑)"
+    r"[，,!！\s]"
 )
+
+
+def corrects_before(text: str) -> bool:
+    """True when ``text`` opens by correcting what was said just before it ("oops, it's the
+    15th", "啊打错了，是5月21号")."""
+    return _CORRECTS_BEFORE.match(text) is not None
 
 
 def joined_corrections(said: Sequence[str]) -> list[str]:
