@@ -16,6 +16,7 @@ __all__ = [
     "Rule",
     "about_the_user",
     "corrected",
+    "corrects_before",
     "joined_corrections",
     "sentence",
     "third_person",
