@@ -617,3 +617,19 @@ def test_a_yearly_day_is_a_fact_and_a_text_given_to_work_on_holds_no_todo() -> N
     assert birthday is not None and birthday.category == "fact" and birthday.expires_at is None
     assert _close(["翻译成日语：周三下午三点开会，周五交报告"]) == []
     assert _close(["summarize this for me: the board meets on Monday to vote on the budget"]) == []
+
+
+@pytest.mark.parametrize(
+    "known, said",
+    [
+        ("The user's employer is Brightline Media.", "first week at my new job at Kestrel Pay"),
+        ("The user has a job at Brightline Media.", "I just joined Kestrel Pay"),
+        ("用户就职于华为", "我跳槽到网易了"),
+        ("The user is based out of Exeter.", "we just moved to Norwich"),
+        ("The user calls Exeter home.", "we just moved to Norwich"),
+        ("用户现居南京", "我们搬到苏州快两个月了"),
+        ("用户在南京生活", "我们搬到苏州快两个月了"),
+    ],
+)
+def test_a_known_home_or_workplace_in_other_words_is_replaced(known: str, said: str) -> None:
+    assert replaced_by(said, [("k", known)])[1] == ["k"]

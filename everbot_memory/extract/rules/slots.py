@@ -619,11 +619,18 @@ def _day_of_year(value: str) -> tuple[str, ...]:
 _HOME_MEMORY = re.compile(
     rf"\b(?:lives?|living|is based|based|resides|rents? (?:an? |the )?\w+|owns? (?:an? |the )?\w+|"
     rf"home is) in (?P<a>{_NAME})"
-    rf"|(?:住在|家在|定居在?|常驻)(?P<z>[{_CJK}]{{2,6}})",
+    # "is based out of Denver", "'s home is Denver", "calls Denver home".
+    rf"|\bbased out of (?P<b>{_NAME})|\bhome (?:town |city )?is (?P<c>{_NAME})"
+    rf"|\bcalls (?P<d>{_NAME}) home\b"
+    rf"|(?:住在|家在|家住|现居|定居在?|常驻|居住在)(?P<z>[{_CJK}]{{2,6}})"
+    rf"|(?:^用户|^用户现在|^用户目前)在(?P<y>[{_CJK}]{{2,4}}?)(?:生活|定居|安家)",
     re.I,
 )
 _EMPLOYER_MEMORY = re.compile(
     rf"\b(?:works?|working|is employed|employed) (?:at|for|by) (?P<a>{_NAME})"
+    # "'s employer is Stripe", "has a job at Stripe", "就职于字节跳动".
+    rf"|\b(?:employer|company|workplace) is (?P<d>{_NAME})|\b(?:job|position|role) (?:at|with) (?P<e>{_NAME})"
+    rf"|(?:就职于|任职于|供职于)(?P<y>[{_CJK}A-Za-z]{{2,10}})"
     rf"|\bis (?:an? )?(?:[\w-]+ ){{0,3}}at (?P<b>{_NAME})$"
     rf"|\bworks? as (?:an? )?(?:[\w-]+ ){{1,3}}(?:at|for) (?P<c>(?:an? |the )?[\w&' -]{{3,40}}?)(?:[.,;]|$)"
     rf"|在(?P<z>[{_CJK}A-Za-z ]{{2,10}}?)(?:工作|上班|任职|做)",
