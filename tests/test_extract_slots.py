@@ -633,3 +633,32 @@ def test_a_yearly_day_is_a_fact_and_a_text_given_to_work_on_holds_no_todo() -> N
 )
 def test_a_known_home_or_workplace_in_other_words_is_replaced(known: str, said: str) -> None:
     assert replaced_by(said, [("k", known)])[1] == ["k"]
+
+
+@pytest.mark.parametrize(
+    "said, known, changed",
+    [
+        ("I keep all my recipes in Paprika now", "The user saves recipes in Evernote.", True),
+        (
+            "we moved the wiki to Outline last sprint",
+            "The team keeps its wiki in Confluence.",
+            True,
+        ),
+        ("I now also keep some recipes in Paprika", "The user saves recipes in Evernote.", False),
+        (
+            "my sister keeps her recipes in Paprika now",
+            "The user saves recipes in Evernote.",
+            False,
+        ),
+        (
+            "I keep my recipes in Evernote now, as always",
+            "The user saves recipes in Evernote.",
+            False,
+        ),
+        ("I'm in Lisbon now for a conference", "The user saves recipes in Evernote.", False),
+    ],
+)
+def test_another_tool_for_the_same_purpose_said_as_now_retires_the_old(
+    said: str, known: str, changed: bool
+) -> None:
+    assert (changed_memories(said, [("k", known)]) == ("k",)) == changed

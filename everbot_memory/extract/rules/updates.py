@@ -837,6 +837,40 @@ def _answer_language_changes(said: str, known: Sequence[tuple[str, str]]) -> lis
     ]
 
 
+# A tool said as the one in use now, for a purpose a known memory names with another tool
+# ("I do all my budgeting in YNAB now" and "tracks their budget in a Google Sheet"): the
+# words of the present, and not of one used beside the other ("also", "too").
+_IN_USE_NOW = re.compile(
+    r"\b(?:now|these days|nowadays|instead|switched|moved (?:\w+ ){0,3}(?:to|onto|into)|"
+    r"migrated|ditched|replaced)\b",
+    re.I,
+)
+_BESIDE = re.compile(r"\b(?:also|too|as well|alongside|in addition|both)\b", re.I)
+_USE_WORDS = frozenset(["use", "using", "uses", "used", "do", "keep", "run", "manag", "track"])
+
+
+def _tool_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories of the tool used for a purpose, when a clause of ``said`` names
+    another tool for that purpose as the one in use now (names written as names: "YNAB",
+    "Todoist"; in Chinese text, Latin words)."""
+    ids = []
+    for clause in re.split(r"[.!?;。！？；]", said):
+        if not _IN_USE_NOW.search(clause) or _BESIDE.search(clause):
+            continue
+        names = _value_words(clause)
+        if not names:
+            continue
+        words = _telling(clause) - names - _GENERIC - _USE_WORDS
+        for entry_id, content in known:
+            held = _value_words(content)
+            if not held or held & names:
+                continue  # no tool named, or the same one
+            purpose = _telling(content) - held - _GENERIC - _USE_WORDS
+            if _alike(words, purpose):
+                ids.append(entry_id)
+    return ids
+
+
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
     if not known:
@@ -854,6 +888,7 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
         + _stage_changes(said, known)
         + _value_changes(said, known)
         + _left_values(said, known)
+        + _tool_changes(said, known)
     )
     if _CHANGE.search(said):
         # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
