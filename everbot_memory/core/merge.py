@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, not_
 from typing import TYPE_CHECKING
 
 from .clock import new_id, utcnow
@@ -55,15 +56,31 @@ class MergeResult:
     stats: MergeStats
     #: For each candidate, the id of the memory it added or reinforced.
     placed: list[str] = field(default_factory=list)
+    #: The moment the entries were brought to: each one's score is what decay gives it then.
+    settled_at: datetime | None = None
 
 
 def settle(
-    entries: Sequence[MemoryEntry], now: datetime, stats: MergeStats, was_active: set[str]
+    entries: Sequence[MemoryEntry],
+    now: datetime,
+    stats: MergeStats,
+    was_active: set[str],
+    steady: Collection[int] = frozenset(),
 ) -> list[MemoryEntry]:
     """Bring every entry to ``now``: decay, expire what has lapsed, forget what fell below
-    0.05; count in ``stats`` the entries of ``was_active`` that fell to Archived."""
+    0.05; count in ``stats`` the entries of ``was_active`` that fell to Archived.
+
+    ``steady``: the ``id()`` of entries known to be at ``now`` already (scored by a merge
+    since which neither a day of decay nor their expiry has come): kept as they are. Most
+    memories of a file merged into again the same day are (see ``steady_until``)."""
     kept: list[MemoryEntry] = []
-    for entry, score in zip(entries, scores_at(entries, now), strict=True):
+    moving: Sequence[MemoryEntry] = entries
+    if steady:
+        # Sorted out by C loops: a file may hold 100,000 memories, and a few have changed.
+        still = list(map(steady.__contains__, map(id, entries)))
+        kept = list(compress(entries, still))
+        moving = list(compress(entries, map(not_, still)))
+    for entry, score in zip(moving, scores_at(moving, now), strict=True):
         if score != entry.score:
             entry = entry.with_score(score)  # what decay(entry, now) gives
         if entry.expires_at is not None and entry.expires_at <= now:  # is_expired
@@ -87,12 +104,18 @@ class MemoryMerger:
         candidates: Sequence[Candidate | Proposal],
         session_id: str,
         now: datetime | None = None,
+        *,
+        steady: Callable[[datetime], Collection[int]] | None = None,
     ) -> MergeResult:
         """Apply one session's candidates to ``existing`` at ``now`` (default: the clock).
 
         A candidate reinforces the entry it ``confirms``, whose normalized content it repeats, or
         that says the same in other words (:mod:`everbot_memory.core.duplicates`); otherwise it
         becomes a new entry. An entry is reinforced at most once per merge.
+
+        ``steady(now)``, when given, names (by ``id()``) the entries of ``existing`` whose
+        score is already the one decay gives them at ``now`` (what the store knows of the file
+        the last merge wrote): they are not scored again.
         """
         now = (now or utcnow()).replace(microsecond=0)
         stats = MergeStats()
@@ -160,8 +183,9 @@ class MemoryMerger:
 
         was_active = {e.id for e in existing if e.score >= ACTIVE_MIN_SCORE}
         was_active.update(e.id for e in added.values())
-        kept = settle([*by_id.values(), *added.values()], now, stats, was_active)
-        return MergeResult(entries=kept, stats=stats, placed=placed)
+        still = steady(now) if steady is not None else frozenset()
+        kept = settle([*by_id.values(), *added.values()], now, stats, was_active, still)
+        return MergeResult(entries=kept, stats=stats, placed=placed, settled_at=now)
 
 
 def _saying(existing: Sequence[MemoryEntry], keys: Sequence[str]) -> dict[str, str]:
