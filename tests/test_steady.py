@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 import everbot_memory.core.merge as merge_module
 from everbot_memory.core.candidate import Candidate
-from everbot_memory.core.entry import MemoryEntry
+from everbot_memory.core.entry import MemoryEntry, with_scores
 from everbot_memory.core.merge import MergeStats, settle
 from everbot_memory.core.rules import EXPIRED_SCORE
-from everbot_memory.core.scoring import score_at, steady_until
+from everbot_memory.core.scoring import score_at, scores_at, steady_until
 from everbot_memory.document import parse
 from everbot_memory.facade.changes import Changes
 from everbot_memory.storage.store import MemoryStore
@@ -164,3 +164,27 @@ def test_settling_the_steady_ones_alone_is_settling_them_all(
     few = settle(settled, now, stats_few, {e.id for e in settled if e.is_active}, steady)
     assert few == every
     assert stats_few == stats_all
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_moments, _moments, st.floats(min_value=0.0, max_value=1.0)), max_size=8),
+    st.integers(min_value=-86_400, max_value=400 * 86_400),
+)
+def test_a_whole_file_is_scored_as_each_memory_alone(
+    shapes: list[tuple[int, int, float]], later: int
+) -> None:
+    entries = [
+        make_entry(
+            f"e{n}",
+            f"Memory number {n}.",
+            base,
+            at=T0 - timedelta(seconds=back),
+            base_score=base,
+            base_at=T0 - timedelta(seconds=back) + timedelta(seconds=anchor % (back + 1)),
+        )
+        for n, (back, anchor, base) in enumerate(shapes)
+    ]
+    now = T0 + timedelta(seconds=later)
+    assert scores_at(entries, now) == [score_at(e, now) for e in entries]
+    assert with_scores(entries, [0.5] * len(entries)) == [e.with_score(0.5) for e in entries]

@@ -11,13 +11,13 @@ import hashlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from itertools import compress
-from operator import attrgetter, not_
+from itertools import compress, repeat
+from operator import attrgetter, ge, is_not, lt, ne, not_
 from typing import TYPE_CHECKING
 
 from .clock import new_id, utcnow
 from .duplicates import most_similar
-from .entry import MemoryEntry
+from .entry import MemoryEntry, exhaust, with_scores
 from .groups import guess_group
 from .rules import ACTIVE_MIN_SCORE, FORGET_REQUEST_MIN_SIMILARITY, KEEP_MIN_SCORE
 from .scoring import contradict, expire, initial_score, reinforce, scores_at, sort_entries
@@ -60,6 +60,10 @@ class MergeResult:
     settled_at: datetime | None = None
 
 
+_SCORE = attrgetter("score")
+_EXPIRES = attrgetter("expires_at")
+
+
 def settle(
     entries: Sequence[MemoryEntry],
     now: datetime,
@@ -74,24 +78,34 @@ def settle(
     since which neither a day of decay nor their expiry has come): kept as they are. Most
     memories of a file merged into again the same day are (see ``steady_until``)."""
     kept: list[MemoryEntry] = []
-    moving: Sequence[MemoryEntry] = entries
+    moving = list(entries)
     if steady:
         # Sorted out by C loops: a file may hold 100,000 memories, and a few have changed.
         still = list(map(steady.__contains__, map(id, entries)))
         kept = list(compress(entries, still))
         moving = list(compress(entries, map(not_, still)))
-    for entry, score in zip(moving, scores_at(moving, now), strict=True):
-        if score != entry.score:
-            entry = entry.with_score(score)  # what decay(entry, now) gives
+    # Decay, expiry, then what fell below Active or out of the file; C loops pick out the
+    # entries each step changes (the first merge of a day rescores every memory).
+    scores = scores_at(moving, now)
+    count = range(len(moving))
+    differ = list(compress(count, map(ne, scores, map(_SCORE, moving))))
+    if differ:
+        rescored = with_scores(
+            list(map(moving.__getitem__, differ)), list(map(scores.__getitem__, differ))
+        )
+        exhaust(map(moving.__setitem__, differ, rescored))  # what decay(entry, now) gives
+    for number in compress(count, map(is_not, map(_EXPIRES, moving), repeat(None))):
+        entry = moving[number]
         if entry.expires_at is not None and entry.expires_at <= now:  # is_expired
-            entry = expire(entry, now)
+            moving[number] = expire(entry, now)
+    for number in compress(count, map(lt, map(_SCORE, moving), repeat(ACTIVE_MIN_SCORE))):
+        entry = moving[number]
         if entry.score < KEEP_MIN_SCORE:
             stats.forgotten += 1
             stats.forgotten_entries.append(entry)
-            continue
-        if entry.id in was_active and entry.score < ACTIVE_MIN_SCORE:
+        elif entry.id in was_active:
             stats.archived += 1
-        kept.append(entry)
+    kept += compress(moving, map(ge, map(_SCORE, moving), repeat(KEEP_MIN_SCORE)))
     return sort_entries(kept)
 
 
