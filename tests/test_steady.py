@@ -188,3 +188,25 @@ def test_a_whole_file_is_scored_as_each_memory_alone(
     now = T0 + timedelta(seconds=later)
     assert scores_at(entries, now) == [score_at(e, now) for e in entries]
     assert with_scores(entries, [0.5] * len(entries)) == [e.with_score(0.5) for e in entries]
+
+
+def test_a_persons_change_merged_into_a_save_is_not_taken_as_scored(memory_path: Path) -> None:
+    ours = make_entry("o1", "The user likes green tea.", 0.7, at=T0 - days(9))
+    theirs = make_entry("p1", "The user likes black coffee.", 0.9, at=T0 - days(20))
+    MemoryStore(memory_path).save([ours, theirs])
+    _merge(memory_path, "The user plays chess on Sundays.", T0)
+    store = MemoryStore(memory_path)
+    loaded = store.load()
+    # A person sets p1's score in an editor while the engine holds the file it read.
+    text = memory_path.read_text(encoding="utf-8")
+    shown = f"{_read(memory_path)['p1'].score:.2f}"
+    memory_path.write_text(text.replace(f"[p1] preference | {shown}", "[p1] preference | 0.35"))
+    added = make_entry("n1", "The user reads before bed.", 0.6, at=T0)
+    store.save([*loaded, added], settled=T0)
+    assert _read(memory_path)["p1"].score == 0.35  # theirs, merged in
+    again = MemoryStore(memory_path)
+    by_id = {e.id: e for e in again.load_document().entries}
+    steady = again.steady(T0)
+    # Only what the engine's own save brought is known to be scored: the memory it added,
+    # not the person's version of the others.
+    assert steady == {id(by_id["n1"])}

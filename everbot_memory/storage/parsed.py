@@ -130,28 +130,30 @@ def record(
     files: SideFiles,
     version: str,
     kept: Record,
-    settled: tuple[datetime, Collection[int]] | None = None,
+    settled: tuple[datetime, Collection[int] | None] | None = None,
 ) -> None:
     """Keep ``kept``, the parse of the version ``version`` (see :func:`of_save`), for the
     next process; a folder that cannot be written costs that process a parse, nothing else.
 
-    ``settled``: a moment, and the ``id()`` of the entries a merge brought to it (each one's
-    score what decay gives it then): kept with when each one's score next changes, so the
-    next merge scores only those whose moment has come."""
+    ``settled``: a moment, and the ``id()`` of the entries a merge brought to it (None: all
+    of them), each one's score what decay gives it then: kept with when each one's score
+    next changes, so the next merge scores only those whose moment has come."""
     from .atomic import write_atomically
 
     doc = kept.doc
     columns = _columns(doc.entries)
-    until: list[float] = []
+    until: Sequence[float] = ()
     at: float | None = None
     if settled is not None:
         at = settled[0].timestamp()
         times = steady_until(
             columns[FIELDS.index("last_activated")], columns[FIELDS.index("expires_at")], at
         )
-        # 0 for an entry the merge did not make (a person's, merged in by the save).
-        known = map(settled[1].__contains__, map(id, doc.entries))
-        until = list(map(mul, known, times))
+        until = times
+        if settled[1] is not None:
+            # 0 for an entry the merge did not make (a person's, merged in by the save).
+            known = map(settled[1].__contains__, map(id, doc.entries))
+            until = list(map(mul, known, times))
     head = {
         "format": FORMAT,
         "marshal": _MARSHAL,
@@ -170,7 +172,8 @@ def record(
     }
     encoded = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     places = (kept.lines, kept.offsets, kept.sizes)
-    values = marshal.dumps((columns, places, until), _MARSHAL)
+    # 8-byte numbers in this machine's format, as the places.
+    values = marshal.dumps((columns, places, array("d", until).tobytes()), _MARSHAL)
     del columns
     # Against damage, not tampering: the file it describes is the one to trust.
     check = zlib.crc32(values, zlib.crc32(b"\n", zlib.crc32(encoded)))
@@ -213,8 +216,10 @@ def document(files: SideFiles, version: str, text: bytes) -> Document | None:
         if len(entries) != head["count"]:
             return None
         settled = head["settled"]
-        if settled is not None and len(until) == len(entries):
-            doc_steady = (float(settled), tuple(entries), list(map(float, until)))
+        moments = array("d")
+        moments.frombytes(until)
+        if settled is not None and len(moments) == len(entries):
+            doc_steady = (float(settled), tuple(entries), moments)
         else:
             doc_steady = None
         doc = Document(

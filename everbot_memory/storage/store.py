@@ -305,9 +305,10 @@ class MemoryStore:
             gone = set(map(ids, loaded[1].entries)).difference(map(ids, entries))
             if gone:
                 forgot = {e.id: fingerprint(e) for e in loaded[1].entries if e.id in gone}
-        # The entries a merge brought to ``settled``, by ``id()`` (each one is held by
-        # ``entries``): an entry a person changed meanwhile, merged in below, is another.
-        by_merge = None if settled is None else (settled, set(map(id, entries)))
+        # The entries a merge brought to ``settled``: all of those written when they are
+        # ``entries`` (None); by ``id()`` when a person's change is merged in below (each
+        # one is held by ``entries``), whose entries are others.
+        by_merge: tuple[datetime, set[int] | None] | None = None
         deadline = monotonic() + SETTLE_TIMEOUT
         attempts = 0
         while attempts < _SAVE_ATTEMPTS or monotonic() < deadline:
@@ -320,6 +321,7 @@ class MemoryStore:
             if not pending and loaded is not None and loaded[0] == snapshot.version:
                 doc, parents = loaded[1], (snapshot.version, *self._sources)
                 wanted = list(entries)
+                by_merge = None if settled is None else (settled, None)
             else:
                 doc, parents = self._reconciled(snapshot)
                 if loaded is not None and _vanished(loaded[1], doc):
@@ -349,6 +351,7 @@ class MemoryStore:
                 # What the rebase took from the file as it is now (a person's change made
                 # meanwhile) is checked for secrets like what was passed in.
                 mine = {id(e) for e in entries}
+                by_merge = None if settled is None else (settled, mine)
                 wanted, found = _scrub_new(wanted, doc.sources, mine)
                 self.warnings += [w for w in found if w not in self.warnings]
             # A secret typed outside any entry (before the first section, between entries)
@@ -477,11 +480,11 @@ class MemoryStore:
         header: str,
         rendered: Body,
         doc: Document,
-        settled: tuple[datetime, set[int]] | None = None,
+        settled: tuple[datetime, set[int] | None] | None = None,
     ) -> None:
         """Keep the parse of the version just written (or found unchanged) for the next
         process that reads it (see ``storage/parsed.py``), with ``settled``: the moment a
-        merge brought the entries to, and which entries (by ``id()``)."""
+        merge brought the entries to, and which entries (by ``id()``; None: all)."""
         found = parsed.of_save(header, rendered, doc)
         if found is not None:
             parsed.record(self.files, version, found, settled)
