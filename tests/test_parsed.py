@@ -150,7 +150,7 @@ def test_a_record_that_does_not_check_out_is_ignored(
         # the wrong kinds of value), or not where the entries' texts are (each a byte off,
         # or counted in characters, as an older format did): a save would write those cuts.
         first, second = data.find(b"\n"), data.find(b"\n", data.find(b"\n") + 1)
-        columns, (lines, places, sizes) = marshal.loads(data[second + 1 :])
+        columns, (lines, places, sizes), until = marshal.loads(data[second + 1 :])
         offsets = array("q", places)
         if damage == "shape":
             columns = columns[1:]
@@ -164,7 +164,7 @@ def test_a_record_that_does_not_check_out_is_ignored(
             chars = array("q", [len(raw[: before + at].decode()) - before for at in offsets])
             assert chars != offsets  # a memory in Chinese comes before some
             offsets = chars
-        changed = (columns, (lines, offsets, sizes))
+        changed = (columns, (lines, offsets, sizes), until)
         rest = data[first + 1 : second + 1] + marshal.dumps(changed, parsed_module._MARSHAL)
         data = b"%08x\n" % zlib.crc32(rest) + rest
     else:

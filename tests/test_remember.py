@@ -291,3 +291,42 @@ def test_a_command_started_with_its_output_closed_still_does_its_work(tmp_path: 
     done = subprocess.run(["sh", "-c", command + " >&-"], capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (0, "")
     assert "The user likes figs." in memory.read_text()
+
+
+@pytest.mark.parametrize(("plain", "collecting"), [(True, False), (False, True)])
+def test_a_plain_remember_runs_without_the_collector_and_the_app_with_it(
+    monkeypatch: pytest.MonkeyPatch, plain: bool, collecting: bool
+) -> None:
+    import gc
+
+    import everbot_memory.faces.cli as cli
+    import everbot_memory.faces.remember as face
+    from everbot_memory.faces import entry
+
+    seen: list[bool] = []
+
+    def remember(args: list[str]) -> int | None:
+        seen.append(gc.isenabled())
+        return 0 if plain else None
+
+    def app() -> None:
+        seen.append(gc.isenabled())
+
+    monkeypatch.setattr(face, "run", remember)
+    monkeypatch.setattr(cli, "main", app)
+    monkeypatch.setattr(sys, "argv", ["everbot-memory", "remember", "The user plays the oboe."])
+    was = gc.isenabled()
+    try:
+        if plain:
+            with pytest.raises(SystemExit):
+                entry.main()
+        else:
+            entry.main()
+        after = gc.isenabled()
+    finally:
+        if was:
+            gc.enable()
+    assert seen[0] is False  # the merge: never collecting
+    assert after is collecting  # the app (not a plain remember): collecting again
+    if not plain:
+        assert seen[1] is True

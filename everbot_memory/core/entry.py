@@ -32,6 +32,7 @@ __all__ = [
     "exhaust",
     "is_valid_id",
     "restored",
+    "with_scores",
 ]
 
 Category = Literal[
@@ -220,7 +221,8 @@ _VALUES = attrgetter(*_FIELDS)
 #: tells apart (see :meth:`MemoryEntry.with_score`), whose text and index rows are the same
 #: but for the score.
 but_score = attrgetter(*(name for name in _FIELDS if name != "score"))
-_SCORE_SLOT = _DESCRIPTORS[_FIELDS.index("score")]
+_SCORE_AT = _FIELDS.index("score")
+_SCORE_SLOT = _DESCRIPTORS[_SCORE_AT]
 #: Runs an iterator to its end, keeping nothing: a loop in C over ``map`` of a setter.
 exhaust: Any = deque(maxlen=0).extend
 
@@ -239,6 +241,21 @@ def restored(columns: Sequence[Sequence[Any]]) -> list[MemoryEntry]:
     for descriptor, column in zip(_DESCRIPTORS, columns, strict=True):
         exhaust(map(_SET, repeat(descriptor), out, column))  # C loops, for 100,000 entries
     return out
+
+
+def with_scores(entries: Sequence[MemoryEntry], scores: Sequence[float]) -> list[MemoryEntry]:
+    """:meth:`MemoryEntry.with_score` of each entry with its score, made by C loops (the
+    first merge of a day rescores every memory of the file; a file may hold 100,000)."""
+    scores = list(map(float, scores))
+    if len(scores) != len(entries):
+        raise ValueError("as many scores as entries are needed")
+    if not entries:
+        return []
+    if not 0.0 <= min(scores) <= max(scores) <= 1.0:
+        raise ValueError("a score must be a number from 0 to 1")
+    columns: list[Sequence[Any]] = list(zip(*map(_VALUES, entries), strict=True))
+    columns[_SCORE_AT] = scores
+    return restored(columns)
 
 
 def _normal_time(value: object) -> bool:

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, ge, is_not, lt, ne, not_
 from typing import TYPE_CHECKING
 
 from .clock import new_id, utcnow
 from .duplicates import most_similar
-from .entry import MemoryEntry
+from .entry import MemoryEntry, exhaust, with_scores
 from .groups import guess_group
 from .rules import ACTIVE_MIN_SCORE, FORGET_REQUEST_MIN_SIMILARITY, KEEP_MIN_SCORE
 from .scoring import contradict, expire, initial_score, reinforce, scores_at, sort_entries
@@ -55,26 +56,56 @@ class MergeResult:
     stats: MergeStats
     #: For each candidate, the id of the memory it added or reinforced.
     placed: list[str] = field(default_factory=list)
+    #: The moment the entries were brought to: each one's score is what decay gives it then.
+    settled_at: datetime | None = None
+
+
+_SCORE = attrgetter("score")
+_EXPIRES = attrgetter("expires_at")
 
 
 def settle(
-    entries: Sequence[MemoryEntry], now: datetime, stats: MergeStats, was_active: set[str]
+    entries: Sequence[MemoryEntry],
+    now: datetime,
+    stats: MergeStats,
+    was_active: set[str],
+    steady: Collection[int] = frozenset(),
 ) -> list[MemoryEntry]:
     """Bring every entry to ``now``: decay, expire what has lapsed, forget what fell below
-    0.05; count in ``stats`` the entries of ``was_active`` that fell to Archived."""
+    0.05; count in ``stats`` the entries of ``was_active`` that fell to Archived.
+
+    ``steady``: the ``id()`` of entries known to be at ``now`` already (scored by a merge
+    since which neither a day of decay nor their expiry has come): kept as they are. Most
+    memories of a file merged into again the same day are (see ``steady_until``)."""
     kept: list[MemoryEntry] = []
-    for entry, score in zip(entries, scores_at(entries, now), strict=True):
-        if score != entry.score:
-            entry = entry.with_score(score)  # what decay(entry, now) gives
+    moving = list(entries)
+    if steady:
+        # Sorted out by C loops: a file may hold 100,000 memories, and a few have changed.
+        still = list(map(steady.__contains__, map(id, entries)))
+        kept = list(compress(entries, still))
+        moving = list(compress(entries, map(not_, still)))
+    # Decay, expiry, then what fell below Active or out of the file; C loops pick out the
+    # entries each step changes (the first merge of a day rescores every memory).
+    scores = scores_at(moving, now)
+    count = range(len(moving))
+    differ = list(compress(count, map(ne, scores, map(_SCORE, moving))))
+    if differ:
+        rescored = with_scores(
+            list(map(moving.__getitem__, differ)), list(map(scores.__getitem__, differ))
+        )
+        exhaust(map(moving.__setitem__, differ, rescored))  # what decay(entry, now) gives
+    for number in compress(count, map(is_not, map(_EXPIRES, moving), repeat(None))):
+        entry = moving[number]
         if entry.expires_at is not None and entry.expires_at <= now:  # is_expired
-            entry = expire(entry, now)
+            moving[number] = expire(entry, now)
+    for number in compress(count, map(lt, map(_SCORE, moving), repeat(ACTIVE_MIN_SCORE))):
+        entry = moving[number]
         if entry.score < KEEP_MIN_SCORE:
             stats.forgotten += 1
             stats.forgotten_entries.append(entry)
-            continue
-        if entry.id in was_active and entry.score < ACTIVE_MIN_SCORE:
+        elif entry.id in was_active:
             stats.archived += 1
-        kept.append(entry)
+    kept += compress(moving, map(ge, map(_SCORE, moving), repeat(KEEP_MIN_SCORE)))
     return sort_entries(kept)
 
 
@@ -87,12 +118,18 @@ class MemoryMerger:
         candidates: Sequence[Candidate | Proposal],
         session_id: str,
         now: datetime | None = None,
+        *,
+        steady: Callable[[datetime], Collection[int]] | None = None,
     ) -> MergeResult:
         """Apply one session's candidates to ``existing`` at ``now`` (default: the clock).
 
         A candidate reinforces the entry it ``confirms``, whose normalized content it repeats, or
         that says the same in other words (:mod:`everbot_memory.core.duplicates`); otherwise it
         becomes a new entry. An entry is reinforced at most once per merge.
+
+        ``steady(now)``, when given, names (by ``id()``) the entries of ``existing`` whose
+        score is already the one decay gives them at ``now`` (what the store knows of the file
+        the last merge wrote): they are not scored again.
         """
         now = (now or utcnow()).replace(microsecond=0)
         stats = MergeStats()
@@ -167,8 +204,9 @@ class MemoryMerger:
 
         was_active = {e.id for e in existing if e.score >= ACTIVE_MIN_SCORE}
         was_active.update(e.id for e in added.values())
-        kept = settle([*by_id.values(), *added.values()], now, stats, was_active)
-        return MergeResult(entries=kept, stats=stats, placed=placed)
+        still = steady(now) if steady is not None else frozenset()
+        kept = settle([*by_id.values(), *added.values()], now, stats, was_active, still)
+        return MergeResult(entries=kept, stats=stats, placed=placed, settled_at=now)
 
 
 def _saying(existing: Sequence[MemoryEntry], keys: Sequence[str]) -> dict[str, str]:

@@ -9,8 +9,10 @@ one place the engine asks "what is this entry worth now?".
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta, timezone
+from itertools import compress, repeat
+from operator import add, floordiv, is_not, mul, sub
 from typing import Literal, Protocol
 
 from .entry import MemoryEntry
@@ -18,6 +20,7 @@ from .ranking import decayed
 from .rules import (
     ACTIVE_MIN_SCORE,
     EXPIRED_SCORE,
+    GRACE_DAYS,
     INITIAL_SCORES,
     KEEP_MIN_SCORE,
     REINFORCE_RATE,
@@ -41,6 +44,7 @@ __all__ = [
     "scores_at",
     "section_of",
     "sort_entries",
+    "steady_until",
 ]
 
 _DAY_SECONDS = 86_400
@@ -103,6 +107,29 @@ def scores_at(entries: Iterable[MemoryEntry], now: datetime) -> list[float]:
         anchored = last if base_at == activated else base_at.timestamp()
         scores.append(decayed(base_score, anchored, last, stamp))
     return scores
+
+
+def steady_until(
+    last_activated: Sequence[float], expires: Sequence[float | None], at: float
+) -> list[float]:
+    """For entries whose scores are the ones decay gives them at ``at``, and whose expiry,
+    if it passed by then, was applied: the moment each one's score next changes, in seconds
+    since the epoch (``last_activated`` and ``expires``: theirs, the same way). That is the
+    next whole day since its last activation past the grace (decay counts whole days), or
+    its expiry if sooner. At any moment from ``at`` until then, decay and expiry leave the
+    entry as it is, so a merge then need not score it again. C loops: a file may hold
+    100,000 memories."""
+    # floor((at - last) / day) whole days at ``at``; the score next changes when one more
+    # has passed, and not before the first day of decay (the grace's end).
+    days = map(floordiv, map(sub, repeat(float(at)), last_activated), repeat(float(_DAY_SECONDS)))
+    first = float(GRACE_DAYS + 1)
+    nexts = map(max, map(add, days, repeat(1.0)), repeat(first))
+    until = list(map(add, last_activated, map(mul, nexts, repeat(float(_DAY_SECONDS)))))
+    for number in compress(range(len(until)), map(is_not, expires, repeat(None))):
+        expiry = expires[number]
+        if expiry is not None and at < expiry < until[number]:
+            until[number] = expiry
+    return until
 
 
 def reinforced_score(score: float) -> float:

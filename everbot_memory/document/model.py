@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..core.entry import MemoryEntry
 
 __all__ = ["Document", "Problem"]
@@ -50,3 +52,7 @@ class Document:
     #: The content hash of the file this document is the parse of, as it is (None: any other
     #: document, a merge or a save's), for what was built from that version to be reused.
     version: str | None = None
+    #: What the engine's record of this version says of its entries' scores (see
+    #: ``storage/parsed.py``): the moment a merge brought them to (seconds since the epoch),
+    #: the entries as read, and when each one's score next changes (0: not known), in order.
+    steady: tuple[float, tuple[MemoryEntry, ...], Sequence[float]] | None = None

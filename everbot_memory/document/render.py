@@ -291,6 +291,10 @@ def _touches_profile(
     derived from ``sources``' (the entries now): a memory it may be derived from was added,
     changed or removed, and is, or was, among the strongest the profile is derived from."""
     known = doc.sources
+    if len(fresh) > _profile.MAX_SOURCES and _strongest_changed(sources, fresh):
+        # (A day's decay changes every memory: asked first, of the strongest alone, instead
+        # of every memory changed.)
+        return True
     arriving = [e for e in fresh if is_source(e)]
     leaving = [
         before[0]
@@ -303,6 +307,19 @@ def _touches_profile(
     if not arriving and not leaving:
         return False
     return _among_strongest(sources, arriving, leaving)
+
+
+def _strongest_changed(
+    sources: dict[str, tuple[MemoryEntry, bytes]], fresh: list[MemoryEntry]
+) -> bool:
+    """Whether a memory among the strongest the profile is derived from is one of ``fresh``
+    (a memory that arrives among them: what :func:`_among_strongest` answers True to)."""
+    import heapq
+
+    limit = _profile.MAX_SOURCES
+    strong = heapq.nsmallest(limit, _first_sources(sources, limit), key=_profile.source_key)
+    changed = set(map(id, fresh))
+    return any(id(e) in changed for e in strong)
 
 
 def _first_sources(sources: dict[str, tuple[MemoryEntry, bytes]], limit: int) -> list[MemoryEntry]:

@@ -92,10 +92,17 @@ class Changes:
         self.merger = merger or MemoryMerger()
         self.warnings = []
 
-    def _update(self, change: Callable[[list[MemoryEntry]], list[MemoryEntry]]) -> None:
+    def _update(
+        self,
+        change: Callable[[list[MemoryEntry]], list[MemoryEntry]],
+        settled: Callable[[], datetime | None] = lambda: None,
+    ) -> None:
+        """Load, ``change``, save, under the lock; ``settled()``: the moment a merge brought
+        the changed entries to, if one did (see ``MemoryStore.save``)."""
         self.warnings = []
         with self.store.lock(), collection_paused():
-            self.store.save(change(self.store.load()))
+            entries = change(self.store.load())
+            self.store.save(entries, settled=settled())
         self.warnings += self.store.warnings
 
     def merge_candidates(
@@ -123,12 +130,24 @@ class Changes:
         clean, dropped = scrub(candidates, lambda c, text: c.replace(content=text))
         results: list[MergeResult] = []
 
+        # Only the engine's own merge is known to leave every score as decay gives it.
+        own = type(self.merger).merge is MemoryMerger.merge
+
         def merge(existing: list[MemoryEntry]) -> list[MemoryEntry]:
             marked = [_with_changed_facts(c, existing) for c in clean] if changed_facts else clean
-            results.append(self.merger.merge(existing, marked, session_id, now))
-            return results[-1].entries
+            if own:
+                result = self.merger.merge(
+                    existing, marked, session_id, now, steady=self.store.steady
+                )
+            else:
+                result = self.merger.merge(existing, marked, session_id, now)
+            results.append(result)
+            return result.entries
 
-        self._update(merge)
+        def settled() -> datetime | None:
+            return results[-1].settled_at if own and results else None
+
+        self._update(merge, settled)
         self.warnings[:0] = dropped
         return results[-1]
 

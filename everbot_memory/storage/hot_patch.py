@@ -16,6 +16,7 @@ nothing on random edit sequences, saved at once and hours later.
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import zlib
@@ -23,7 +24,7 @@ from array import array
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from itertools import accumulate, chain, compress, repeat
-from operator import add, attrgetter, eq, is_, ne, not_, sub
+from operator import add, attrgetter, eq, is_, itemgetter, ne, not_, sub
 from typing import Any, NamedTuple
 
 from ..core import ranking
@@ -228,7 +229,9 @@ def _anew(
     until = (stamp // _DAY + 1) * _DAY
     steady = until
     total = 0
-    eligible: list[_Scored] = []
+    # Each memory that may be shown, and its score: a part is made only for those that may
+    # be among the strongest (a file may hold 100,000 memories; 20 are shown).
+    eligible: list[tuple[MemoryEntry, float]] = []
     decayed = ranking.decayed
     for entry in entries:  # every memory: kept lean
         expires = entry.expires_at
@@ -247,10 +250,15 @@ def _anew(
         if score < near:
             steady = min(steady, decay_day(last, stamp)[1])
         if not entry.condensed_into:
-            eligible.append(_Scored(entry, score))
+            eligible.append((entry, score))
 
-    def strongest(items: list[_Scored]) -> list[_Scored]:
-        chosen = _strongest(items)
+    def strongest(items: list[tuple[MemoryEntry, float]]) -> list[_Scored]:
+        from ..core.rules import PROMPT_TOP_K
+
+        if len(items) > PROMPT_TOP_K:  # what _strongest keeps, before a part is made
+            floor = heapq.nlargest(PROMPT_TOP_K, map(itemgetter(1), items))[-1]
+            items = [item for item in items if item[1] >= floor]
+        chosen = _strongest([_Scored(entry, score) for entry, score in items])
         for item in chosen:
             part = fresh.get(item.entry.id)
             item.line = part.line if part is not None else line_of(item.entry.id)
@@ -259,9 +267,9 @@ def _anew(
     chosen = strongest(eligible)
     grouped: dict[str, Any] = {}
     if any(e.group for e in entries):
-        members: dict[str, list[_Scored]] = {}
+        members: dict[str, list[tuple[MemoryEntry, float]]] = {}
         for item in eligible:
-            members.setdefault(item.entry.group or "none", []).append(item)
+            members.setdefault(item[0].group or "none", []).append(item)
         for name, items in members.items():
             ranked = strongest(items)
             grouped[name] = _group_part(ranked, len(items))

@@ -27,13 +27,14 @@ import marshal
 import sys
 import zlib
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from itertools import chain, repeat
-from operator import add, attrgetter, eq, itemgetter, sub
+from operator import add, attrgetter, eq, itemgetter, mul, sub
 from typing import Any, NamedTuple
 
 from ..core.entry import FIELDS, MemoryEntry, restored
+from ..core.scoring import steady_until
 from ..document.model import Document
 from ..document.parse import parse
 from ..document.render import Body, render_header, render_parts
@@ -44,7 +45,7 @@ __all__ = ["FILE", "Record", "document", "of_save", "record"]
 #: The record's name in the side folder.
 FILE = "parsed"
 #: Bumped whenever the columns or the header change meaning: an older record is not read.
-FORMAT = 7
+FORMAT = 8
 #: The version of ``marshal``'s format written: the last without shared references, whose
 #: table of every object written costs a large record as much memory as the record.
 _MARSHAL = 2
@@ -125,13 +126,34 @@ class Record(NamedTuple):
     before: int
 
 
-def record(files: SideFiles, version: str, kept: Record) -> None:
+def record(
+    files: SideFiles,
+    version: str,
+    kept: Record,
+    settled: tuple[datetime, Collection[int] | None] | None = None,
+) -> None:
     """Keep ``kept``, the parse of the version ``version`` (see :func:`of_save`), for the
-    next process; a folder that cannot be written costs that process a parse, nothing else."""
+    next process; a folder that cannot be written costs that process a parse, nothing else.
+
+    ``settled``: a moment, and the ``id()`` of the entries a merge brought to it (None: all
+    of them), each one's score what decay gives it then: kept with when each one's score
+    next changes, so the next merge scores only those whose moment has come."""
     from .atomic import write_atomically
 
     doc = kept.doc
     columns = _columns(doc.entries)
+    until: Sequence[float] = ()
+    at: float | None = None
+    if settled is not None:
+        at = settled[0].timestamp()
+        times = steady_until(
+            columns[FIELDS.index("last_activated")], columns[FIELDS.index("expires_at")], at
+        )
+        until = times
+        if settled[1] is not None:
+            # 0 for an entry the merge did not make (a person's, merged in by the save).
+            known = map(settled[1].__contains__, map(id, doc.entries))
+            until = list(map(mul, known, times))
     head = {
         "format": FORMAT,
         "marshal": _MARSHAL,
@@ -146,10 +168,12 @@ def record(files: SideFiles, version: str, kept: Record) -> None:
         "order": sys.byteorder,
         "skip": kept.skip,
         "before": kept.before,
+        "settled": at,
     }
     encoded = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     places = (kept.lines, kept.offsets, kept.sizes)
-    values = marshal.dumps((columns, places), _MARSHAL)
+    # 8-byte numbers in this machine's format, as the places.
+    values = marshal.dumps((columns, places, array("d", until).tobytes()), _MARSHAL)
     del columns
     # Against damage, not tampering: the file it describes is the one to trust.
     check = zlib.crc32(values, zlib.crc32(b"\n", zlib.crc32(encoded)))
@@ -183,7 +207,7 @@ def document(files: SideFiles, version: str, text: bytes) -> Document | None:
             return None  # damaged
         if head["order"] != sys.byteorder:
             return None
-        columns, places = marshal.loads(memoryview(data)[second + 1 :])
+        columns, places, until = marshal.loads(memoryview(data)[second + 1 :])
         del data
         starts, offsets, sizes = (array("q", place) for place in places)
         entries = _entries(columns)
@@ -191,6 +215,13 @@ def document(files: SideFiles, version: str, text: bytes) -> Document | None:
             return None
         if len(entries) != head["count"]:
             return None
+        settled = head["settled"]
+        moments = array("d")
+        moments.frombytes(until)
+        if settled is not None and len(moments) == len(entries):
+            doc_steady = (float(settled), tuple(entries), moments)
+        else:
+            doc_steady = None
         doc = Document(
             entries,
             list(head["preamble"]),
@@ -198,6 +229,7 @@ def document(files: SideFiles, version: str, text: bytes) -> Document | None:
             head["last_updated"],
         )
         doc.profile = list(head["profile"])
+        doc.steady = doc_steady
         derived = head["derived"]
         if derived is not None:
             person, shown = derived

@@ -16,8 +16,8 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from itertools import repeat
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, gt
 from pathlib import Path
 
 from ..core.clock import iso, utcnow
@@ -257,20 +257,39 @@ class MemoryStore:
         """Hold the writers' lock; raises :class:`LockTimeoutError` after the timeout."""
         return self.backend.lock()
 
-    def save(self, entries: Sequence[MemoryEntry]) -> bool:
+    def save(self, entries: Sequence[MemoryEntry], *, settled: datetime | None = None) -> bool:
         """Write ``entries`` as the file's memories; returns False when nothing changed.
 
         A person's text in the file is kept. If the file changed on disk since it was loaded
         (an editor saved it), the change from the loaded entries to ``entries`` is replayed on
         the new content instead of overwriting it. On any failure the file is left as it was.
+
+        ``settled``: the moment a merge brought ``entries`` to (each one's score is what decay
+        gives it then; see :class:`~everbot_memory.core.merge.MergeResult`). Kept beside the
+        file, it lets the next merge score again only the memories that decay or expiry has
+        changed since (see :meth:`steady`).
         """
         with collection_paused():
             known = {} if self._loaded is None else self._loaded[1].sources
             entries, self.warnings = _scrub_new(entries, known)
             with self.lock():
-                return self._save_locked(entries)
+                return self._save_locked(entries, settled)
 
-    def _save_locked(self, entries: list[MemoryEntry]) -> bool:
+    def steady(self, now: datetime) -> set[int]:
+        """The ``id()`` of the entries last loaded whose score is the one decay gives them at
+        ``now``, as far as the engine's record of the file tells (the merge that wrote it
+        scored them, and neither a day of decay nor their expiry has come since): what a
+        merge at ``now`` need not score again (``MemoryMerger.merge``'s ``steady``). Empty
+        when the file was not read from such a record, or the clock is behind it."""
+        if self._loaded is None or self._loaded[1].steady is None:
+            return set()
+        when, entries, until = self._loaded[1].steady
+        stamp = now.timestamp()
+        if stamp < when:
+            return set()
+        return set(map(id, compress(entries, map(gt, until, repeat(stamp)))))
+
+    def _save_locked(self, entries: list[MemoryEntry], settled: datetime | None = None) -> bool:
         # People's saves set aside by past writes or by this one (bytes, and the token to
         # release once they are in the file): merged into every attempt until one is written.
         # One that is not (the save fails) stays on disk for the next save to merge.
@@ -286,6 +305,10 @@ class MemoryStore:
             gone = set(map(ids, loaded[1].entries)).difference(map(ids, entries))
             if gone:
                 forgot = {e.id: fingerprint(e) for e in loaded[1].entries if e.id in gone}
+        # The entries a merge brought to ``settled``: all of those written when they are
+        # ``entries`` (None); by ``id()`` when a person's change is merged in below (each
+        # one is held by ``entries``), whose entries are others.
+        by_merge: tuple[datetime, set[int] | None] | None = None
         deadline = monotonic() + SETTLE_TIMEOUT
         attempts = 0
         while attempts < _SAVE_ATTEMPTS or monotonic() < deadline:
@@ -298,6 +321,7 @@ class MemoryStore:
             if not pending and loaded is not None and loaded[0] == snapshot.version:
                 doc, parents = loaded[1], (snapshot.version, *self._sources)
                 wanted = list(entries)
+                by_merge = None if settled is None else (settled, None)
             else:
                 doc, parents = self._reconciled(snapshot)
                 if loaded is not None and _vanished(loaded[1], doc):
@@ -327,6 +351,7 @@ class MemoryStore:
                 # What the rebase took from the file as it is now (a person's change made
                 # meanwhile) is checked for secrets like what was passed in.
                 mine = {id(e) for e in entries}
+                by_merge = None if settled is None else (settled, mine)
                 wanted, found = _scrub_new(wanted, doc.sources, mine)
                 self.warnings += [w for w in found if w not in self.warnings]
             # A secret typed outside any entry (before the first section, between entries)
@@ -364,7 +389,7 @@ class MemoryStore:
                 # case, a stamp the engine wrote.)
                 same_places = len(old_header.encode("utf-8")) == rendered.head
                 if snapshot.version not in (None, self._recorded) and same_places:
-                    self._record(snapshot.version, old_header, rendered, new_doc)
+                    self._record(snapshot.version, old_header, rendered, new_doc, by_merge)
                 return False
             new_doc.last_updated = stamp
             if (
@@ -433,7 +458,7 @@ class MemoryStore:
                     new_doc.version = result.version
                     self._loaded, self._sources = (result.version, new_doc), ()
                     cached.put()
-                    self._record(result.version, header, rendered, new_doc)
+                    self._record(result.version, header, rendered, new_doc, by_merge)
                     for _, token in pending:
                         if token not in unmerged:
                             self.backend.release(token)
@@ -449,12 +474,20 @@ class MemoryStore:
             self.path,
         )
 
-    def _record(self, version: str, header: str, rendered: Body, doc: Document) -> None:
+    def _record(
+        self,
+        version: str,
+        header: str,
+        rendered: Body,
+        doc: Document,
+        settled: tuple[datetime, set[int] | None] | None = None,
+    ) -> None:
         """Keep the parse of the version just written (or found unchanged) for the next
-        process that reads it (see ``storage/parsed.py``)."""
+        process that reads it (see ``storage/parsed.py``), with ``settled``: the moment a
+        merge brought the entries to, and which entries (by ``id()``; None: all)."""
         found = parsed.of_save(header, rendered, doc)
         if found is not None:
-            parsed.record(self.files, version, found)
+            parsed.record(self.files, version, found, settled)
             self._recorded = version
 
     def _read_settled(self, *, force: bool = False) -> Snapshot:
