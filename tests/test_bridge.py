@@ -720,6 +720,19 @@ def test_a_long_notes_file_is_imported_in_one_save(memory: Memory, tmp_path: Pat
     assert not paris.is_active
 
 
+def test_a_later_note_replaces_an_earlier_one_of_the_same_import(
+    memory: Memory, tmp_path: Path
+) -> None:
+    source = tmp_path / "notes.md"
+    source.write_text(
+        "- The user works at Stripe.\n- The user lives in Berlin.\n"
+        "- The user works at Google.\n- The user lives in Munich.\n"
+    )
+    import_notes(memory, source, "fact")
+    active = {e.content for e in memory.entries() if e.is_active}
+    assert active == {"The user works at Google.", "The user lives in Munich."}
+
+
 def test_a_note_said_twice_in_one_import_is_one_memory(memory: Memory, tmp_path: Path) -> None:
     source = tmp_path / "notes.md"
     source.write_text("- The user deploys on Tuesdays.\n\nThe user deploys on Tuesdays!\n")
@@ -727,7 +740,8 @@ def test_a_note_said_twice_in_one_import_is_one_memory(memory: Memory, tmp_path:
     outcomes = [item.outcome for item in report.items]
     first, second = (item.entry for item in report.items)
     assert first is not None and second is not None and first.id == second.id
-    assert outcomes == ["added", "reinforced"]
+    assert outcomes == ["added", "skipped"]
+    assert report.items[1].reason == "an earlier note says it"
     assert len(memory.entries()) == 1
 
 

@@ -662,3 +662,76 @@ def test_another_tool_for_the_same_purpose_said_as_now_retires_the_old(
     said: str, known: str, changed: bool
 ) -> None:
     assert (changed_memories(said, [("k", known)]) == ("k",)) == changed
+
+
+@pytest.mark.parametrize(
+    "known, said",
+    [
+        # Visits, someone else's news, a part of the value, a period not over.
+        ("用户在阿里巴巴工作。", "今天去腾讯开会，腾讯这边的同事很热情。"),
+        ("用户住在杭州。", "出差到上海，上海这边的天气太冷了。"),
+        ("用户住在杭州。", "来深圳玩了三天，深圳这边的地铁真方便。"),
+        (
+            "The user works at Stripe.",
+            "Back when I was at Stripe's first hackathon, we built a bot.",
+        ),
+        (
+            "The user works at Stripe.",
+            "While I was working at Stripe on the migration, I learned Go.",
+        ),
+        (
+            "The user works at Stripe.",
+            "During my time at Stripe so far I've shipped three products.",
+        ),
+        ("用户在阿里巴巴工作。", "之前在阿里开会的时候，老板夸了我。"),
+        ("用户在阿里巴巴工作。", "之前在阿里的时候我做前端，后来转了后端，现在还在阿里。"),
+        ("The user lives in Berlin.", "When I was living in Berlin-Mitte it was noisy."),
+        ("The user lives in Berlin.", "Back when I lived in Berlin's Prenzlauer Berg, I biked."),
+        ("The user lives in Berlin.", "We helped my sister unpack in the Leipzig flat."),
+        # Roles that are no job, pets that are no one's own, wishes, other people's weddings.
+        ("The user is a backend engineer.", "I accepted the reviewer role on that PR."),
+        ("The user is a backend engineer.", "I got the main role in our community theater play!"),
+        ("The user has no pets.", "My cat allergy is acting up again."),
+        ("The user has no pets.", "I fed my neighbor's dog today, our dog-sitting deal."),
+        ("用户已经订婚了，未婚夫叫小王。", "我闺蜜上周结婚了。"),
+        ("用户已经订婚了，未婚夫叫小王。", "帮我规划一下明年的蜜月路线。"),
+        ("用户不吃辣。", "我真希望自己能吃辣了。"),
+        # A commute that is not the user's, another weekly thing, a second phone, a dream.
+        ("The user lives in Berlin.", "The commute from Potsdam is killing my coworker."),
+        ("用户每周三下午负责接孩子。", "从下周开始我每周五加班。"),
+        (
+            "The user uses an iPhone 13.",
+            "Day 3 with the Pixel 8 from work; my iPhone stays my main.",
+        ),
+        ("The user lives in Berlin.", "Suppose I moved to Lisbon, what would change?"),
+        ("The user lives in Berlin.", "I dreamt I moved to Lisbon last night."),
+    ],
+)
+def test_what_leaves_a_known_memory_true_retires_nothing(known: str, said: str) -> None:
+    found = RuleExtractor().extract([{"role": "user", "content": said}], f"[k] {known}")
+    assert [c.content for c in found if "k" in c.contradicts] == []
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("I drink green tea every morning, no milk.", "every morning"),
+        ("I always write tests first, no matter what.", "tests first"),
+        ("I run five kilometers every morning, sorry, every other morning.", "every other"),
+    ],
+)
+def test_a_no_that_adds_is_no_correction(said: str, kept: str) -> None:
+    assert kept in corrected(said) and "every every" not in corrected(said)
+
+
+def test_only_a_slip_owned_to_corrects_the_message_before() -> None:
+    lines = ["My standup is at 9:30 every day.", "No, Python 3.12 please."]
+    assert any("9:30" in c.content for c in _close(lines))
+    assert not any(
+        "代码" in c.content for c in _close(["我明天下午3点开会。", "不对，你的代码有bug。"])
+    )
+
+
+def test_a_title_and_a_word_keep_their_wo() -> None:
+    contents = " ".join(c.content for c in _close(["我喜欢唱《我的祖国》，也不怕做自我介绍。"]))
+    assert "《我的祖国》" in contents and "自用户" not in contents

@@ -356,3 +356,30 @@ def test_the_memories_saying_a_content_are_those_a_full_map_gives(
     keys = [normalize_content(text) for text in said]
     every = {normalize_content(e.content): e.id for e in entries}
     assert _saying(entries, keys) == {k: every[k] for k in keys if k in every}
+
+
+def test_a_statement_turned_around_is_not_the_same_memory() -> None:
+    said = [Candidate(content="The user likes working late at night.")]
+    turned = [Candidate(content="The user does not like working late at night.")]
+    one = merge_at(T0, [], [*said, *turned])
+    assert one.stats.new == 2 and one.placed[0] != one.placed[1]
+    [known] = merge_at(T0, [], said).entries
+    later = merge_at(T0 + days(1), [known], turned)
+    assert later.stats.new == 1 and later.stats.updated == 0
+    weighed = [
+        Candidate(content="The user prefers tabs over spaces."),
+        Candidate(content="The user prefers spaces over tabs."),
+    ]
+    assert merge_at(T0, [], weighed).stats.new == 2
+
+
+def test_a_todo_is_not_folded_into_the_fact_it_repeats() -> None:
+    fact = Candidate(content="The user renews the passport in March.", category="fact")
+    todo = Candidate(
+        content="The user renews the passport in March!",
+        category="todo",
+        expires_at=T0 + days(30),
+    )
+    result = merge_at(T0, [], [fact, todo])
+    assert result.stats.new == 2
+    assert {e.category for e in result.entries} == {"fact", "todo"}

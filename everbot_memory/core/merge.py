@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -21,7 +22,7 @@ from .entry import MemoryEntry, exhaust, with_scores
 from .groups import guess_group
 from .rules import ACTIVE_MIN_SCORE, FORGET_REQUEST_MIN_SIMILARITY, KEEP_MIN_SCORE
 from .scoring import contradict, expire, initial_score, reinforce, scores_at, sort_entries
-from .text import normalize_content
+from .text import normalize_content, token_set
 
 if TYPE_CHECKING:
     from .candidate import Candidate
@@ -150,6 +151,12 @@ class MemoryMerger:
                         candidate.content, list(by_id.values()), FORGET_REQUEST_MIN_SIMILARITY
                     )
                 )
+                if (
+                    near is not None
+                    and not candidate.forget
+                    and not _says_alike(candidate.content, near.content)
+                ):
+                    near = None  # "does not like tea" is no "likes tea" said again
                 target = near.id if near is not None else None
             for _ in range(8):  # bounded: a hand edit could make the links a loop
                 # A memory consolidate archived: what it says lives on in the condensed one.
@@ -177,9 +184,15 @@ class MemoryMerger:
                 continue  # said twice in one session: one memory
             if added and not candidate.contradicts:
                 # Said twice in other words ("deploys on Tuesdays." and "...Tuesdays!"): one
-                # memory too, as when the second came in a later merge.
+                # memory too, as when the second came in a later merge; of the same kind and
+                # day (a todo is not the fact it repeats).
                 twin = most_similar(candidate.content, list(added.values()))
-                if twin is not None:
+                if (
+                    twin is not None
+                    and twin.category == candidate.category
+                    and twin.expires_at == candidate.expires_at
+                    and _says_alike(candidate.content, twin.content)
+                ):
                     placed.append(twin.id)
                     continue
             entry = MemoryEntry(
@@ -207,6 +220,28 @@ class MemoryMerger:
         still = steady(now) if steady is not None else frozenset()
         kept = settle([*by_id.values(), *added.values()], now, stats, was_active, still)
         return MergeResult(entries=kept, stats=stats, placed=placed, settled_at=now)
+
+
+# Words that turn a statement around, and words that weigh one thing over another.
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|nor|none|without|cannot)\b|n't\b|不(?!错|过|同|少|久|断)|没|别(?![人的])",
+    re.I,
+)
+_OVER = re.compile(r"\b(?:over|than|instead of|rather than)\b|而不是|胜过|多于|比", re.I)
+
+
+def _says_alike(one: str, other: str) -> bool:
+    """False when two texts alike in their words say opposite things: one turned around
+    ("does not like tea", "likes tea"), or the same two things weighed the other way
+    ("prefers tabs over spaces", "prefers spaces over tabs")."""
+    if bool(_NEGATION.search(one)) != bool(_NEGATION.search(other)):
+        return False
+    a, b = _OVER.search(one), _OVER.search(other)
+    if a and b:
+        before, after = token_set(one[: a.start()]), token_set(other[: b.start()])
+        if before != after and before & token_set(other[b.end() :]):
+            return False
+    return True
 
 
 def _saying(existing: Sequence[MemoryEntry], keys: Sequence[str]) -> dict[str, str]:

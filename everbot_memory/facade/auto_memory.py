@@ -515,6 +515,10 @@ def _remember_all(
         report.warnings += [f"line {note.line}: {w}" for w in done.warnings]
         if done.entry is None:
             report.items.append(Imported(note, "skipped", reason=done.reason))
+        elif done.repeated:
+            report.items.append(
+                Imported(note, "skipped", done.entry, reason="an earlier note says it")
+            )
         else:
             outcome: Literal["added", "reinforced"] = "added" if done.added else "reinforced"
             report.items.append(Imported(note, outcome, done.entry))

@@ -68,6 +68,8 @@ class Remembered:
     entry: MemoryEntry | None
     added: bool = False
     reason: str = ""
+    #: What an earlier text of the same call said already: it went into that one's memory.
+    repeated: bool = False
     warnings: list[str] = field(default_factory=list)
 
 
@@ -228,22 +230,44 @@ class Changes:
         if not candidates:
             self.warnings = []
             return outcomes
-        results: list[tuple[set[str], MergeResult]] = []
+        from ..extract.rules.single_valued import contradicted, single_valued
+
+        # Merged in as few runs as can be: a text giving a home or an employer another value
+        # than an earlier text of ``items`` starts a new run, merged after the earlier one, so
+        # that it retires the memory the earlier text made, as a later remember would.
+        runs: list[list[Candidate | Proposal]] = [[]]
+        for candidate in candidates:
+            earlier = [
+                (str(n), c.content) for n, c in enumerate(runs[-1]) if single_valued(c.content)
+            ]
+            if (
+                earlier
+                and single_valued(candidate.content)
+                and contradicted(candidate, None, earlier)
+            ):
+                runs.append([])
+            runs[-1].append(candidate)
+        results: list[tuple[set[str], list[str], list[MemoryEntry]]] = []
 
         def merge(existing: list[MemoryEntry]) -> list[MemoryEntry]:
-            marked = [_with_changed_facts(c, existing) for c in candidates]
-            before = {e.id for e in existing}
-            results.append((before, self.merger.merge(existing, marked, session_id)))
-            return results[-1][1].entries
+            now: list[MemoryEntry] = existing
+            ids: list[str] = []
+            for batch in runs:
+                marked = [_with_changed_facts(c, now) for c in batch]
+                result = self.merger.merge(now, marked, session_id)
+                now, ids = result.entries, ids + result.placed
+            results.append(({e.id for e in existing}, ids, now))
+            return now
 
         self._update(merge)
-        before, result = results[-1]
-        entries = {e.id: e for e in result.entries}
+        before, placed_ids, merged = results[-1]
+        entries = {e.id: e for e in merged}
         seen: set[str] = set()
-        for place, placed in zip(places, result.placed, strict=True):
+        for place, placed in zip(places, placed_ids, strict=True):
             outcome = outcomes[place]
             outcome.entry = entries.get(placed)
             outcome.added = placed not in before and placed not in seen
+            outcome.repeated = placed in seen
             if outcome.entry is None:
                 outcome.reason = "merged into a memory this import let go"
             seen.add(placed)

@@ -171,6 +171,11 @@ _HYPOTHETICAL = re.compile(
     r"|好奇[^，,。！？]{0,3})?[，,]?\s*(?:如果|假如|要是|万一|假设)",
     re.I,
 )
+# The user's 我 left in a memory rewritten to 用户, outside a title or a quotation and not
+# part of a word ("自我介绍", "忘我", "《我的祖国》").
+_USER_VOICE = re.compile(
+    r"(《[^》]*》|“[^”]*”|「[^」]*」|\"[^\"]*\")|(?<![自忘本唯])我(?!们|行我素)"
+)
 # A task given to the assistant, about a text it is given: its days are the text's, not the
 # user's ("tl;dr this for me: ...", "翻译成英文：...", "帮我润色一下：...").
 _TASK_FOR_ASSISTANT = re.compile(
@@ -251,7 +256,7 @@ def _whole(candidate: Candidate, said: str) -> Candidate | None:
     # "用户不吃素了，…医生让我适当吃点鱼": one voice, the user's in the third person, outside a
     # quotation of their words.
     if content.startswith("用户") and not content.startswith("用户说："):
-        content = re.sub(r"我(?!们)", "用户", content)
+        content = _USER_VOICE.sub(lambda m: m.group(0) if m.group(1) else "用户", content)
     # A list cut at its marker ("本周：1.修复 bug 2.。") is damaged text, not a memory.
     if _CUT_LIST.search(content):
         return None

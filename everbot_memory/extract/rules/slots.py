@@ -368,7 +368,7 @@ _NOW_TOOL = re.compile(
     # Work carried from one to the other ("moving all my notes out of Notion into Obsidian").
     r"(?:out of|off of) (?:\w+ ){1,3}into|been (?:on|using|living in) \w+ "
     r"since|(?:on|using) \w+(?: \w+)? (?:since|for (?:a|the past|about|over) \w+)|"
-    r"(?:all|fully|full-time) (?:in|on) |went all in|full[- ]time|day \d+ (?:of|on|with)|"
+    r"(?:all|fully|full-time) (?:in|on) |went all in|full[- ]time|day \d+ of|"
     r"no longer|not \w+ any ?more|anymore|instead|"
     # Work redone in the new one, or a use that has lasted ("rewrote the backend in Go",
     # "I've been using Zed", "最近一直用 Cursor").
@@ -448,7 +448,9 @@ _HOME_EN = re.compile(
     rf"|\b(?:(?:i'm|i am|we're|we are)(?: now| officially| finally| basically)*|now|officially|"
     rf"finally) (?:an? )?(?P<k>{_NAME}) (?:resident|local)s?\b"
     # The way to work starts at home ("the commute from Oakland is killing me").
-    rf"|\b(?:my|our|the) (?:daily |morning |new )?commute (?:in )?from (?P<m>{_NAME})"
+    rf"|\b(?:my|our) (?:daily |morning |new )?commute (?:in )?from (?P<m>{_NAME})(?! to (?:the )?airport)"
+    rf"|\bthe (?:daily |morning )?commute (?:in )?from (?P<o>{_NAME})"
+    rf"(?=[^.!?]{{0,40}}\b(?:is killing me|kills me|takes me|wears me))"
     # A home named by its town, once moved in ("the last boxes are unpacked in the Porto flat").
     rf"|\b(?:unpacked|unpacking|moved into|moving into|settled into|settling into|"
     rf"keys to|boxes (?:in|at)) (?:in |into )?(?:the |our |my )?(?:new )?(?P<n>{_NAME})"
@@ -555,7 +557,8 @@ _ROLE_EN = re.compile(
     rf" (?:an? |the )?(?P<r>(?:[\w-]+ ){{0,3}}(?:{_ROLE_WORDS}))\b"
     # A role taken ("ever since i took the EM role", "stepped into the tech lead position").
     rf"|\b(?:took|accepted|stepped into|moved into|got|landed) (?:the|an?|my new|this) "
-    rf"(?P<s>(?!wrong\b|same\b|lead\b)[\w-]+(?: [\w-]+)?) (?:role|position|title|job)\b",
+    rf"(?P<s>(?:[\w-]+ )?(?:{_ROLE_WORDS}|(?-i:[A-Z]{{2,4}}))) (?:role|position|title|job)\b"
+    rf"(?! (?:in|on) (?:a|the|our|that|this) (?:play|show|film|movie|musical|pr|pull request))",
     re.I,
 )
 _ROLE_ZH = re.compile(
@@ -767,36 +770,47 @@ _NOT_PLACES = frozenset(
 # Shopify days", "my old job at Acme", "之前在阿里的时候", "以前住上海那会儿"): the user's no
 # longer, though nothing says what came after. Only in words that say a time now over: "when
 # I was at Starbucks this morning" is a visit.
+# The value named whole: not a part of it ("Stripe's Dublin office", "Berlin-Mitte", "Stripe
+# on the payments team" is whole, "Stripe's first hackathon" is not).
+_WHOLE = r"(?![\w'’-]|\s+(?:office|team|campus|hq|headquarters|branch|district|days so far))"
 _PAST_EN = re.compile(
-    rf"\b(?:back when|back in the days? when|in the days when|when|while) (?:i|we) (?:still )?"
-    rf"(?:worked (?:at|for)|used to work (?:at|for)|was working (?:at|for)) (?P<a>{_NAME})"
-    rf"|\bback when (?:i|we) (?:was|were) (?:still )?(?:at|with) (?P<b>{_NAME})"
-    rf"|\b(?:back when|when|while) (?:i|we) (?:still )?(?:lived|used to live|was living|were living)"
-    rf" in (?P<c>{_NAME})"
-    rf"|\b(?:in|during|from) my (?P<d>{_NAME}) (?:days|years|era)\b"
-    rf"|\b(?:in|during) my (?:time|years|days) (?:at|with) (?P<e>{_NAME})"
-    rf"|\b(?:i|we) used to (?:work (?:at|for)|live in) (?P<f>{_NAME})"
-    rf"|\bmy (?:old|former|previous|last) (?:job|company|employer|workplace|team) (?:at|with) (?P<g>{_NAME})",
+    rf"\b(?:back when|back in the days? when|in the days when) (?:i|we) (?:still )?"
+    rf"(?:worked (?:at|for)|was working (?:at|for)|were working (?:at|for)|was (?:at|with)|"
+    rf"were (?:at|with)) (?P<a>{_NAME}){_WHOLE}"
+    rf"|\bback when (?:i|we) (?:still )?(?:lived|was living|were living) in (?P<c>{_NAME}){_WHOLE}"
+    rf"|\b(?:in|from) my (?P<d>{_NAME}) (?:days|years|era)\b(?! so far)"
+    rf"|\b(?:i|we) used to (?:work (?:at|for)|live in) (?P<f>{_NAME}){_WHOLE}"
+    rf"|\bmy (?:old|former|previous) (?:job|company|employer|workplace) (?:at|with) (?P<g>{_NAME}){_WHOLE}",
     re.I,
 )
 _PAST_HOME_EN = frozenset("cf")
-_PAST_ZH = re.compile(
-    rf"(?:之前|以前|原来|原先|当年|那时候)(?:我)?在(?P<z>[{_CJK}A-Za-z]{{2,8}}?)"
-    rf"(?:工作|上班|的时候|那会儿?|那阵子|那几年|那时候)"
-    rf"|(?:之前|以前|原来|原先|当年)(?:我)?住(?:在)?(?P<y>[{_CJK}]{{2,6}}?)(?:的时候|那会儿?|那阵子|那几年|那时候)",
+# Still there after all ("in my Berlin days… still here", "现在还在阿里").
+_STILL = re.compile(
+    r"\b(?:still (?:here|there|at|in|with|work)|now i'm at|i'm back at)\b|还在|仍在|依然在|转正",
+    re.I,
 )
+_PAST_ZH = re.compile(
+    rf"(?:之前|以前|原来|原先|当年)(?:我)?在(?P<z>[{_CJK}A-Za-z]{{2,4}}?)(?:工作|上班)?"
+    rf"(?:的时候|那会儿?|那阵子|那几年|那时候)"
+    rf"|(?:之前|以前|原来|原先|当年)(?:我)?住(?:在)?(?P<y>[{_CJK}]{{2,4}}?)(?:的时候|那会儿?|那阵子|那几年|那时候)",
+)
+# What a place is not, said before 的时候: a task, a stint, a visit ("在阿里开会的时候",
+# "在阿里实习的时候").
+_NOT_A_PLACE = re.compile(r"开会|实习|出差|培训|面试|读书|上学|玩|旅游|吃饭|加班|值班")
 
 
 def past_values(said: str) -> list[NewValue]:
     """The homes and workplaces ``said`` names as the user's before (see ``_PAST_EN``)."""
     found: list[NewValue] = []
+    if _STILL.search(said):
+        return found
     for match in _PAST_EN.finditer(said):
         sentence = re.split(r"(?<=[.!?;])\s", said[: match.start()])[-1]
         rest = re.split(r"(?<=[.!?;])\s", said[match.start() :])[0]
         if _SOMEONE_ELSE.search(sentence[-30:]) or _CONDITION.search(sentence + rest):
             continue
         name = _name(_group(match))
-        if name:
+        if name and not re.search(r"['’]s\b|-", name):  # "Stripe's", "Berlin-Mitte": a part of one
             slot = "home" if match.lastgroup in _PAST_HOME_EN else "employer"
             found.append(NewValue(slot, name, "fact", past=True))
     for match in _PAST_ZH.finditer(said):
@@ -806,6 +820,8 @@ def past_values(said: str) -> list[NewValue]:
             continue
         if match.group("z"):
             value = _zh_name(match.group("z"))
+            if _NOT_A_PLACE.search(value):
+                continue
             if not re.match(r"^(?:家|公司|单位|学校|这|那|国外|外地|老家)", value):
                 found.append(NewValue("employer", value, "fact", past=True))
         else:
@@ -853,7 +869,12 @@ def _zh_place(value: str) -> str | None:
 
 # A condition anywhere in a sentence makes all of it hypothetical ("if the offer comes
 # through, we'd move to Leeds").
-_CONDITION = re.compile(r"\b(?:if|unless|whether|would|we'd|i'd)\b|如果|假如|要是|万一|的话", re.I)
+_CONDITION = re.compile(
+    r"\b(?:if|unless|whether|would|we'd|i'd|suppose|supposing|imagine|hypothetically|"
+    r"let's say|say i|in a parallel universe|i dreamt|i dreamed|role-?play)\b"
+    r"|如果|假如|要是|万一|的话|假设|梦见|梦到",
+    re.I,
+)
 # A question tacked on after a statement ("got the keys to our place in Leeds 🔑 what do I
 # need to sort first?"): the statement before it stands.
 _TRAILING_QUESTION = re.compile(
@@ -864,6 +885,12 @@ _TRAILING_QUESTION = re.compile(
 _QUESTION_ZH = re.compile(r"(?:有啥|有没有|怎么|咋|什么|啥|吗|呢|哪)")
 
 
+# The groups of the home and workplace patterns that name a place by being there.
+_SAID_AS_HERE = frozenset("qvkmon")
+_ZH_VISIT = re.compile(
+    r"出差|旅游|旅行|度假|路过|参加|访问|(?:去|到|来)[^，,。！？]{0,8}(?:开会|参观|拜访|面试|培训|玩|交流|出差|开会)"
+    r"|玩了|玩几天|待几天|呆几天"
+)
 _CLAUSE_END = re.compile(rf"(?<=[{_CJK}\U0001F300-\U0001FAFF\u2600-\u27BF])\s+(?=[{_CJK}])")
 
 
@@ -947,6 +974,14 @@ def new_values(said: str) -> list[NewValue]:
             for match in pattern.finditer(clause):
                 # "my sister moved to Paris": the move is someone else's.
                 if _SOMEONE_ELSE.search(clause[: match.start()]):
+                    continue
+                # A place said as here, or by its commute, on a visit ("今天去腾讯开会，腾讯这边
+                # 的同事很热情", "出差到上海，上海这边的天气太冷"): the user is passing through.
+                if match.lastgroup in _SAID_AS_HERE and (
+                    _ZH_VISIT.search(said)
+                    or _VISIT.search(said)
+                    or _SOMEONE_ELSE.search(said.replace(match.group(0), " "))
+                ):
                     continue
                 value = _group(match).strip()
                 if chinese and slot == "role" and value.startswith("带"):

@@ -326,7 +326,8 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             re.I,
         ),
         re.compile(
-            r"离不开辣|爱上了?(?:吃)?辣|无辣不欢|能吃辣了|特辣|重辣|变态辣|越来越能吃辣|(?:顿顿|天天)[^，。]{0,4}辣"
+            r"离不开辣|爱上了?(?:吃)?辣|无辣不欢|(?<!希望)(?<!希望自己)(?<!想)能吃辣了|特辣|重辣|变态辣|越来越能吃辣|"
+            r"(?:顿顿|天天)[^，。]{0,4}辣"
             r"|清汤[^，。]{0,6}吃不下|\b(?:can|could) (?:now )?(?:handle|eat) (?:really |super )?spicy\b"
             r"|\b(?:love|crave|into) (?:really |super )?spicy (?:food|stuff)? ?now\b",
             re.I,
@@ -338,7 +339,8 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             re.I,
         ),
         re.compile(
-            rf"\b(?:our|my) (?:new |rescue |little )*{_ANIMAL}\b|"
+            rf"\b(?:our|my) (?:new |rescue |little )*{_ANIMAL}\b(?![\w'’-]| (?:allerg|sitt|walk|food|"
+            rf"hair|park|friendly|person|lover|loving|bed|toys?\b))|"
             rf"\b(?:brought|bring) (?:\w+ )?home\b[^.!?]{{0,20}}\b{_ANIMAL}|"
             rf"\b{_ANIMAL} we (?:brought home|adopted|got|took in)\b|\badopted (?:a|our|my)\b"
             r"|家里的(?:猫|狗|布偶|英短|橘猫|柯基|金毛|泰迪|柴犬|哈士奇|比熊|兔子)|我家(?:猫|狗|主子)|领养了|新养的|养了(?:一)?只",
@@ -348,9 +350,11 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (  # engaged, until the wedding
         re.compile(r"\b(?:engaged|fianc[ée]e?)\b|订婚|未婚夫|未婚妻", re.I),
         re.compile(
-            r"\b(?:honeymoon|got married|just married|newlyweds?|married life|"
+            r"\b(?:(?:back|home|returned) from (?:the|our) honeymoon|on our honeymoon|"
+            r"(?:we|i) (?:just )?got married|just married|newlyweds?|married life|"
             r"since (?:the|our) wedding|(?:my|our) (?:wife|husband))\b"
-            r"|蜜月|领证了|结婚了|新婚|我(?:老婆|老公|媳妇)",
+            r"|(?:度完|度了|刚度完?|度完了)蜜月|蜜月回来|(?:我们?|我俩)[^，。！？]{0,4}(?:领证了|结婚了)|新婚|"
+            r"我(?:老婆|老公|媳妇)",
             re.I,
         ),
     ),
@@ -384,8 +388,8 @@ _SOMEONE_ELSES = re.compile(
     r"\b(?:my|our) (?:\w+ )?(?:friend|coworker|colleague|boss|brother|sister|cousin|son|daughter|"
     r"neighbou?r|roommate|parents|mom|mum|dad)'?s?\b[^.!?]{0,30}\b(?:married|engaged|wedding|graduat\w+|"
     r"defend\w+|divorc\w+|separat\w+)"
-    r"|(?:朋友|同事|同学|姐姐?|妹妹?|哥哥?|弟弟?|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿|父母|爸妈)[^，。！？]{0,6}"
-    r"(?:结婚|订婚|领证|毕业|离婚)",
+    r"|(?:朋友|同事|同学|闺蜜|兄弟|哥们|室友|邻居|领导|老板|姐姐?|妹妹?|哥哥?|弟弟?|表[哥姐弟妹]|堂[哥姐弟妹]|"
+    r"儿子|女儿|父母|爸妈)[^，。！？]{0,6}(?:结婚|订婚|领证|毕业|离婚|蜜月)",
     re.I,
 )
 
@@ -455,9 +459,11 @@ _UNSURE = re.compile(
     r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
     r"maybe|perhaps|whether|if|plan(?:ning)? to|want(?:s|ed)? to|wanna|hoping to|hope to|"
     r"going to|gonna|would|could|(?<!\bin )(?<!\bof )(?<!\bby )(?<!\buntil )may(?! \d)|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
-    r"worth)\b"
+    r"worth|suppose|supposing|imagine|hypothetically|let's say|parallel universe|dreamt|dreamed|"
+    r"role-?play)\b"
     # "不想折腾配置" is a taste, not a wish for a change.
-    r"|(?<![不理思感])想(?!起|到|法)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话",
+    r"|(?<![不理思感])想(?!起|到|法)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话"
+    r"|假设|希望|梦见|梦到",
     re.I,
 )
 # Someone else as the subject of the clause ("my sister just moved to Boston", "我朋友搬到成都
@@ -490,7 +496,8 @@ _WITH_USER = re.compile(r"\b(?:and I|and me|me and|I and)\b|[和跟]我(?!的)|�
 # A condition or a wish: what it names may not be so ("if I had a girlfriend", "希望有个对象").
 _IMAGINED = re.compile(
     r"\b(?:if|unless|whether|would|wish|hope|hoping|might|maybe|perhaps|someday|one day|"
-    r"want(?:s|ed)? (?:a|an|to))\b|如果|假如|要是|万一|的话|希望|想要|想找",
+    r"want(?:s|ed)? (?:a|an|to)|suppose|supposing|imagine|hypothetically|let's say|"
+    r"parallel universe|dreamt|dreamed|role-?play)\b|如果|假如|要是|万一|的话|希望|想要|想找|假设|梦见|梦到",
     re.I,
 )
 
@@ -749,9 +756,30 @@ def _value_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
                 # coffee", "sold my Corolla"), or before it ("vegetarian anymore").
                 ids.append(entry_id)
                 continue
-            if any(kind in held and not (new & held[kind]) for kind, new in values.items()):
+            if any(
+                kind in held
+                and not (new & held[kind])
+                and (kind != "weekday" or _same_activity(clause, content))
+                for kind, new in values.items()
+            ):
                 ids.append(entry_id)
     return ids
+
+
+# Words of when, which two weekly things share whatever they are ("每周三下午接孩子" and
+# "每周五加班").
+_WHEN_WORDS = re.compile(
+    r"(?:每|这|下|上)?(?:周|星期|礼拜)[一二三四五六日天]?|每天|下午|上午|早上|晚上|中午|开始|从|以后"
+    r"|\b(?:every|each|on|mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|"
+    r"morning|afternoon|evening|night|weekly|week|starting|from)\b",
+    re.I,
+)
+
+
+def _same_activity(clause: str, content: str) -> bool:
+    """True when a weekly thing said in ``clause`` is the one ``content`` holds: they share
+    what is done, not only when."""
+    return _shares(_WHEN_WORDS.sub(" ", clause), _WHEN_WORDS.sub(" ", content))
 
 
 _LEFT_OBJECT = re.compile(

@@ -387,7 +387,7 @@ def about_the_user(said: str) -> str:
 # the speaker corrects a value in the same breath; the memory keeps the later one.
 _CORRECTION = re.compile(
     # (A word of English ends where its letters do: "了，notion" says no "no".)
-    r"\s*(?:[,，;；—–-]+\s*)(?:(?i:oops,?(?: i meant?| sorry,?)?|no wait|no,|no|wait,?|sorry,?|"
+    r"\s*(?:[,，;；—–-]+\s*)(?:(?i:oops,?(?: i meant?| sorry,?)?|sorry,? typo,?|no wait|no,|no|wait,?|sorry,?|"
     r"i mean|i meant|actually|"
     r"or rather|make that|well,? (?:no|technically|actually),?|technically|well,?(?= ?\d)|"
     r"rather(?= ?\d))(?![A-Za-z])"
@@ -543,13 +543,29 @@ def corrected(said: str) -> str:
         # The word that marked the correction goes with it ("Bellevue really", "Stripe, sorry").
         rest = _CORRECTION_TAIL.sub("", right[name.end() :])
         return left[: last.start()] + name.group(1) + left[last.end() :] + rest
-    # A word in lower case, the sentence's last, said again as a few others and nothing more
-    # ("allergic to walnuts, sorry, pecans", "a cat called mochi, no, miso"): it replaces it.
+    # Words in lower case said again after a word that owns to a slip, and nothing more
+    # ("allergic to walnuts, sorry, pecans", "every morning, sorry, every other morning"):
+    # they replace the sentence's last word, or its words from the first said again. ("no"
+    # is no such word: "green tea every morning, no milk" adds to what was said.)
     alone = re.fullmatch(r"([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})\s*[.!]?\s*", right)
+    if not alone or not _SLIP.search(match.group(0)) or _CORRECTION_TAIL.match(alone.group(1)):
+        return said
+    words = alone.group(1).split()
+    repeated = list(re.finditer(rf"(?<!\S){re.escape(words[0])}(?!\S)", left))
+    if repeated and len(words) > 1:
+        return left[: repeated[-1].start()] + alone.group(1)
     end = re.search(r"(?<=\s)[a-z][\w'-]*\s*$", left)
-    if alone and end and not _CORRECTION_TAIL.match(alone.group(1)):
+    if end and len(words) == 1:
         return left[: end.start()] + alone.group(1)
     return said
+
+
+# Words that own to a slip of the tongue or the keyboard, not to another thought.
+_SLIP = re.compile(
+    r"\b(?:typo|sorry|oops|i mean|i meant|make that|or rather|mistyped|misspoke|my bad)\b"
+    r"|打错了|发错了|写错了|说错了|口误|手滑|更正",
+    re.I,
+)
 
 
 _CORRECTION_TAIL = re.compile(r"^\s*,?\s*(?:really|actually|technically|sorry)\b", re.I)
@@ -568,9 +584,11 @@ _CORRECTS_BEFORE = re.compile(
 
 
 def corrects_before(text: str) -> bool:
-    """True when ``text`` opens by correcting what was said just before it ("oops, it's the
-    15th", "啊打错了，是5月21号")."""
-    return _CORRECTS_BEFORE.match(text) is not None
+    """True when ``text`` opens by owning to a slip in what was said just before it ("oops,
+    I meant the 15th", "啊发错了，是5月21号"); "no, Python 3.12 please" and "不对，你的代码有
+    bug" answer something else."""
+    opening = re.split(r"[,，:：]", text, maxsplit=1)[0]
+    return _CORRECTS_BEFORE.match(text) is not None and _SLIP.search(opening) is not None
 
 
 def joined_corrections(said: Sequence[str]) -> list[str]:
