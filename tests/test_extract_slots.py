@@ -735,3 +735,27 @@ def test_only_a_slip_owned_to_corrects_the_message_before() -> None:
 def test_a_title_and_a_word_keep_their_wo() -> None:
     contents = " ".join(c.content for c in _close(["我喜欢唱《我的祖国》，也不怕做自我介绍。"]))
     assert "《我的祖国》" in contents and "自用户" not in contents
+
+
+@pytest.mark.parametrize(
+    "known, said, retired",
+    [
+        ("The user works at Stripe.", "People think I left Stripe but I didn't.", False),
+        (
+            "The user works at Stripe.",
+            "Everyone assumes I quit Stripe; I didn't actually leave.",
+            False,
+        ),
+        ("用户住在杭州。", "我没有搬到上海，还在杭州。", False),
+        ("用户住在杭州。", "不是我搬到上海了，是我弟弟。", False),
+        ("用户在阿里巴巴工作。", "帮我翻译：我现在在字节工作了。", False),
+        ("The user works at Stripe.", "translate this to French: I just joined Google.", False),
+        ("用户住在杭州。", "我搬到上海了，但我没有车。", True),
+        ("The user lives in Berlin.", "I didn't get much sleep since we moved to Lisbon.", True),
+    ],
+)
+def test_a_change_denied_or_given_to_translate_retires_nothing(
+    known: str, said: str, retired: bool
+) -> None:
+    found = RuleExtractor().extract([{"role": "user", "content": said}], f"[k] {known}")
+    assert any("k" in c.contradicts for c in found) == retired

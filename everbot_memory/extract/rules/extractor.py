@@ -180,7 +180,7 @@ _USER_VOICE = re.compile(
 # user's ("tl;dr this for me: ...", "翻译成英文：...", "帮我润色一下：...").
 _TASK_FOR_ASSISTANT = re.compile(
     r"^(?:(?:ok|okay|so|and|also|pls|please|can you|could you)[,]?\s+)*(?:tl;? ?dr|summari[sz]e|"
-    r"translate|rewrite|reword|proofread|paraphrase|polish|shorten)\b"
+    r"translate|rewrite|reword|proofread|paraphrase|polish|shorten)\b[^:：]{0,40}[:：]"
     r"|^(?:请|麻烦|帮我)?(?:翻译|翻成|总结|润色|改写|缩写|扩写|校对)[^：:。]{0,12}[：:]",
     re.I,
 )
@@ -906,6 +906,8 @@ class RuleExtractor:
             last, last_start = "", len(found)
             message_start, forgotten = len(found), set()
             for said in saids:
+                if _TASK_FOR_ASSISTANT.search(said):
+                    continue  # "帮我翻译：我现在在字节工作了": the words are the text's, not the user's
                 previous, last = last, said
                 previous_start, last_start = last_start, len(found)
                 target = forget_request(said, known, previous)

@@ -23,7 +23,7 @@ from ...core.entry import Category
 from ...core.text import CJK_RE
 from .dates import WEEKDAYS
 
-__all__ = ["NewValue", "new_values", "past_values", "replaced_by", "slot_values"]
+__all__ = ["NewValue", "denied", "new_values", "past_values", "replaced_by", "slot_values"]
 
 _CJK = CJK_RE.pattern[1:-1]
 # A name as people write it: capitalized words ("Round Rock", "St Albans", "Kestrel Pay").
@@ -1156,10 +1156,30 @@ def _same(old: str, new: str, slot: str = "") -> bool:
     return a.split()[0] == b.split()[0]
 
 
+# A change said not to have happened, or to be someone else's ("people think I left Stripe
+# but I didn't", "我没有搬到上海，还在杭州", "不是我搬到上海了，是我弟弟").
+_DENIED = re.compile(
+    r"\bbut (?:i|we) (?:didn't|did not|haven't|have not|never)\b"
+    r"|\b(?:i|we) (?:didn't|did not|never|haven't|have not) (?:actually |really )?(?:move|"
+    r"moved|leave|left|quit|switch|switched|join|joined)\b"
+    r"|\b(?:it wasn't me|it was not me)\b"
+    r"|(?:没有?|并没有?|从没|从来没有?)(?:真的?)?(?:搬|离职|辞职|跳槽|换工作|入职|结婚|分手)"
+    r"|不是我[^，,。！？]{0,12}[，,]\s*是",
+    re.I,
+)
+
+
+def denied(said: str) -> bool:
+    """True when ``said`` says a change did not happen, or was someone else's."""
+    return _DENIED.search(said) is not None
+
+
 def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewValue], list[str]]:
     """The new values ``said`` gives, and the ids of known memories holding another value of
     the same slot (only memories in the sentence's language for a place or an employer: a
     Chinese name is not compared with an English one)."""
+    if denied(said):
+        return [], []
     values = new_values(said)
     ids: list[str] = []
     pasts = [

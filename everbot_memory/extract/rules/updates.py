@@ -901,7 +901,9 @@ def _tool_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
 
 def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """Ids of the known memories ``said`` says are no longer so ("sold the Civic")."""
-    if not known:
+    from .slots import denied  # the slots' words, loaded with the extractor
+
+    if not known or denied(said):
         return ()
     # Asked of the assistant, a language to be answered in is a request, not a plan.
     # A partner named as the user's own ("我男朋友说要给我惊喜") is so whoever speaks in the
