@@ -733,6 +733,19 @@ def test_a_later_note_replaces_an_earlier_one_of_the_same_import(
     assert active == {"The user works at Google.", "The user lives in Munich."}
 
 
+def test_a_home_said_again_last_in_the_notes_is_the_one_that_stands(
+    memory: Memory, tmp_path: Path
+) -> None:
+    source = tmp_path / "notes.md"
+    source.write_text(
+        "- The user lives in Berlin.\n- The user lives in Lisbon.\n- The user lives in Berlin.\n"
+    )
+    report = import_notes(memory, source, "fact")
+    assert report.items[0].reason == "said again later in the file"
+    active = {e.content for e in memory.entries() if e.is_active}
+    assert active == {"The user lives in Berlin."}
+
+
 def test_a_note_said_twice_in_one_import_is_one_memory(memory: Memory, tmp_path: Path) -> None:
     source = tmp_path / "notes.md"
     source.write_text("- The user deploys on Tuesdays.\n\nThe user deploys on Tuesdays!\n")

@@ -759,3 +759,39 @@ def test_a_change_denied_or_given_to_translate_retires_nothing(
 ) -> None:
     found = RuleExtractor().extract([{"role": "user", "content": said}], f"[k] {known}")
     assert any("k" in c.contradicts for c in found) == retired
+
+
+@pytest.mark.parametrize(
+    "known, said",
+    [
+        ("The user lives in Berlin.", "I moved to Lisbon last month but I haven't unpacked yet."),
+        ("The user works at Stripe.", "I joined Shopify last week but I haven't met my team yet."),
+        ("用户住在杭州。", "我搬到上海了，还没有搬完家具。"),
+        ("用户在阿里巴巴工作。", "我入职腾讯了，之前从来没有跳槽过。"),
+        ("用户是一名前端开发工程师", "我现在是产品经理了，下周去北京出差。"),
+        (
+            "The user lives in Berlin.",
+            "We moved into the new Lisbon flat last week, my sister helped.",
+        ),
+        ("The user lives in Berlin.", "tl;dr: I moved to Lisbon and joined Shopify."),
+        ("用户已经订婚了。", "我们去巴厘岛度蜜月了，海边太美了"),
+        ("The user has no pets.", "My dog food bill doubled since we adopted Miso."),
+    ],
+)
+def test_a_true_change_with_more_said_around_it_still_retires(known: str, said: str) -> None:
+    found = RuleExtractor().extract([{"role": "user", "content": said}], f"[k] {known}")
+    assert any("k" in c.contradicts for c in found)
+
+
+@pytest.mark.parametrize(
+    "lines, kept, dropped",
+    [
+        (["My birthday is June 2.", "Wait, it's June 20."], "June 20", "June 2."),
+        (["我生日是6月2号。", "不对，是6月20号。"], "6月20", "6月2号"),
+    ],
+)
+def test_a_value_said_again_alone_in_the_next_message_corrects(
+    lines: list[str], kept: str, dropped: str
+) -> None:
+    contents = " ".join(c.content for c in _close(lines))
+    assert kept in contents and dropped not in contents

@@ -383,3 +383,14 @@ def test_a_todo_is_not_folded_into_the_fact_it_repeats() -> None:
     result = merge_at(T0, [], [fact, todo])
     assert result.stats.new == 2
     assert {e.category for e in result.entries} == {"fact", "todo"}
+
+
+def test_a_thing_left_out_is_no_statement_turned_around() -> None:
+    [known] = merge_at(T0, [], [Candidate(content="The user drinks coffee black.")]).entries
+    again = [Candidate(content="The user drinks coffee black, no sugar.")]
+    assert merge_at(T0 + days(1), [known], again).stats.updated == 1
+    both = [
+        Candidate(content="The user likes both cats and dogs."),
+        Candidate(content="The user likes not only cats but dogs."),
+    ]
+    assert merge_at(T0, [], both).stats.new == 1

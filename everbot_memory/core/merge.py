@@ -223,11 +223,14 @@ class MemoryMerger:
 
 
 # Words that turn a statement around, and words that weigh one thing over another.
+# (A verb turned around, not a thing left out: "coffee black, no sugar", "no matter what" and
+# "not only Python" say the same as without them.)
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|nor|none|without|cannot)\b|n't\b|不(?!错|过|同|少|久|断)|没|别(?![人的])",
+    r"\b(?:not|never|cannot)\b(?! (?:only|just|merely)\b)|n't\b"
+    r"|不(?!错|过|同|少|久|断|仅|只|管)|没(?!问题)|(?<![特区性])别(?![人的墅])",
     re.I,
 )
-_OVER = re.compile(r"\b(?:over|than|instead of|rather than)\b|而不是|胜过|多于|比", re.I)
+_OVER = re.compile(r"\b(?:over|than|instead of|rather than)\b|而不是|胜过|多于|比(?!较)", re.I)
 
 
 def _says_alike(one: str, other: str) -> bool:

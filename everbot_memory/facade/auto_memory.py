@@ -500,10 +500,31 @@ def _memories_in(text: str) -> list[Note]:
     ]
 
 
+def _last_said_of_changes(notes: Sequence[Note]) -> list[Note]:
+    """``notes`` with a home or an employer said again after another one ("lives in Berlin",
+    "lives in Lisbon", "lives in Berlin") taken where it is said last: the file's last word on
+    it is the one that stands, so the earlier saying is the one skipped."""
+    from ..extract.rules.single_valued import single_valued
+
+    out = list(notes)
+    first: dict[str, int] = {}
+    for place, note in enumerate(out):
+        key = " ".join(note.text.casefold().split())
+        if note.skip == "said before in the file" and key in first and single_valued(note.text):
+            earlier = first[key]
+            out[earlier] = replace(out[earlier], skip="said again later in the file")
+            out[place] = replace(note, skip="")
+            first[key] = place
+        elif not note.skip:
+            first[key] = place
+    return out
+
+
 def _remember_all(
     memory: Memory, notes: Sequence[Note], category: Category | None, report: ImportReport
 ) -> None:
     """Each note remembered, all in one save (a file of thousands of notes saves once)."""
+    notes = _last_said_of_changes(notes)
     wanted = [note for note in notes if not note.skip]
     items = [(n.text, category or n.category or guess_category(n.text)) for n in wanted]
     outcomes = iter(memory.remember_many(items, session_id="import"))

@@ -236,16 +236,13 @@ class Changes:
         # than an earlier text of ``items`` starts a new run, merged after the earlier one, so
         # that it retires the memory the earlier text made, as a later remember would.
         runs: list[list[Candidate | Proposal]] = [[]]
+        earlier: list[tuple[str, str]] = []  # the run's texts giving a home or an employer
         for candidate in candidates:
-            earlier = [
-                (str(n), c.content) for n, c in enumerate(runs[-1]) if single_valued(c.content)
-            ]
-            if (
-                earlier
-                and single_valued(candidate.content)
-                and contradicted(candidate, None, earlier)
-            ):
-                runs.append([])
+            if single_valued(candidate.content):
+                if earlier and contradicted(candidate, None, earlier):
+                    runs.append([])
+                    earlier = []
+                earlier.append((str(len(earlier)), candidate.content))
             runs[-1].append(candidate)
         results: list[tuple[set[str], list[str], list[MemoryEntry]]] = []
 

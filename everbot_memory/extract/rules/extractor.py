@@ -179,9 +179,11 @@ _USER_VOICE = re.compile(
 # A task given to the assistant, about a text it is given: its days are the text's, not the
 # user's ("tl;dr this for me: ...", "翻译成英文：...", "帮我润色一下：...").
 _TASK_FOR_ASSISTANT = re.compile(
-    r"^(?:(?:ok|okay|so|and|also|pls|please|can you|could you)[,]?\s+)*(?:tl;? ?dr|summari[sz]e|"
-    r"translate|rewrite|reword|proofread|paraphrase|polish|shorten)\b[^:：]{0,40}[:：]"
-    r"|^(?:请|麻烦|帮我)?(?:翻译|翻成|总结|润色|改写|缩写|扩写|校对)[^：:。]{0,12}[：:]",
+    r"^(?:(?:ok|okay|so|and|also|pls|please|can you|could you)[,]?\s+)*(?:(?:tl;? ?dr|summari[sz]e) "
+    r"(?:this|it|that|the following)|translate|rewrite|reword|proofread|paraphrase|polish|"
+    r"shorten)\b[^:：]{0,40}[:：]"
+    r"|^(?:请|麻烦|帮我)(?:总结|概括)[^：:。]{0,12}[：:]"
+    r"|^(?:请|麻烦|帮我)?(?:翻译|翻成|润色|改写|缩写|扩写|校对)[^：:。]{0,12}[：:]",
     re.I,
 )
 # A day that comes every year, said as the user's.

@@ -870,7 +870,7 @@ def _zh_place(value: str) -> str | None:
 # A condition anywhere in a sentence makes all of it hypothetical ("if the offer comes
 # through, we'd move to Leeds").
 _CONDITION = re.compile(
-    r"\b(?:if|unless|whether|would|we'd|i'd|suppose|supposing|imagine|hypothetically|"
+    r"\b(?:if|unless|whether|would|we'd|i'd|(?<!i )suppose|supposing|imagine|hypothetically|"
     r"let's say|say i|in a parallel universe|i dreamt|i dreamed|role-?play)\b"
     r"|如果|假如|要是|万一|的话|假设|梦见|梦到",
     re.I,
@@ -886,7 +886,7 @@ _QUESTION_ZH = re.compile(r"(?:有啥|有没有|怎么|咋|什么|啥|吗|呢|�
 
 
 # The groups of the home and workplace patterns that name a place by being there.
-_SAID_AS_HERE = frozenset("qvkmon")
+_SAID_AS_HERE = {True: frozenset("qv"), False: frozenset("kmon")}
 _ZH_VISIT = re.compile(
     r"出差|旅游|旅行|度假|路过|参加|访问|(?:去|到|来)[^，,。！？]{0,8}(?:开会|参观|拜访|面试|培训|玩|交流|出差|开会)"
     r"|玩了|玩几天|待几天|呆几天"
@@ -977,10 +977,14 @@ def new_values(said: str) -> list[NewValue]:
                     continue
                 # A place said as here, or by its commute, on a visit ("今天去腾讯开会，腾讯这边
                 # 的同事很热情", "出差到上海，上海这边的天气太冷"): the user is passing through.
-                if match.lastgroup in _SAID_AS_HERE and (
-                    _ZH_VISIT.search(said)
-                    or _VISIT.search(said)
-                    or _SOMEONE_ELSE.search(said.replace(match.group(0), " "))
+                if (
+                    slot in ("home", "employer")
+                    and match.lastgroup in _SAID_AS_HERE[chinese]
+                    and (
+                        _ZH_VISIT.search(said)
+                        or _VISIT.search(said)
+                        or _SOMEONE_ELSE.search(said[: max(0, said.find(clause))])
+                    )
                 ):
                     continue
                 value = _group(match).strip()
@@ -1159,12 +1163,16 @@ def _same(old: str, new: str, slot: str = "") -> bool:
 # A change said not to have happened, or to be someone else's ("people think I left Stripe
 # but I didn't", "我没有搬到上海，还在杭州", "不是我搬到上海了，是我弟弟").
 _DENIED = re.compile(
-    r"\bbut (?:i|we) (?:didn't|did not|haven't|have not|never)\b"
-    r"|\b(?:i|we) (?:didn't|did not|never|haven't|have not) (?:actually |really )?(?:move|"
-    r"moved|leave|left|quit|switch|switched|join|joined)\b"
+    # "…but I didn't." at the end: the change said is denied ("…but I haven't unpacked yet"
+    # only adds to it).
+    r"\bbut (?:i|we) (?:didn't|did not|haven't|have not|never)(?: actually| really)?\s*[.!]?\s*$"
+    r"|\b(?:i|we) (?:didn't|did not|never) (?:actually |really )(?:move|leave|quit|switch|join)\b"
     r"|\b(?:it wasn't me|it was not me)\b"
-    r"|(?:没有?|并没有?|从没|从来没有?)(?:真的?)?(?:搬|离职|辞职|跳槽|换工作|入职|结婚|分手)"
-    r"|不是我[^，,。！？]{0,12}[，,]\s*是",
+    # "我没有搬到上海，还在杭州": said first, of the user.
+    r"|(?:^|[，,。！？；\s])我?(?:并|其实|根本)?(?:没有|没)(?:真的?)?(?:搬到|搬去|离职|辞职|跳槽|入职|结婚)"
+    # "不是我搬到上海了，是我弟弟": another person's.
+    r"|不是我[^，,。！？]{0,12}[，,]\s*是(?:我)?(?:弟弟?|妹妹?|哥哥?|姐姐?|朋友|同事|老公|老婆|爸|妈|室友|"
+    r"邻居|同学|他|她|表[哥姐弟妹]|堂[哥姐弟妹])",
     re.I,
 )
 

@@ -342,7 +342,7 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             rf"\b(?:our|my) (?:new |rescue |little )*{_ANIMAL}\b(?![\w'’-]| (?:allerg|sitt|walk|food|"
             rf"hair|park|friendly|person|lover|loving|bed|toys?\b))|"
             rf"\b(?:brought|bring) (?:\w+ )?home\b[^.!?]{{0,20}}\b{_ANIMAL}|"
-            rf"\b{_ANIMAL} we (?:brought home|adopted|got|took in)\b|\badopted (?:a|our|my)\b"
+            rf"\b{_ANIMAL} we (?:brought home|adopted|got|took in)\b|\b(?:i|we) adopted (?:a|our|my|(?-i:[A-Z]))"
             r"|家里的(?:猫|狗|布偶|英短|橘猫|柯基|金毛|泰迪|柴犬|哈士奇|比熊|兔子)|我家(?:猫|狗|主子)|领养了|新养的|养了(?:一)?只",
             re.I,
         ),
@@ -353,7 +353,7 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"\b(?:(?:back|home|returned) from (?:the|our) honeymoon|on our honeymoon|"
             r"(?:we|i) (?:just )?got married|just married|newlyweds?|married life|"
             r"since (?:the|our) wedding|(?:my|our) (?:wife|husband))\b"
-            r"|(?:度完|度了|刚度完?|度完了)蜜月|蜜月回来|(?:我们?|我俩)[^，。！？]{0,4}(?:领证了|结婚了)|新婚|"
+            r"|(?:度完|度了|刚度完?|度完了)蜜月|蜜月回来|(?:在|去[^，。！？]{0,6})度蜜月|(?:我们?|我俩)[^，。！？]{0,4}(?:领证了|结婚了)|新婚|"
             r"我(?:老婆|老公|媳妇)",
             re.I,
         ),
@@ -459,7 +459,7 @@ _UNSURE = re.compile(
     r"\b(?:should (?:i|we)|shall (?:i|we)|thinking (?:of|about)|considering|consider|might|"
     r"maybe|perhaps|whether|if|plan(?:ning)? to|want(?:s|ed)? to|wanna|hoping to|hope to|"
     r"going to|gonna|would|could|(?<!\bin )(?<!\bof )(?<!\bby )(?<!\buntil )may(?! \d)|tempted|about to|dream(?:ing)? of|wish|someday|one day|"
-    r"worth|suppose|supposing|imagine|hypothetically|let's say|parallel universe|dreamt|dreamed|"
+    r"worth|(?<!i )suppose|supposing|imagine|hypothetically|let's say|parallel universe|dreamt|dreamed|"
     r"role-?play)\b"
     # "不想折腾配置" is a taste, not a wish for a change.
     r"|(?<![不理思感])想(?!起|到|法)|打算|考虑|准备|要不要|是否|如果|假如|要是|计划|可能|也许|万一|会不会|的话"
@@ -496,7 +496,7 @@ _WITH_USER = re.compile(r"\b(?:and I|and me|me and|I and)\b|[和跟]我(?!的)|�
 # A condition or a wish: what it names may not be so ("if I had a girlfriend", "希望有个对象").
 _IMAGINED = re.compile(
     r"\b(?:if|unless|whether|would|wish|hope|hoping|might|maybe|perhaps|someday|one day|"
-    r"want(?:s|ed)? (?:a|an|to)|suppose|supposing|imagine|hypothetically|let's say|"
+    r"want(?:s|ed)? (?:a|an|to)|(?<!i )suppose|supposing|imagine|hypothetically|let's say|"
     r"parallel universe|dreamt|dreamed|role-?play)\b|如果|假如|要是|万一|的话|希望|想要|想找|假设|梦见|梦到",
     re.I,
 )

@@ -287,7 +287,7 @@ def zh_third_person(text: str) -> str:
     text = text.strip().rstrip("。！!.")
     text = re.sub(r"^我们", "团队", text)
     # Every "我" is the user, not only a leading one ("…班主任点名要我去" too); "我们" stays.
-    return re.sub(r"我(?!们)", "用户", text)
+    return re.sub(r"(?<![自忘本唯])我(?!们|行我素)", "用户", text)
 
 
 # Words a rewrite to "the user" cannot carry: "we" and "our" (the user and someone: family,
@@ -576,7 +576,7 @@ _CORRECTION_TAIL = re.compile(r"^\s*,?\s*(?:really|actually|technically|sorry)\b
 _CORRECTS_BEFORE = re.compile(
     r"^(?i:(?:no|well|oh|oops|sorry|wait|actually|i mean|i meant|or rather|technically|"
     r"make that|typo|my bad)[,.!:]?\s+)+"
-    r"(?i:it's |it is |in |at |on |for )?(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
+    r"(?i:it's |it is |in |at |on |for |the )*(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
     r"\s*(?:[,.!;]|$|\s(?i:since|but|now|though)\b)"
     r"|^(?:[哦啊呃额嗯噢]\s*)?(?:不对|哦不|啊不|说错了|我说错了|更正一下|打错了|发错了|写错了|口误|手滑)"
     r"[，,!！\s]"
@@ -587,8 +587,19 @@ def corrects_before(text: str) -> bool:
     """True when ``text`` opens by owning to a slip in what was said just before it ("oops,
     I meant the 15th", "啊发错了，是5月21号"); "no, Python 3.12 please" and "不对，你的代码有
     bug" answer something else."""
-    opening = re.split(r"[,，:：]", text, maxsplit=1)[0]
-    return _CORRECTS_BEFORE.match(text) is not None and _SLIP.search(opening) is not None
+    if _CORRECTS_BEFORE.match(text) is None:
+        return False
+    opening, *after = re.split(r"[,，:：]", text, maxsplit=1)
+    rest = after[0] if after else ""
+    # Or a value alone after "it's"/"是" ("Wait, it's May 21.", "不对，是5月21号").
+    return _SLIP.search(opening) is not None or bool(_VALUE_SAID_AGAIN.match(rest.strip()))
+
+
+# A value said again, alone: "it's May 21", "是5月21号", "it's the 15th".
+_VALUE_SAID_AGAIN = re.compile(
+    r"(?i:it's|it is|that's|that is|i meant|i mean)\s+(?:the\s+|on\s+)?[\w:.' -]{1,16}[.!]?$"
+    r"|是\s*[\w:.：-]{1,10}[。！!]?$"
+)
 
 
 def joined_corrections(said: Sequence[str]) -> list[str]:

@@ -277,7 +277,7 @@ def import_(
         return
     verbs = {"added": "would add", "reinforced": "would reinforce"} if dry_run else {}
     for item in report.items:
-        if item.entry is not None:
+        if item.entry is not None and item.outcome != "skipped":
             verb = verbs.get(item.outcome, item.outcome)
             entry = item.entry
             say(quiet, f"{verb} [{entry.id}] {entry.category}: {entry.content}")
