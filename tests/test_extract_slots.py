@@ -795,3 +795,19 @@ def test_a_value_said_again_alone_in_the_next_message_corrects(
 ) -> None:
     contents = " ".join(c.content for c in _close(lines))
     assert kept in contents and dropped not in contents
+
+
+@pytest.mark.parametrize(
+    "known, said",
+    [
+        ("用户在阿里巴巴工作。", "我换工作了，现在在腾讯，没有辞职那么戏剧化。"),
+        ("The user lives in Berlin.", "Imagine my surprise: I moved to Lisbon and love it."),
+        (
+            "The user lives in Berlin.",
+            "Rewrite my bio: I moved to Lisbon last month and I design apps.",
+        ),
+    ],
+)
+def test_a_change_beside_words_of_denial_or_a_task_still_retires(known: str, said: str) -> None:
+    found = RuleExtractor().extract([{"role": "user", "content": said}], f"[k] {known}")
+    assert any("k" in c.contradicts for c in found)

@@ -186,6 +186,12 @@ _TASK_FOR_ASSISTANT = re.compile(
     r"|^(?:请|麻烦|帮我)?(?:翻译|翻成|润色|改写|缩写|扩写|校对)[^：:。]{0,12}[：:]",
     re.I,
 )
+# A text of the user's own given to work on ("rewrite my bio: ...") says what it says of them.
+_OWN_TEXT = re.compile(
+    r"\bmy (?:bio|resume|résumé|cv|profile|about me|intro|introduction|linkedin)\b"
+    r"|我的(?:简历|自我介绍|个人简介|简介)",
+    re.I,
+)
 # A day that comes every year, said as the user's.
 _YEARLY_DAY = re.compile(
     r"(?:生日|纪念日)(?:是|在)|\b(?:birthday|anniversary|name day) (?:is|falls) (?:on )?", re.I
@@ -908,7 +914,7 @@ class RuleExtractor:
             last, last_start = "", len(found)
             message_start, forgotten = len(found), set()
             for said in saids:
-                if _TASK_FOR_ASSISTANT.search(said):
+                if _TASK_FOR_ASSISTANT.search(said) and not _OWN_TEXT.search(said):
                     continue  # "帮我翻译：我现在在字节工作了": the words are the text's, not the user's
                 previous, last = last, said
                 previous_start, last_start = last_start, len(found)

@@ -870,7 +870,7 @@ def _zh_place(value: str) -> str | None:
 # A condition anywhere in a sentence makes all of it hypothetical ("if the offer comes
 # through, we'd move to Leeds").
 _CONDITION = re.compile(
-    r"\b(?:if|unless|whether|would|we'd|i'd|(?<!i )suppose|supposing|imagine|hypothetically|"
+    r"\b(?:if|unless|whether|would|we'd|i'd|(?<!i )suppose|supposing|imagine(?! my surprise)|hypothetically|"
     r"let's say|say i|in a parallel universe|i dreamt|i dreamed|role-?play)\b"
     r"|如果|假如|要是|万一|的话|假设|梦见|梦到",
     re.I,
@@ -1169,7 +1169,7 @@ _DENIED = re.compile(
     r"|\b(?:i|we) (?:didn't|did not|never) (?:actually |really )(?:move|leave|quit|switch|join)\b"
     r"|\b(?:it wasn't me|it was not me)\b"
     # "我没有搬到上海，还在杭州": said first, of the user.
-    r"|(?:^|[，,。！？；\s])我?(?:并|其实|根本)?(?:没有|没)(?:真的?)?(?:搬到|搬去|离职|辞职|跳槽|入职|结婚)"
+    r"|(?:^|[，,。！？；\s])我(?:并|其实|根本)?(?:没有|没)(?:真的?)?(?:搬到|搬去|离职|辞职|跳槽|入职|结婚)"
     # "不是我搬到上海了，是我弟弟": another person's.
     r"|不是我[^，,。！？]{0,12}[，,]\s*是(?:我)?(?:弟弟?|妹妹?|哥哥?|姐姐?|朋友|同事|老公|老婆|爸|妈|室友|"
     r"邻居|同学|他|她|表[哥姐弟妹]|堂[哥姐弟妹])",
