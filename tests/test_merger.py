@@ -394,3 +394,13 @@ def test_a_thing_left_out_is_no_statement_turned_around() -> None:
         Candidate(content="The user likes not only cats but dogs."),
     ]
     assert merge_at(T0, [], both).stats.new == 1
+
+
+def test_a_value_said_again_retires_the_one_that_replaced_it() -> None:
+    berlin = make_entry("b00001", "The user lives in Berlin.", 0.19, category="fact")
+    lisbon = make_entry("b00002", "The user lives in Lisbon.", 0.6, category="fact")
+    back = Candidate(content="The user lives in Berlin.", contradicts=(lisbon.id,))
+    result = merge_at(T0, [berlin, lisbon], [back])
+    by_id = {e.id: e for e in result.entries}
+    assert result.stats.updated == 1 and result.stats.contradicted == 1
+    assert by_id[berlin.id].score > 0.19 and by_id[lisbon.id].score < 0.2

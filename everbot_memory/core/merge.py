@@ -178,6 +178,12 @@ class MemoryMerger:
                     reinforced.add(target)
                     by_id[target] = reinforce(by_id[target], now)
                     stats.updated += 1
+                # A value said again that another replaced since ("lives in Berlin" after a
+                # move to Lisbon and back): the one it replaces now goes, as for a new memory.
+                for old_id in candidate.contradicts:
+                    if old_id != target and old_id in by_id and by_id[old_id].is_active:
+                        by_id[old_id] = contradict(by_id[old_id], now)
+                        stats.contradicted += 1
                 continue
             if key in added:
                 placed.append(added[key].id)
