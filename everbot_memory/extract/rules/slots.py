@@ -446,14 +446,14 @@ _HOME_EN = re.compile(
     rf" (?:here )?(?:in|out in|up in|down in|over in) (?P<g>{_NAME})"
     # A resident, a local ("I'm a Denver resident now", "officially a Berliner" is not read).
     rf"|\b(?:(?:i'm|i am|we're|we are)(?: now| officially| finally| basically)*|now|officially|"
-    rf"finally) (?:an? )?(?P<k>{_NAME}) (?:resident|local)s?\b"
+    rf"finally) (?:an? )?(?P<here_k>{_NAME}) (?:resident|local)s?\b"
     # The way to work starts at home ("the commute from Oakland is killing me").
-    rf"|\b(?:my|our) (?:daily |morning |new )?commute (?:in )?from (?P<m>{_NAME})(?! to (?:the )?airport)"
-    rf"|\bthe (?:daily |morning )?commute (?:in )?from (?P<o>{_NAME})"
+    rf"|\b(?:my|our) (?:daily |morning |new )?commute (?:in )?from (?P<here_m>{_NAME})(?! to (?:the )?airport)"
+    rf"|\bthe (?:daily |morning )?commute (?:in )?from (?P<here_o>{_NAME})"
     rf"(?=[^.!?]{{0,40}}\b(?:is killing me|kills me|takes me|wears me))"
     # A home named by its town, once moved in ("the last boxes are unpacked in the Porto flat").
     rf"|\b(?:unpacked|unpacking|moved into|moving into|settled into|settling into|"
-    rf"keys to|boxes (?:in|at)) (?:in |into )?(?:the |our |my )?(?:new )?(?P<n>{_NAME})"
+    rf"keys to|boxes (?:in|at)) (?:in |into )?(?:the |our |my )?(?:new )?(?P<here_n>{_NAME})"
     rf" (?:flat|apartment|place|house|condo|home)\b",
     re.I,
 )
@@ -464,7 +464,7 @@ _HOME_ZH = re.compile(
     # "在成都住了快半年了": lived in a place for a while, said as the user's ("在酒店住了两晚" is
     # a stay, see _ZH_STAY).
     rf"|(?:^|我|我们|已经|现在)在(?P<w>[{_CJK}]{{2,4}}?)(?:住了|生活了|定居|安家|扎根)"
-    rf"|(?:^|我|我们)?在(?P<v>[{_CJK}]{{2,4}}?)(?:这边|这里)的?第一(?:个|年)(?:春天|夏天|秋天|冬天|春节|年)"
+    rf"|(?:^|我|我们)?在(?P<here_v>[{_CJK}]{{2,4}}?)(?:这边|这里)的?第一(?:个|年)(?:春天|夏天|秋天|冬天|春节|年)"
     # "我们一家现在在青岛了": the household is there now.
     rf"|(?:我|我们|我们一家|全家|一家人?)(?:现在|目前|如今)都?在(?P<u>[{_CJK}]{{2,4}}?)"
     rf"(?:了|住|生活|定居|安家|落脚)"
@@ -473,7 +473,7 @@ _HOME_ZH = re.compile(
     rf"[一二两三四五六七八九十半几\d]+(?:个)?(?:多)?(?:天|周|星期|个月|月|年)了"
     rf"|(?:作为|我是|我这个|成了)(?:一个|一名)?新(?!来)(?P<s>[{_CJK}]{{2,3}}?)人"
     # Life in the town said as here ("深圳这边的回南天也太离谱了", "杭州这边房租贵").
-    rf"|(?:^|[我在，,。！\s]|现在|目前)(?P<q>[{_CJK}]{{2,3}}?)(?:这边|这里)的?(?:回南天|天气|房租|房价|冬天|"
+    rf"|(?:^|[我在，,。！\s]|现在|目前)(?P<here_q>[{_CJK}]{{2,3}}?)(?:这边|这里)的?(?:回南天|天气|房租|房价|冬天|"
     rf"夏天|梅雨|暖气|雾霾|空气|物价|地铁|通勤|小区|邻居)"
     # Household registration got in a city ("深圳落户手续办完了").
     rf"|(?:^|[我在，,\s]|终于|已经)(?P<r>[{_CJK}]{{2,3}}?)落户"
@@ -520,7 +520,7 @@ _EMPLOYER_EN = re.compile(
 )
 _EMPLOYER_ZH = re.compile(
     # The workplace said as here, by its people ("美团这边的同事中午都点外卖").
-    rf"(?:^|[我在，,。！\s]|现在|目前)(?P<v>[{_CJK}A-Za-z]{{2,6}}?)(?:这边|这里)的?(?:同事|领导|老板|团队|"
+    rf"(?:^|[我在，,。！\s]|现在|目前)(?P<here_v>[{_CJK}A-Za-z]{{2,6}}?)(?:这边|这里)的?(?:同事|领导|老板|团队|"
     rf"工位|食堂|绩效|年终奖|加班|福利|公积金|考勤|hr|HR)"
     rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
     rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
@@ -777,13 +777,12 @@ _PAST_EN = re.compile(
     rf"\b(?:back when|back in the days? when|in the days when) (?:i|we) (?:still )?"
     rf"(?:worked (?:at|for)|was working (?:at|for)|were working (?:at|for)|was (?:at|with)|"
     rf"were (?:at|with)) (?P<a>{_NAME}){_WHOLE}"
-    rf"|\bback when (?:i|we) (?:still )?(?:lived|was living|were living) in (?P<c>{_NAME}){_WHOLE}"
+    rf"|\bback when (?:i|we) (?:still )?(?:lived|was living|were living) in (?P<home_c>{_NAME}){_WHOLE}"
     rf"|\b(?:in|from) my (?P<d>{_NAME}) (?:days|years|era)\b(?! so far)"
-    rf"|\b(?:i|we) used to (?:work (?:at|for)|live in) (?P<f>{_NAME}){_WHOLE}"
+    rf"|\b(?:i|we) used to (?:work (?:at|for)|live in) (?P<home_f>{_NAME}){_WHOLE}"
     rf"|\bmy (?:old|former|previous) (?:job|company|employer|workplace) (?:at|with) (?P<g>{_NAME}){_WHOLE}",
     re.I,
 )
-_PAST_HOME_EN = frozenset("cf")
 # Still there after all ("in my Berlin days… still here", "现在还在阿里").
 _STILL = re.compile(
     r"\b(?:still (?:here|there|at|in|with|work)|now i'm at|i'm back at)\b|还在|仍在|依然在|转正",
@@ -811,7 +810,7 @@ def past_values(said: str) -> list[NewValue]:
             continue
         name = _name(_group(match))
         if name and not re.search(r"['’]s\b|-", name):  # "Stripe's", "Berlin-Mitte": a part of one
-            slot = "home" if match.lastgroup in _PAST_HOME_EN else "employer"
+            slot = "home" if (match.lastgroup or "").startswith("home") else "employer"
             found.append(NewValue(slot, name, "fact", past=True))
     for match in _PAST_ZH.finditer(said):
         before = said[max(0, match.start() - 8) : match.start()]
@@ -885,8 +884,6 @@ _TRAILING_QUESTION = re.compile(
 _QUESTION_ZH = re.compile(r"(?:有啥|有没有|怎么|咋|什么|啥|吗|呢|哪)")
 
 
-# The groups of the home and workplace patterns that name a place by being there.
-_SAID_AS_HERE = {True: frozenset("qv"), False: frozenset("kmon")}
 _ZH_VISIT = re.compile(
     r"出差|旅游|旅行|度假|路过|参加|访问|(?:去|到|来)[^，,。！？]{0,8}(?:开会|参观|拜访|面试|培训|玩|交流|出差|开会)"
     r"|玩了|玩几天|待几天|呆几天"
@@ -977,14 +974,10 @@ def new_values(said: str) -> list[NewValue]:
                     continue
                 # A place said as here, or by its commute, on a visit ("今天去腾讯开会，腾讯这边
                 # 的同事很热情", "出差到上海，上海这边的天气太冷"): the user is passing through.
-                if (
-                    slot in ("home", "employer")
-                    and match.lastgroup in _SAID_AS_HERE[chinese]
-                    and (
-                        _ZH_VISIT.search(said)
-                        or _VISIT.search(said)
-                        or _SOMEONE_ELSE.search(said[: max(0, said.find(clause))])
-                    )
+                if (match.lastgroup or "").startswith("here_") and (
+                    _ZH_VISIT.search(said)
+                    or _VISIT.search(said)
+                    or _SOMEONE_ELSE.search(said[: max(0, said.find(clause))])
                 ):
                     continue
                 value = _group(match).strip()
