@@ -811,3 +811,9 @@ def test_a_value_said_again_alone_in_the_next_message_corrects(
 def test_a_change_beside_words_of_denial_or_a_task_still_retires(known: str, said: str) -> None:
     found = RuleExtractor().extract([{"role": "user", "content": said}], f"[k] {known}")
     assert any("k" in c.contradicts for c in found)
+
+
+def test_a_workplace_and_a_home_of_before_are_told_apart() -> None:
+    works = [("job", "The user works at Brightline Media."), ("home", "The user lives in Exeter.")]
+    assert replaced_by("I used to work at Brightline Media, long story.", works)[1] == ["job"]
+    assert replaced_by("I used to live in Exeter, long story.", works)[1] == ["home"]

@@ -779,7 +779,8 @@ _PAST_EN = re.compile(
     rf"were (?:at|with)) (?P<a>{_NAME}){_WHOLE}"
     rf"|\bback when (?:i|we) (?:still )?(?:lived|was living|were living) in (?P<home_c>{_NAME}){_WHOLE}"
     rf"|\b(?:in|from) my (?P<d>{_NAME}) (?:days|years|era)\b(?! so far)"
-    rf"|\b(?:i|we) used to (?:work (?:at|for)|live in) (?P<home_f>{_NAME}){_WHOLE}"
+    rf"|\b(?:i|we) used to work (?:at|for) (?P<f>{_NAME}){_WHOLE}"
+    rf"|\b(?:i|we) used to live in (?P<home_f>{_NAME}){_WHOLE}"
     rf"|\bmy (?:old|former|previous) (?:job|company|employer|workplace) (?:at|with) (?P<g>{_NAME}){_WHOLE}",
     re.I,
 )
