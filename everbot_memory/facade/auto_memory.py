@@ -418,7 +418,7 @@ def notes_in(text: str) -> list[Note]:
                 continue
             line = (token.map or opener.map or [0])[0] + 1
             reason = _why_not(plain, outside)
-            key = " ".join(plain.casefold().split())
+            key = _said_key(plain)
             if not reason and key in seen:
                 reason = "said before in the file"
             seen.add(key)
@@ -500,6 +500,12 @@ def _memories_in(text: str) -> list[Note]:
     ]
 
 
+def _said_key(text: str) -> str:
+    """What two notes share when one says the other again: their words, whatever the case
+    and the spaces."""
+    return " ".join(text.casefold().split())
+
+
 def _last_said_of_changes(notes: Sequence[Note]) -> list[Note]:
     """``notes`` with a home or an employer said again after another one ("lives in Berlin",
     "lives in Lisbon", "lives in Berlin") taken where it is said last: the file's last word on
@@ -509,7 +515,7 @@ def _last_said_of_changes(notes: Sequence[Note]) -> list[Note]:
     out = list(notes)
     first: dict[str, int] = {}
     for place, note in enumerate(out):
-        key = " ".join(note.text.casefold().split())
+        key = _said_key(note.text)
         if note.skip == "said before in the file" and key in first and single_valued(note.text):
             earlier = first[key]
             out[earlier] = replace(out[earlier], skip="said again later in the file")

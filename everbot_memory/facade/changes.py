@@ -73,6 +73,27 @@ class Remembered:
     warnings: list[str] = field(default_factory=list)
 
 
+def _rememberable(
+    content: str, category: str, importance: str, group: str | None
+) -> Candidate | Proposal:
+    """The candidate a text to remember makes, or the error saying why it cannot be one
+    (invalid, or nothing but a secret)."""
+    from ..core.proposal import proposal
+    from ..core.redaction import redact
+
+    # Plainly valid input skips pydantic (its import is most of a small remember's cost);
+    # anything else goes to the model, which says what is wrong.
+    candidate = proposal(content, category, importance, group) or _candidate(
+        content, category, importance, group
+    )
+    redacted = redact(candidate.content)
+    if redacted.only_secret:
+        raise EverbotMemoryError(
+            f"nothing remembered: the text is only a secret ({', '.join(redacted.found)})"
+        )
+    return candidate
+
+
 class Changes:
     """Changes to the file (each under the lock) and reads of it; the base of ``Memory``."""
 
@@ -169,23 +190,11 @@ class Changes:
         As in a session, a new home or employer ("lives in Paris", "The user works at Acme")
         moves the memory that gave the old one to Archived (``result.stats.contradicted``).
         """
-        from ..core.proposal import proposal
-        from ..core.redaction import redact
-
         try:
             group = check_group(group)
         except ValueError as exc:
             raise EverbotMemoryError(f"nothing remembered: {exc}") from exc
-        # Plainly valid input skips pydantic (its import is most of a small remember's cost);
-        # anything else goes to the model, which says what is wrong.
-        candidate = proposal(content, category, importance, group) or _candidate(
-            content, category, importance, group
-        )
-        redacted = redact(candidate.content)
-        if redacted.only_secret:
-            raise EverbotMemoryError(
-                f"nothing remembered: the text is only a secret ({', '.join(redacted.found)})"
-            )
+        candidate = _rememberable(content, category, importance, group)
         result = self._merge([candidate], session_id, changed_facts=True)
         entry = next(e for e in result.entries if e.id == result.placed[0])
         return entry, result
@@ -205,25 +214,18 @@ class Changes:
         ``items``) goes into that memory, and a new home or employer retires the memory that
         gave the old one. A failure of the file itself raises, and nothing is written.
         """
-        from ..core.proposal import proposal
-        from ..core.redaction import redact, scrub
+        from ..core.redaction import scrub
 
         outcomes = [Remembered(None) for _ in items]
         candidates: list[Candidate | Proposal] = []
         places: list[int] = []
         for place, (content, category) in enumerate(items):
             try:
-                candidate = proposal(content, category, importance) or _candidate(
-                    content, category, importance, None
-                )
+                candidate = _rememberable(content, category, importance, None)
             except EverbotMemoryError as exc:
                 outcomes[place].reason = str(exc).removeprefix("nothing remembered: ")
                 continue
             kept, said = scrub([candidate], lambda c, text: c.replace(content=text))
-            if not kept:
-                found = ", ".join(redact(candidate.content).found)
-                outcomes[place].reason = f"the text is only a secret ({found})"
-                continue
             outcomes[place].warnings = said
             candidates.append(kept[0])
             places.append(place)
