@@ -13,7 +13,7 @@ from freezegun import freeze_time
 from everbot_memory.extract.rules import RuleExtractor, judged, statement
 from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.extractor import _selected_category
-from everbot_memory.extract.rules.wording import about_the_user
+from everbot_memory.extract.rules.wording import about_the_user, corrected
 
 TODAY = date(2026, 4, 8)  # a Wednesday
 
@@ -39,7 +39,10 @@ def _retired(said: str, known: str) -> list[tuple[str, ...]]:
         ("parents land on sun at 6", date(2026, 4, 12)),
         ("the review is on Thursday the 23rd", date(2026, 4, 23)),
         ("my visa runs out mid-May", date(2026, 5, 15)),
-        ("leave starts May 4 and I'm out until mid-July", date(2026, 5, 4)),
+        # Several days: the memory lasts until the last of them is past.
+        ("leave starts May 4 and I'm out until mid-July", date(2026, 7, 15)),
+        ("pay the deposit by friday, and the lease is signed on the 20th", date(2026, 4, 20)),
+        ("下周一交材料 然后月底前把尾款结了", date(2026, 4, 30)),
     ],
 )
 def test_shortened_weekdays_a_weekday_with_its_date_and_mid_month(said: str, day: date) -> None:
@@ -998,3 +1001,64 @@ def test_what_the_user_always_wants_of_answers_is_a_taste() -> None:
         ["I always want type hints in any Python you write for me, even in quick scripts."]
     )
     assert [category for category, *_ in found] == ["preference"]
+
+
+@pytest.mark.parametrize(
+    "said, kept, gone",
+    [
+        # Chinese typed with spaces for commas, the slip said once or twice.
+        ("我周二下午 不对 周三下午 要去体检", "周三下午", "周二"),
+        ("下周一交房租 不对不对 是下周三 周一我出差", "下周三交房租", "下周一交"),
+        ("我对花生过敏 哦不对 是核桃 花生没事", "核桃过敏", "花生过敏"),
+        ("我女儿今年上二年级 啊不是 三年级了", "三年级", "二年级"),
+        # A filler before the slip, the slip said twice, the word corrected said on.
+        (
+            "My cat Mochi - uh sorry, Miso, my phone keeps changing it - hates the vet",
+            "Miso",
+            "Mochi",
+        ),
+        (
+            "I'm allergic to shrimp — wait no, sorry, it's crab I mean, shrimp is fine",
+            "crab",
+            "to shrimp",
+        ),
+        # A number of the shape of the one corrected: the day, not the time.
+        ("dinner with the in-laws is the 12th at 7pm — no sorry, the 13th", "13th at 7pm", "12th"),
+    ],
+)
+def test_a_value_corrected_without_commas_or_after_a_filler_keeps_the_later_one(
+    said: str, kept: str, gone: str
+) -> None:
+    fixed = corrected(said)
+    assert kept in fixed and gone not in fixed, fixed
+
+
+def test_a_year_corrected_in_the_next_sentence_keeps_the_later_one() -> None:
+    said = "I've been teaching at Acme since 2017. Hang on, it's 2016, right after college."
+    contents = [content for _, content, _ in _close([said])]
+    assert any("2016" in content for content in contents), contents
+    assert not any("2017" in content for content in contents), contents
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        # A plain "不是" after a space is "not", no slip.
+        ("我周末 不是在家就是在健身房", "不是在家"),
+        ("I hate cilantro, sorry, it's a strong opinion", "cilantro"),
+    ],
+)
+def test_words_that_only_look_like_a_slip_are_kept_as_said(said: str, kept: str) -> None:
+    assert corrected(said) == said
+
+
+def test_a_change_said_beside_the_old_value_still_so_retires_nothing() -> None:
+    # Whichever rule reads the change, the old value named as still so keeps the memory.
+    for said in (
+        "I'm in Austin now, my job is still in Dallas",
+        "Moved to Leeds, still work in York",
+    ):
+        known = (
+            "[k1] The user lives in Dallas." if "Dallas" in said else "[k1] The user works in York."
+        )
+        assert not any(contradicts for *_, contradicts in _close([said], known))

@@ -32,8 +32,26 @@ _WEEKDAY_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 CJK_DATE_SPACE = re.compile(r"(?<=\d)\s+(?=[月日号点])|(?<=[月周])\s+(?=\d)")
 
 
+# Where one thing to do ends and another begins ("book the venue by friday, and the grant
+# report is due the 14th", "国庆前交签证材料 然后10号之前回房东").
+_NEXT_THING = re.compile(r"[,，;；]|\s(?:and then|and|then|also)\s|然后|还有|另外|再就是")
+
+
 def resolve_date(text: str, today: date) -> date | None:
-    """The day a todo names ("tomorrow", "next Wednesday", "下周三", "3月5日"), from ``today``."""
+    """The day a todo names ("tomorrow", "next Wednesday", "下周三", "3月5日"), from ``today``;
+    of several things to do, each with its day, the last day: the memory lasts until all are
+    past."""
+    day = _one_date(text, today)
+    if day is None:
+        return None
+    parts = _NEXT_THING.split(text)
+    if len(parts) < 2:
+        return day
+    return max([day, *(d for part in parts if (d := _one_date(part, today)) is not None)])
+
+
+def _one_date(text: str, today: date) -> date | None:
+    """The day ``text`` names, read as one thing to do."""
     # Chinese typed with spaces around the digits ("下个月 3 号", "3 月 8 号", "这个月 20 号")
     # says the same day as without them.
     lowered = _full_weekdays(CJK_DATE_SPACE.sub("", text.lower()))

@@ -29,7 +29,7 @@ from .english import RULES as ENGLISH_RULES
 from .kinds import kinds
 from .selector import load_selector
 from .sentences import sentences
-from .slots import replaced_by
+from .slots import replaced_by, still_named
 from .updates import _telling, changed_memories, forget_request
 from .wording import (
     about_the_user,
@@ -888,6 +888,13 @@ class RuleExtractor:
                     )
             if known and not candidate.forget:
                 contradicts = contradicted(candidate, old_value, known)
+                if contradicts and said:
+                    # "I'm in Austin now, my job is still in Dallas": the old value named
+                    # as still so in the same sentence.
+                    holding = dict(known)
+                    contradicts = tuple(
+                        i for i in contradicts if not still_named(said, holding.get(i, ""))
+                    )
                 if contradicts:
                     candidate = candidate.replace(contradicts=contradicts)
             if candidate.content.lower() not in seen:
@@ -984,7 +991,8 @@ class RuleExtractor:
                                 content=value.memory(bool(CJK_RE.search(said))),
                                 category=value.category,
                                 importance="high",
-                            )
+                            ),
+                            said=said,
                         )
                 changed = tuple(dict.fromkeys((*changed_memories(said, known), *replaced)))
                 if changed:

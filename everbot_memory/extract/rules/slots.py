@@ -23,7 +23,15 @@ from ...core.entry import Category
 from ...core.text import CJK_RE
 from .dates import WEEKDAYS
 
-__all__ = ["NewValue", "denied", "new_values", "past_values", "replaced_by", "slot_values"]
+__all__ = [
+    "NewValue",
+    "denied",
+    "new_values",
+    "past_values",
+    "replaced_by",
+    "slot_values",
+    "still_named",
+]
 
 _CJK = CJK_RE.pattern[1:-1]
 # A name as people write it: capitalized words ("Round Rock", "St Albans", "Kestrel Pay").
@@ -1176,6 +1184,29 @@ def denied(said: str) -> bool:
     return _DENIED.search(said) is not None
 
 
+def _named_as_still(lowered: str, old: str) -> bool:
+    """True when the sentence ``lowered`` (in lower case) names the old value ``old`` other than
+    as the one left ("my job is still in Dallas", "I told my Dallas friends")."""
+    return old.casefold() in lowered and not re.search(
+        # "the old Queens place", "my former employer Shopify": named as the one before.
+        rf"(?:from|left|quit|off|instead of|从|离开|离职"
+        rf"|\b(?:old|former|previous|ex-)(?:\s*[a-z]+)?)\s*{re.escape(old.casefold())}"
+        # "网易那边已经交接完了": the old one named before the words of leaving.
+        rf"|{re.escape(old.casefold())}[^，,。]{{0,6}}(?:交接完|离职|辞职|不干了|走人)",
+        lowered,
+    )
+
+
+def still_named(said: str, content: str) -> bool:
+    """True when ``said`` names the home, workplace, manager, role or name a known memory
+    (``content``) holds as still so: a change said beside it does not replace that memory."""
+    lowered = said.casefold()
+    return any(
+        slot in ("home", "employer", "manager", "role", "name") and _named_as_still(lowered, old)
+        for slot, old in slot_values(content)
+    )
+
+
 def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewValue], list[str]]:
     """The new values ``said`` gives, and the ids of known memories holding another value of
     the same slot (only memories in the sentence's language for a place or an employer: a
@@ -1226,19 +1257,7 @@ def replaced_by(said: str, known: Sequence[tuple[str, str]]) -> tuple[list[NewVa
                     continue
                 # The old value named as still so ("we moved to Leeds, my job is still in
                 # York") is left alone unless the sentence says it was left.
-                if any(
-                    old.casefold() in lowered
-                    and not re.search(
-                        # "the old Queens place", "my former employer Shopify": named as
-                        # the one before.
-                        rf"(?:from|left|quit|off|instead of|从|离开|离职"
-                        rf"|\b(?:old|former|previous|ex-)(?:\s*[a-z]+)?)\s*{re.escape(old.casefold())}"
-                        # "网易那边已经交接完了": the old one named before the words of leaving.
-                        rf"|{re.escape(old.casefold())}[^，,。]{{0,6}}(?:交接完|离职|辞职|不干了|走人)",
-                        lowered,
-                    )
-                    for old in olds
-                ):
+                if any(_named_as_still(lowered, old) for old in olds):
                     continue
             ids.append(entry_id)
             break

@@ -37,6 +37,8 @@ _NOT_VERBS = {
     "will",
     "would",
     "can",
+    "cannot",
+    "shall",
     "could",
     "should",
     "must",
@@ -385,9 +387,9 @@ def about_the_user(said: str) -> str:
 
 # "34 — 35 actually", "12楼，哦不，16楼", "在张江，啊说错了是金桥", "June — July, sorry, July 11th":
 # the speaker corrects a value in the same breath; the memory keeps the later one.
-_CORRECTION = re.compile(
-    # (A word of English ends where its letters do: "了，notion" says no "no".)
-    r"\s*(?:[,，;；—–-]+\s*)(?:(?i:oops,?(?: i meant?| sorry,?)?|sorry,? typo,?|no wait|no,|no|wait,?|sorry,?|"
+_MARK_EN = (
+    r"(?i:(?:(?:ugh|uh|um|er|oh|ah)\s+)?(?:oops,?(?: i meant?| sorry,?)?|sorry,? typo,?|no wait|"
+    r"no,|no|wait,?|sorry,?|hold on,?|hang on,?|scratch that,?|"
     r"i mean|i meant|actually|"
     r"or rather|make that|well,? (?:no|technically|actually),?|technically|well,?(?= ?\d)|"
     r"rather(?= ?\d))(?![A-Za-z])"
@@ -395,9 +397,18 @@ _CORRECTION = re.compile(
     # live in Brooklyn. well, Queens now actually": or "now").
     r"|well,?(?= ?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?i:now(?: really| actually| technically)?|"
     r"really|actually|technically)\b)|"
-    r"(?i:typo|i mistyped|misspoke|i misspoke|my bad)(?![A-Za-z])|"
-    r"(?:[哦啊呃额嗯噢]\s*)?(?:不对|哦不|啊不|不是|说错了|我说错了|更正一下|打错了|写错了|发错了|"
-    r"打错字了|口误|手滑))[,，:：]?\s*(?:是)?"
+    r"(?i:typo|i mistyped|misspoke|i misspoke|my bad)(?![A-Za-z]))"
+)
+_SLIPS_ZH = r"不对|哦不|啊不|不是|说错了|我说错了|更正一下|打错了|写错了|发错了|打错字了|口误|手滑"
+_MARK_ZH = rf"(?:[哦啊呃额嗯噢]\s*)?(?:{_SLIPS_ZH})"
+_CORRECTION = re.compile(
+    # (A word of English ends where its letters do: "了，notion" says no "no".)
+    rf"(?:\s*[,，;；—–-]+\s*(?:{_MARK_EN}|{_MARK_ZH})"
+    # Typed without punctuation, a space stands for the comma before a Chinese correction
+    # ("周四 不对不对 是周五"); a bare "不是" there is as often a plain "not".
+    rf"|\s+(?:[哦啊呃额嗯噢]\s*(?:{_SLIPS_ZH})+|(?!不是)(?:{_SLIPS_ZH})+)(?=[\s,，:：]|是))"
+    # Said more than once ("不对不对", "wait no, sorry,").
+    rf"(?:[,，:：]?\s*(?:{_MARK_EN}|{_MARK_ZH}))*[,，:：]?\s*(?:是)?"
 )
 # A number, in digits or in Chinese numerals with their unit ("六岁", "三楼").
 # "一" alone is more often "a" ("走了一个") than a number.
@@ -416,7 +427,7 @@ _VALUE = re.compile(
 _INTRODUCES_VALUE = frozenset("是在去到住叫回从飞往于姓")
 # The same, and the words before what the user is allergic to or uses ("对青霉素过敏", "用 Vue").
 _BEFORE_SAID_AGAIN = _INTRODUCES_VALUE | frozenset("对用")
-_ENDS_VALUE = re.compile(r"(?:了|的|啦|读|上|工作|上班|住|玩|出差|开会|见|看|买|吃|$)")
+_ENDS_VALUE = re.compile(r"(?:了|的|啦|读|上|工作|上班|住|玩|出差|开会|见|看|买|吃|过敏|$)")
 
 
 _NUMBER = r"\d+(?:[.:]\d+)?|\b(?i:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
@@ -457,6 +468,19 @@ def _without_denied(said: str) -> str:
     return _DENIED.sub(cut, said)
 
 
+def _value_shape(text: str, value: re.Match[str]) -> str:
+    """What kind of number ``value`` is in ``text``: a day of a month, a time, a year, or
+    another number."""
+    after = text[value.end() : value.end() + 4]
+    if re.match(r"(?:st|nd|rd|th)\b", after):
+        return "ordinal"
+    if ":" in value.group(0) or re.match(r"\s?(?i:am|pm|a\.m|p\.m)\b", after):
+        return "time"
+    if re.fullmatch(r"(?:19|20)\d\d", value.group(0)):
+        return "year"
+    return "number"
+
+
 def corrected(said: str) -> str:
     """``said`` with a value the speaker corrected in passing replaced by the correction."""
     said = _without_denied(said)
@@ -468,8 +492,17 @@ def corrected(said: str) -> str:
     new = _VALUE.search(right)
     old = list(_VALUE.finditer(left))
     if new and old and new.start() <= 12:
-        last = old[-1]
+        # The value replaced has the new one's shape ("the 22nd at 6:40am, no sorry, the
+        # 23rd": a day of the month, not the time), else it is the last one said.
+        shape = _value_shape(right, new)
+        last = next((v for v in reversed(old) if _value_shape(left, v) == shape), old[-1])
         rest = right[new.end() :]
+        ordinal = re.match(r"(?:st|nd|rd|th)\b", rest)
+        if shape == "ordinal" and ordinal:
+            # The suffix goes with the day: "22nd" becomes "23rd", not "23nd".
+            rest = rest[ordinal.end() :]
+            fixed = left[: last.start()] + new.group(0) + ordinal.group(0)
+            return fixed + re.sub(r"^(?:st|nd|rd|th)", "", left[last.end() :]) + rest
         rest = re.sub(r"^\s*(?:actually|sorry|其实)\b", "", rest, flags=re.I)
         # The unit said again after the correction ("12楼，哦不，16楼"): keep it once.
         unit = re.match(r"\s*([^\s,，。;；]*)", left[last.end() :])
@@ -527,7 +560,7 @@ def corrected(said: str) -> str:
             spots = [
                 i
                 for i in range(1, len(left) - size + 1)
-                if left[i - 1] in _INTRODUCES_VALUE
+                if left[i - 1] in _BEFORE_SAID_AGAIN
                 and all(CJK_RE.match(c) for c in left[i : i + size])
                 and (i + size == len(left) or _ENDS_VALUE.match(left[i + size :]))
             ]
@@ -547,6 +580,12 @@ def corrected(said: str) -> str:
     # ("allergic to walnuts, sorry, pecans", "every morning, sorry, every other morning"):
     # they replace the sentence's last word, or its words from the first said again. ("no"
     # is no such word: "green tea every morning, no milk" adds to what was said.)
+    cleft = re.match(r"([a-z][\w'-]*) (?:that )?I (?:hate|meant|mean|like|love|use|need)\b", right)
+    end = re.search(r"(?<=\s)[a-z][\w'-]*\s*$", left)
+    if cleft and end and _SLIP.search(match.group(0)):
+        # "I can't stand cilantro, wait no, sorry, it's parsley I hate, cilantro's fine": the
+        # word corrected is the last one said, and what follows it is said on.
+        return left[: end.start()] + cleft.group(1) + right[cleft.end() :]
     alone = re.fullmatch(r"([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})\s*[.!]?\s*", right)
     if not alone or not _SLIP.search(match.group(0)) or _CORRECTION_TAIL.match(alone.group(1)):
         return said
@@ -575,7 +614,7 @@ _CORRECTION_TAIL = re.compile(r"^\s*,?\s*(?:really|actually|technically|sorry)\b
 # Mississauga", "周六见。哦不，周日". It opens with the words of a correction and a value.
 _CORRECTS_BEFORE = re.compile(
     r"^(?i:(?:no|well|oh|oops|sorry|wait|actually|i mean|i meant|or rather|technically|"
-    r"make that|typo|my bad)[,.!:]?\s+)+"
+    r"make that|typo|my bad|hold on|hang on|scratch that|ugh|uh|um)[,.!:]?\s+)+"
     r"(?i:it's |it is |in |at |on |for |the )*(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
     r"\s*(?:[,.!;]|$|\s(?i:since|but|now|though)\b)"
     r"|^(?:[哦啊呃额嗯噢]\s*)?(?:不对|哦不|啊不|说错了|我说错了|更正一下|打错了|发错了|写错了|口误|手滑)"
