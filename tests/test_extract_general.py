@@ -1062,3 +1062,63 @@ def test_a_change_said_beside_the_old_value_still_so_retires_nothing() -> None:
             "[k1] The user lives in Dallas." if "Dallas" in said else "[k1] The user works in York."
         )
         assert not any(contradicts for *_, contradicts in _close([said], known))
+
+
+@pytest.mark.parametrize(
+    "message, pasted",
+    [
+        (
+            'can you make this sound less passive aggressive?\n\n"Per my last email, the invoice '
+            'from Dana at Brightline is overdue by 30 days. We moved the deadline twice."',
+            "Brightline",
+        ),
+        (
+            "ugh my week. anyway turn this into bullet points for me\n\nHi all, starting Monday "
+            "the Oslo office moves to Storgata 12 and Henrik Dahl takes over procurement.",
+            "Henrik",
+        ),
+        (
+            "帮我把这段话翻成英文 客户那边要\n\n本公司将于下周迁至浦东新区张江路88号，联系人王磊。",
+            "张江",
+        ),
+        ("我朋友的自我介绍 帮忙看看哪里能改\n\n“我叫李想，在字节做了三年运营，喜欢徒步。”", "字节"),
+    ],
+)
+def test_a_text_pasted_to_work_on_gives_no_memory(message: str, pasted: str) -> None:
+    assert not any(pasted in content for _, content, _ in _close([message]))
+
+
+def test_the_users_own_words_around_a_pasted_text_are_still_read() -> None:
+    message = (
+        "I moved to Denver last month and I'm a nurse at Rose Medical.\n\n"
+        "Can you check the letter below?\n\nDear tenant, the rent goes up in June."
+    )
+    contents = [content for _, content, _ in _close([message])]
+    assert any("Denver" in content for content in contents), contents
+    assert not any("tenant" in content.casefold() for content in contents), contents
+
+
+def test_a_paragraph_ending_on_something_to_fix_is_no_request_for_work() -> None:
+    message = (
+        "My bike chain snapped again. I need to fix it.\n\nAlso I started at Stripe last week."
+    )
+    contents = [content for _, content, _ in _close([message])]
+    assert any("Stripe" in content for content in contents), contents
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("我宣布明天就辞职去大理开客栈 哈哈哈 算了 今天先把周报写完", None),
+        (
+            "I'm moving to Bali next month, jk, but I am taking Friday off for the dentist",
+            "dentist",
+        ),
+        ("我不是开玩笑的，我下个月真的要搬到成都了", "成都"),
+    ],
+)
+def test_what_the_user_takes_back_as_a_joke_is_not_kept(said: str, kept: str | None) -> None:
+    contents = [content for _, content, _ in _close([said])]
+    assert not any(w in c for c in contents for w in ("大理", "Bali")), contents
+    if kept:
+        assert any(kept in c for c in contents), contents

@@ -110,6 +110,23 @@ _HEDGE_FIRST = re.compile(
 )
 
 
+# What the user takes back as a joke: "我宣布我明天就辞职回老家养猪 哈哈哈哈 算了", "I'm moving
+# to Bali, jk". What comes after it is said in earnest.
+_TAKEN_BACK = re.compile(
+    r"^.*?(?:(?:哈{2,}|呵{2,}|嘿{2,}|\blol\b|\blmao\b|\bha(?:ha)+\b|😂|🤣)[\s，,。.!！~～]*"
+    r"(?:算了|开玩笑的?|说说而已|\bjk\b|\bkidding\b)"
+    r"|\b(?<!not )(?<!no )(?:jk|j/k|just kidding|kidding)\b|(?<!不是)(?<!没)(?<!没有)开玩笑的|开个玩笑"
+    r"|说说而已)[\s，,。.!！~～]*",
+    re.I,
+)
+
+
+def _earnest(said: str) -> str:
+    """``said`` without what the user took back as a joke."""
+    match = _TAKEN_BACK.search(said)
+    return said[match.end() :] if match else said
+
+
 def _hedged(said: str) -> str:
     """``said`` as a statement when it is one said unsure, with a question mark."""
     if _HEDGED.search(said):
@@ -186,6 +203,46 @@ _TASK_FOR_ASSISTANT = re.compile(
     r"|^(?:请|麻烦|帮我)?(?:翻译|翻成|润色|改写|缩写|扩写|校对)[^：:。]{0,12}[：:]",
     re.I,
 )
+# A request to work on a text pasted after it ("translate this into spanish pls, keep it
+# formal:", "just give me the 2 sentence version of this:", "帮我把这封邮件翻成中文",
+# "这段自我评价怎么改"): what follows it in the message is that text, not the user's words.
+_WORK_VERBS = (
+    r"translat\w*|summari[sz]\w*|tl;? ?dr|rewrite|reword|proofread|paraphrase|polish|shorten|"
+    r"tighten|simplify|edit|fix|improve|check|review|explain|respond to|reply to|answer|turn|"
+    r"convert|format|make|clean up|rephrase|condense|sum up|break down|give me"
+)
+_WORK_ON_TEXT = re.compile(
+    # Said as a request: opening the sentence, or after "can you", "please".
+    r"^(?:[\W_]*(?:ok|okay|so|and|also|anyway|just|now|hey|then|ugh|lol|pls|please)\b[,\s]*)*"
+    rf"(?:{_WORK_VERBS})\b[^\n]{{0,60}}?\b(?:this|these|that|it|the following|below|his|her)\b"
+    rf"|\b(?:(?:can|could|would) (?:you|u)|please|pls|help me)\b[^\n]{{0,30}}?\b(?:{_WORK_VERBS})\b"
+    r"[^\n]{0,60}?\b(?:this|these|the following|below)\b"
+    r"|\bversion of (?:this|it)\b"
+    r"|(?:帮我?|请|麻烦|给我|能不能|可以)[^\n]{0,15}?(?:翻译|翻成|译成|润色|改写|改一下|改改|缩写|扩写|校对"
+    r"|总结|概括|看下|看看|看一下|解释|回复)"
+    r"|(?:这段|这封|这篇|这条|下面|以下)[^\n]{0,15}?(?:怎么|如何|帮|翻|改|写|润色|总结)",
+    re.I,
+)
+# A paragraph that is a quotation whole (a text to work on, another's words).
+_QUOTED_PARAGRAPH = re.compile(r'^\s*["“「『\'].{30,}["”」』\'][.。]?\s*$', re.S)
+
+
+def _own_words(text: str) -> str:
+    """The user's own words of a message: without a pasted text to work on (whatever follows
+    the paragraph that asks for the work) or a paragraph quoted whole."""
+    paragraphs = re.split(r"\n\s*\n", text)
+    kept: list[str] = []
+    for paragraph in paragraphs:
+        if _QUOTED_PARAGRAPH.match(paragraph) and not _OWN_TEXT.search(kept[-1] if kept else ""):
+            continue
+        kept.append(paragraph)
+        # The request leads into the text: it is the paragraph's last sentence.
+        last = re.split(r"(?<=[.!?。！？])\s+|\n", paragraph.strip())[-1]
+        if _WORK_ON_TEXT.search(last) and not _OWN_TEXT.search(paragraph):
+            break  # the rest of the message is the text given to work on
+    return "\n\n".join(kept)
+
+
 # A text of the user's own given to work on ("rewrite my bio: ...") says what it says of them.
 _OWN_TEXT = re.compile(
     r"\bmy (?:bio|resume|résumé|cv|profile|about me|intro|introduction|linkedin)\b"
@@ -904,7 +961,7 @@ class RuleExtractor:
 
         # Each user message's sentences, made once: embedded together first, then read.
         said_by_message = [
-            joined_corrections(sentences(message_text(m)))
+            joined_corrections(sentences(_own_words(message_text(m))))
             for m in messages
             if m.get("role") == "user"
         ]
@@ -914,7 +971,8 @@ class RuleExtractor:
             if earlier and later and corrects_before(later[0]):
                 earlier[-1:] = joined_corrections([earlier[-1], later.pop(0)])
         said_by_message = [
-            [_hedged(corrected(said)) for said in saids] for saids in said_by_message
+            [_hedged(corrected(said)) for said in map(_earnest, saids) if said]
+            for saids in said_by_message
         ]
         self._prime(said_by_message)
         for saids in said_by_message:
