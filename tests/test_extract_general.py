@@ -1122,3 +1122,38 @@ def test_what_the_user_takes_back_as_a_joke_is_not_kept(said: str, kept: str | N
     assert not any(w in c for c in contents for w in ("大理", "Bali")), contents
     if kept:
         assert any(kept in c for c in contents), contents
+
+
+@pytest.mark.parametrize(
+    "known, said",
+    [
+        (
+            "The user drives a Subaru Outback.",
+            "honestly I miss my old Subaru, this truck rides rough",
+        ),
+        ("The user trains at Equinox.", "back when I trained at Equinox the classes were packed"),
+        ("The user's team lead is Marco.", "Marco's gone, the new lead starts Monday"),
+        ("The user writes mostly Ruby.", "I haven't touched Ruby in months, it's all Elixir now"),
+        ("用户在字节跳动工作。", "我在字节那会儿天天加班 现在准点下班"),
+        ("用户的工资卡是建设银行的。", "建行那张卡我已经注销了 以后别提醒我还款了"),
+        ("用户的组长是老刘。", "老刘调走了 新组长还没定"),
+    ],
+)
+def test_a_known_value_named_as_the_one_before_is_retired(known: str, said: str) -> None:
+    assert ("k1",) in _retired(said, known)
+
+
+@pytest.mark.parametrize(
+    "known, said",
+    [
+        ("The user lives in Berlin.", "back when we visited Berlin in 2019 it rained all week"),
+        ("The user's manager is Kevin.", "Kevin's gone for the week, so standup is cancelled"),
+        ("The user uses VS Code.", "I used to hate VS Code but now I love it"),
+        ("The user works at Stripe.", "back when I was at Stripe's Dublin office for onboarding"),
+        ("用户用Python写后端。", "我们组以前用Java 后来才换成Python"),
+        ("用户在阿里工作。", "之前在阿里出差的时候认识了她"),
+        ("用户的领导是王姐。", "王姐今天请假了 下午的会取消了"),
+    ],
+)
+def test_a_known_value_named_otherwise_than_as_before_is_kept(known: str, said: str) -> None:
+    assert not any(_retired(said, known))

@@ -822,7 +822,13 @@ def _left_values(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
                 # The value is what was left, right after the words that say so ("left
                 # Deloitte", "notice at deloitte", "从阿里离职"), not a thing left there
                 # ("left my laptop at Google's office").
-                if len(name) >= 2 and found and _LEFT_OBJECT.match(after[: found.start()]):
+                if (
+                    len(name) >= 2
+                    and found
+                    and _LEFT_OBJECT.match(after[: found.start()])
+                    # "switched from Notion's web app": a part of it was left.
+                    and not re.match(r"(?:'s|’s)\s+\w", after[found.end() :])
+                ):
                     ids.append(entry_id)
                     break
     return ids
@@ -910,7 +916,7 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
     # sentence: it is read in all of it.
     partnered = _partner_changes(said, known)
     partnered += _answer_language_changes(said, known)
-    said = _own_statements(said)
+    whole, said = said, _own_statements(said)
     if not said:
         return tuple(partnered)
     ids = partnered + (
@@ -919,6 +925,7 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
         + _value_changes(said, known)
         + _left_values(said, known)
         + _tool_changes(said, known)
+        + _named_as_before(said, known, whole)
     )
     if _CHANGE.search(said):
         # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
@@ -939,7 +946,149 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
         cue = _WEAK_CHANGE.search(said)
         assert cue is not None
         ids += _best(said[cue.start() :], known, 99, names=True)
-    return tuple(dict.fromkeys(ids))
+    contents = dict(known)
+    return tuple(
+        entry_id
+        for entry_id in dict.fromkeys(ids)
+        if entry_id in partnered or not _named_as_now(whole, contents.get(entry_id, ""))
+    )
+
+
+# A value named as the one now, or come to ("后来才换成Python", "switched to Python", "used to
+# hate VS Code but now I love it"): the memory holding it is confirmed, not replaced.
+_TO_NOW = re.compile(
+    r"(?:\b(?:switched|moved|changed|migrated|went|converted|ported \w+) (?:over )?to"
+    r"|\bnow (?:i )?(?:use|using|love|prefer|on|with|at)|\bused to (?:hate|dislike|avoid|not like|fear)"
+    r"|换成|换到|改用|改成|转到|转成|切到|切成|换了|现在(?:主要|也|还|都)?用)\s*(?:the |a |an )?$",
+    re.I,
+)
+
+
+def _named_as_now(said: str, content: str) -> bool:
+    """True when ``said`` names a value of the known memory ``content`` as the one now."""
+    lowered = said.casefold()
+    for value in _values_named(content, said):
+        for found in re.finditer(re.escape(value.casefold()), lowered):
+            if _TO_NOW.search(lowered[: found.start()]):
+                return True
+    return False
+
+
+# A known value named as the one of before: "miss my old civic", "back when I was at
+# PureGym", "kevin's gone", "haven't written a line of Java since", "我在乐刻那会儿",
+# "以前做测试那会儿", "python都半年没碰了", "王哥调走了", "招行那张以后就没用了".
+_BEFORE_EN = re.compile(
+    r"(?:\bback when (?:i|we)(?: \w+)? (?:was|were|lived|worked|had|used|studied|drove|ran|"
+    r"went to|coded|trained)\b[^,.;!?]{0,24}?"
+    r"|\bused to (?:be|work|live|use|drive|go|play|code|write|have|train|bank|study)\b"
+    r"(?: \w+){0,2}? (?:at |in |with |for |on |to )?"
+    r"|\bmy (?:old|former|previous|ex-?) ?|\bmiss(?:ing)? my (?:old )?|\bno longer (?:\w+ ){0,3}?"
+    r"|\bhaven't (?:touched|used|written|coded|opened|driven|played|worn)\b(?: (?:a|an|any|in|"
+    r"line|lines|of|the|single|one|bit))*\s|\bswitched (?:away )?from |\bmoved (?:away )?from "
+    r"|\binstead of |\bported (?:\w+ ){0,4}?from |\bgave up (?:on )?|\bditched (?:my )?)$",
+    re.I,
+)
+# Said of the value itself (a manager moved on, a company gone under), whoever speaks.
+_GONE = re.compile(
+    r"^(?:'s|’s| is) (?:gone|no more|history)(?=[,.;!]|$| and| now| so)|^ went under\b"
+    r"|^ (?:got|was|has been) (?:transferred|reassigned|moved to another team)\b"
+    r"|^[^，,。！？!?；;\s]{0,2}?(?:调走了|倒闭了|停机了|黄了)",
+    re.I,
+)
+_BEFORE_ZH = re.compile(r"(?:以前|之前|原来|当年|曾经|从前)[在做是用住当于跟]?$")
+_AFTER_ZH = re.compile(
+    r"^[^，,。！？!?；;\s]{0,6}?(?:那会儿|那时候|那阵子|调走了|跑路了|离职了|停机了|停用了|不用了|没用了"
+    r"|没碰了|没碰过|注销|卖掉了|卖了|倒闭了|搬走了|不干了|退会了)"
+)
+# Words two Chinese sentences share that name no value.
+_NO_VALUE_ZH = frozenset(
+    ["用户", "现在", "工作", "公司", "喜欢", "每天", "时候", "一个", "这个", "那个", "我们", "自己"]
+)
+
+
+def _values_named(content: str, said: str) -> set[str]:
+    """The values a known memory holds that ``said`` names: its slots' values, its names and
+    numbers, in Chinese the character runs both share (abbreviations too: 招商银行, 招行)."""
+    from .slots import slot_values  # the slots' words, loaded with the extractor
+
+    values = {value for _, value in slot_values(content)}
+    values |= {
+        m.group(0)
+        for m in re.finditer(r"[A-Z][\w+#.-]*[\w+#]", content)
+        if m.start() > 0 and not content[: m.start()].rstrip().endswith((".", "!", "?"))
+    }
+    if CJK_RE.search(content) and CJK_RE.search(said):
+        values |= {w for w in re.findall(r"[A-Za-z][\w+#.-]*[\w+#]", content)}
+        for run in re.findall(f"[{CJK_RE.pattern[1:-1]}]{{2,}}", content):
+            for size in range(min(len(run), 4), 1, -1):
+                for i in range(len(run) - size + 1):
+                    part = run[i : i + size]
+                    if (
+                        part in said
+                        and part not in _NO_VALUE_ZH
+                        and "用户" not in part
+                        and part[0] not in _FUNCTION_CHARS
+                        and part[-1] not in _FUNCTION_CHARS
+                    ):
+                        values.add(part)
+        values |= {bank[0] + "行" for bank in re.findall(r"[\u4e00-\u9fff]{2}(?=银行)", content)}
+    return {v for v in values if len(v) >= 2 and v.casefold() not in ("the user", "user")}
+
+
+def _named_as_before(said: str, known: Sequence[tuple[str, str]], whole: str = "") -> list[str]:
+    """Ids of known memories whose value the user's own statements ``said`` name as the one
+    of before, or ``whole`` (all the sentence) names as gone."""
+    if _TRIP.search(said):
+        return []
+    said = f"{said} {whole}" if whole else said
+    ids = []
+    lowered = said.casefold()
+    for entry_id, content in known:
+        if re.search(r"\bused to\b|\bformer|以前|之前|曾经|原来", content, re.I):
+            continue  # already a memory of before
+        values = _values_named(content, said)
+        if any(
+            re.search(
+                rf"(?:还在|仍在|依然在|还是在|\bstill (?:at|in|with|on|use|using|drive|driving) )"
+                rf"{re.escape(value.casefold())}",
+                lowered,
+            )
+            for value in values
+        ):
+            continue  # "之前在阿里的时候…现在还在阿里": still so
+        for value in values:
+            folded = value.casefold()
+            pattern = (
+                rf"(?<![A-Za-z0-9]){re.escape(folded)}(?![A-Za-z0-9])"
+                if folded.isascii()
+                else re.escape(folded)
+            )
+            for found in re.finditer(pattern, lowered):
+                before, after = said[: found.start()], said[found.end() :]
+                if re.match(r"(?:'s|’s)\s+(?!gone|no more|history)\w|-\w", after):
+                    continue  # a part of the value ("Stripe's first hackathon", "Berlin-Mitte")
+                if re.match(
+                    r"[^，,。！？\s]{0,2}?(?:开会|出差|面试|参观|培训|交流|吃饭|玩|见客户|拜访)",
+                    after,
+                ):
+                    continue  # a visit ("之前在阿里开会的时候")
+                own = found.start() < len(said) - len(whole) - 1 if whole else True
+                if _GONE.search(after) or (
+                    own
+                    and (
+                        _BEFORE_EN.search(before)
+                        or (
+                            CJK_RE.search(said)
+                            and (_BEFORE_ZH.search(before) or _AFTER_ZH.search(after))
+                        )
+                    )
+                ):
+                    ids.append(entry_id)
+                    break
+            else:
+                continue
+            break
+    return ids
 
 
 def _kept_within(said: str, content: str) -> bool:
