@@ -1157,3 +1157,59 @@ def test_a_known_value_named_as_the_one_before_is_retired(known: str, said: str)
 )
 def test_a_known_value_named_otherwise_than_as_before_is_kept(known: str, said: str) -> None:
     assert not any(_retired(said, known))
+
+
+@pytest.mark.parametrize(
+    "lines, known",
+    [
+        (
+            ["the thing about my dad's surgery. can you let that go? it's private"],
+            "[k1] The user's dad had heart surgery in March.",
+        ),
+        (
+            ["could you not keep my exact salary? roughly is fine"],
+            "[k1] The user's salary is $142,000.",
+        ),
+        (["我说过我在准备考公务员那条可以删了 不考了"], "[k1] 用户在准备考公务员"),
+        (
+            ["I'd rather my therapy stuff not be something you carry around"],
+            "[k1] The user sees a therapist for anxiety.",
+        ),
+    ],
+)
+def test_a_request_to_let_a_memory_go_forgets_it(lines: list[str], known: str) -> None:
+    messages = [{"role": "user", "content": line} for line in lines]
+    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, known)
+    assert [c.confirms for c in found if c.forget] == ["k1"]
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("ok I'm hosting book club at my place next thursday", "book club"),
+        ("lol I'm running the half marathon on sunday", "half marathon"),
+        ("could you remind me my car insurance renews on the 20th", "car insurance"),
+    ],
+)
+def test_news_after_a_reaction_or_a_reminder_without_commas_is_a_todo(said: str, kept: str) -> None:
+    found = _close([said])
+    assert any(category == "todo" and kept in content for category, content, _ in found), found
+    assert not any("asked" in content for _, content, _ in found), found
+
+
+def test_a_year_corrected_in_the_next_message_with_the_wrong_one_denied() -> None:
+    found = _close(
+        [
+            "I've lived in Denver since 2015",
+            "hang on, it's 2014 not 2015, we moved the summer after college",
+        ]
+    )
+    contents = [content for _, content, _ in found]
+    assert any("2014" in content and "Denver" in content for content in contents), contents
+    assert not any("2015" in content for content in contents), contents
+
+
+def test_what_is_said_of_the_wrong_value_after_a_correction_is_not_kept() -> None:
+    fixed = corrected("the vet is Thursday at 9 — sorry, Friday, Thursday is my yoga class")
+    assert fixed == "the vet is Friday at 9"

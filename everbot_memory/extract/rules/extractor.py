@@ -264,7 +264,9 @@ _NOT_ABOUT_USER = re.compile(
     r"suggest|recommend|explain|translate|draft|summari[sz]e|list|fix|create|generate|convert|"
     r"rewrite|check|review|compare|send|book|add|put|move|shift|set|schedule|quiz|teach)"
     r" (?:me|us|it|this|that|these|a|an|the|my|our|some)\b"
+    # A reaction, unless the user's own news follows it ("ok I'm doing a surprise dinner...").
     r"|^(?:lol|haha|ok|okay|cool|nice|great|thanks|thank you|thx|sure|yes|yeah|yep|no|nope|hmm)\b"
+    r"(?![\s,.!]*(?:(?:so|and|but|btw|anyway)[\s,]+)?(?:i|i'm|im|i've|i'll|my|we're|we've)\b)"
     r"|帮我|帮忙|麻烦你?|请你?|你能|能不能|可不可以|给我|把这|翻成|推荐|在线等"
     r"|^(?:知道|好的|好吧|行|嗯|哈哈|卧槽|可以了|收到|谢谢|感谢)",
     re.I,
@@ -632,6 +634,9 @@ _RECURRING = re.compile(
 # "提醒我", "remind me to"): what follows is the user's, the request is not.
 _REQUEST_FIRST = re.compile(
     r"^(?:(?:快+|你|请你?|麻烦你?)?帮(?:我|忙)(?!记)[^，,。.!！：:]*[，,。.!！]+\s*"
+    # "can you remind me I've got the dentist Wednesday": what follows is the thing itself.
+    r"|(?:(?:can|could|would|will) you (?:please |pls |just )?|please |pls )?remind me,?\s+"
+    r"(?:that |about |of )?(?=i\b|i'|my\b|the\b|we\b)"
     r"|(?:can|could|would|will) you [^,.!]*[,.!]+\s*|please [^,.!]*[,.!]+\s*"
     r"|(?:记得|请|麻烦你?|你)?提醒(?:我|一下)(?:一下)?[，,]?\s*)",
     re.I,

@@ -23,8 +23,12 @@ _FORGET = re.compile(
     r"never ?mind|wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store|"
     r"(?:don'?t|no) need to (?:keep|remember|store)|rather you didn'?t (?:remember|keep|store)|"
     # "you don't need my old address on file anymore".
-    r"(?:don'?t|do not|no longer) need (?:my|the|that|this)\b[^.!?]{0,40}\b(?:on file|any ?more))\b"
-    r"|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存"
+    r"(?:don'?t|do not|no longer) need (?:my|the|that|this)\b[^.!?]{0,40}\b(?:on file|any ?more)|"
+    # "can you just let it go?", "I'd rather that not be something you carry around", "can you
+    # not keep my exact street address?".
+    r"let (?:it|that|this|them) go|not (?:be )?something you (?:carry|keep|hold on to|store)|"
+    r"(?:can|could) you not (?:keep|remember|store|save|hold on to))\b"
+    r"|可以删了|可以删掉|可以删除|可以去掉|不用记着|别记着|不要再记|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存"
     r"|清掉|清除|清空|作废|抹掉|划掉|撤掉|拿掉|别留|不用留|不要留",
     re.I,
 )
@@ -53,7 +57,8 @@ _ABOUT_MEMORY = re.compile(
     r"on file|you(?:'ve)? (?:noted|saved|written down)|"
     # "you don't need to remember my old address anymore": what is kept, by its name.
     r"(?:don'?t|do not|no|never) need to (?:remember|keep|store|know)|"
-    r"(?:stop|quit) (?:remembering|keeping|storing))\b"
+    r"(?:stop|quit) (?:remembering|keeping|storing)|let (?:it|that) go|carry around|"
+    r"not (?:keep|remember|store|save) (?:my|the|that|this))\b"
     r"|你(?:之前)?(?:记|存|记下|存下)的"
     r"|那个|那条|那些|这条|这个|的事|这事|那事|记录|说的|说过|名字|的信息|的资料|关于|"
     r"关于(?:他|她|它)",
@@ -88,8 +93,10 @@ _REQUEST = re.compile(
     r"|\b(?:you (?:don'?t|do not)|no) need to (?:keep|remember|store)\b"
     r"|\byou (?:don'?t|do not|no longer) need (?:my|the|that|this)\b"
     r"|\b(?:i'd|i would) rather you didn'?t (?:remember|keep|store)\b"
+    r"|\b(?:can|could) you (?:just )?(?:let (?:it|that|this|them) go|not (?:keep|remember|store|save))\b"
+    r"|\bnot (?:be )?something you (?:carry|keep|hold on to|store)\b"
     r"|,\s*(?:get rid of it|delete it|drop it|forget it|remove it)\b"
-    r"|吧|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉|作废|清掉|清除|抹掉|别留|不用留|不要留",
+    r"|吧|可以删|可以去掉|不用记着|别记着|不要再记|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉|作废|清掉|清除|抹掉|别留|不用留|不要留",
     re.I,
 )
 

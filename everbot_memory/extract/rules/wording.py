@@ -481,6 +481,21 @@ def _value_shape(text: str, value: re.Match[str]) -> str:
     return "number"
 
 
+def _said_of_old(rest: str, old: str) -> str:
+    """What follows a correction, up to the words said of the value it replaced ("Wednesday,
+    Tuesday is the thing with my mum", "是周五 周四下午我有个会", "parsley I hate, cilantro's
+    fine"): those speak of the wrong value, and the memory keeps the right one alone."""
+    old = old.strip()
+    if len(old) < 2:
+        return rest
+    edge = r"(?<![A-Za-z0-9])" if old[:1].isascii() else ""
+    found = re.search(rf"{edge}{re.escape(old)}", rest, re.I)
+    if not found:
+        return rest
+    cut = max(rest.rfind(mark, 0, found.start()) for mark in ",，;；.。!！?？ ")
+    return rest[:cut].rstrip(",，;；、 ") if cut >= 0 else rest
+
+
 def corrected(said: str) -> str:
     """``said`` with a value the speaker corrected in passing replaced by the correction."""
     said = _without_denied(said)
@@ -502,7 +517,11 @@ def corrected(said: str) -> str:
             # The suffix goes with the day: "22nd" becomes "23rd", not "23nd".
             rest = rest[ordinal.end() :]
             fixed = left[: last.start()] + new.group(0) + ordinal.group(0)
-            return fixed + re.sub(r"^(?:st|nd|rd|th)", "", left[last.end() :]) + rest
+            return (
+                fixed
+                + re.sub(r"^(?:st|nd|rd|th)", "", left[last.end() :])
+                + _said_of_old(rest, last.group(0))
+            )
         rest = re.sub(r"^\s*(?:actually|sorry|其实)\b", "", rest, flags=re.I)
         # The unit said again after the correction ("12楼，哦不，16楼"): keep it once.
         unit = re.match(r"\s*([^\s,，。;；]*)", left[last.end() :])
@@ -512,14 +531,15 @@ def corrected(said: str) -> str:
         elif unit and again and unit.group(1) and again.group(1).startswith(unit.group(1)):
             rest = rest[again.start(1) + len(unit.group(1)) :]  # "二年级，不对，三年级了"
         fixed = left[: last.start()] + new.group(0) + left[last.end() :]
-        return fixed + rest
+        return fixed + _said_of_old(rest, last.group(0))
     if CJK_RE.search(said):
         right = re.sub(r"^(?:其实|应该|我是说)?是?\s*", "", right)
         latin = re.match(r"[A-Za-z][\w.+-]*(?: [A-Za-z][\w.+-]*)*", right)
         runs = list(re.finditer(r"[A-Za-z][\w.+-]*(?: [A-Za-z][\w.+-]*)*", left))
         if latin and runs:
             last = runs[-1]
-            return left[: last.start()] + latin.group(0) + left[last.end() :] + right[latin.end() :]
+            rest = _said_of_old(right[latin.end() :], last.group(0))
+            return left[: last.start()] + latin.group(0) + left[last.end() :] + rest
     if CJK_RE.search(right[:1] or " "):
         word = re.match(f"[{CJK_RE.pattern[1:-1]}]{{1,6}}", right)
         head = re.search(f"[{CJK_RE.pattern[1:-1]}]+$", left)
@@ -535,7 +555,8 @@ def corrected(said: str) -> str:
             ) or list(re.finditer(f"[{cjk}]{re.escape(value[1:])}", left))
             if shaped and value not in left and len(value) >= 2:
                 last = shaped[-1]
-                return left[: last.start()] + value + left[last.end() :] + right[len(value) :]
+                rest = _said_of_old(right[len(value) :], last.group(0))
+                return left[: last.start()] + value + left[last.end() :] + rest
             # The correction says the words after the value again ("对青霉素过敏，打错了，是头孢
             # 过敏"): the value is what stands before them, after the word that introduces it.
             ending = head.group(0) if head else ""
@@ -566,7 +587,8 @@ def corrected(said: str) -> str:
             ]
             if spots:
                 at = spots[-1]
-                return left[:at] + value + left[at + size :] + right[len(value) :]
+                rest = _said_of_old(right[len(value) :], left[at : at + size])
+                return left[:at] + value + left[at + size :] + rest
         return said
     right = re.sub(r"^(?:actually |it's |it is |I mean )*(?:(?:at|in|to|on|for|with) )?", "", right)
     name = re.match(r"([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)", right)
@@ -575,7 +597,12 @@ def corrected(said: str) -> str:
         last = names[-1]
         # The word that marked the correction goes with it ("Bellevue really", "Stripe, sorry").
         rest = _CORRECTION_TAIL.sub("", right[name.end() :])
-        return left[: last.start()] + name.group(1) + left[last.end() :] + rest
+        return (
+            left[: last.start()]
+            + name.group(1)
+            + left[last.end() :]
+            + _said_of_old(rest, last.group(0))
+        )
     # Words in lower case said again after a word that owns to a slip, and nothing more
     # ("allergic to walnuts, sorry, pecans", "every morning, sorry, every other morning"):
     # they replace the sentence's last word, or its words from the first said again. ("no"
@@ -585,7 +612,9 @@ def corrected(said: str) -> str:
     if cleft and end and _SLIP.search(match.group(0)):
         # "I can't stand cilantro, wait no, sorry, it's parsley I hate, cilantro's fine": the
         # word corrected is the last one said, and what follows it is said on.
-        return left[: end.start()] + cleft.group(1) + right[cleft.end() :]
+        return (
+            left[: end.start()] + cleft.group(1) + _said_of_old(right[cleft.end() :], end.group(0))
+        )
     alone = re.fullmatch(r"([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})\s*[.!]?\s*", right)
     if not alone or not _SLIP.search(match.group(0)) or _CORRECTION_TAIL.match(alone.group(1)):
         return said
@@ -616,7 +645,7 @@ _CORRECTS_BEFORE = re.compile(
     r"^(?i:(?:no|well|oh|oops|sorry|wait|actually|i mean|i meant|or rather|technically|"
     r"make that|typo|my bad|hold on|hang on|scratch that|ugh|uh|um)[,.!:]?\s+)+"
     r"(?i:it's |it is |in |at |on |for |the )*(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
-    r"\s*(?:[,.!;]|$|\s(?i:since|but|now|though)\b)"
+    r"\s*(?:[,.!;]|$|\s(?i:since|but|now|though|not)\b)"
     r"|^(?:[哦啊呃额嗯噢]\s*)?(?:不对|哦不|啊不|说错了|我说错了|更正一下|打错了|发错了|写错了|口误|手滑)"
     r"[，,!！\s]"
 )
@@ -638,6 +667,9 @@ def corrects_before(text: str) -> bool:
 _VALUE_SAID_AGAIN = re.compile(
     r"(?i:it's|it is|that's|that is|i meant|i mean)\s+(?:the\s+|on\s+)?[\w:.' -]{1,16}[.!]?$"
     r"|是\s*[\w:.：-]{1,10}[。！!]?$"
+    # A number or a name said again, then more ("it's 2018 not 2019, I started right after...").
+    r"|(?i:it's|it is|i meant|i mean)\s+(?:the\s+|on\s+)?(?:\d[\w:.]*|(?-i:[A-Z])[\w'-]*)"
+    r"(?:\s+(?i:not)\s+\S+?)?\s*(?:[,.!;]|$)"
 )
 
 
