@@ -1129,13 +1129,16 @@ def test_what_the_user_takes_back_as_a_joke_is_not_kept(said: str, kept: str | N
     [
         (
             "The user drives a Subaru Outback.",
-            "honestly I miss my old Subaru, this truck rides rough",
+            "honestly I miss my old Subaru, the new truck rides rough",
         ),
-        ("The user trains at Equinox.", "back when I trained at Equinox the classes were packed"),
+        (
+            "The user trains at Equinox.",
+            "back when I trained at Equinox the classes were packed, my new gym is empty",
+        ),
         ("The user's team lead is Marco.", "Marco's gone, the new lead starts Monday"),
         ("The user writes mostly Ruby.", "I haven't touched Ruby in months, it's all Elixir now"),
         ("用户在字节跳动工作。", "我在字节那会儿天天加班 现在准点下班"),
-        ("用户的工资卡是建设银行的。", "建行那张卡我已经注销了 以后别提醒我还款了"),
+        ("用户的工资卡是建设银行的。", "建行那张卡我已经注销了 现在工资都发到招行"),
         ("用户的组长是老刘。", "老刘调走了 新组长还没定"),
     ],
 )
@@ -1213,3 +1216,99 @@ def test_a_year_corrected_in_the_next_message_with_the_wrong_one_denied() -> Non
 def test_what_is_said_of_the_wrong_value_after_a_correction_is_not_kept() -> None:
     fixed = corrected("the vet is Thursday at 9 — sorry, Friday, Thursday is my yoga class")
     assert fixed == "the vet is Friday at 9"
+
+
+@pytest.mark.parametrize(
+    "known, said",
+    [
+        ("用户在腾讯工作。", "原来腾讯也有免费班车啊"),
+        ("用户住在杭州。", "之前杭州下了一周的雨，烦死了"),
+        ("用户住在北京。", "我之前在北京见过他一次"),
+        ("用户平时用Python写脚本。", "我之前用Python写过一个爬虫，现在想加个代理池"),
+        ("用户住在上海。", "我刚来上海那会儿什么都不懂，现在好多了"),
+        ("用户每天喝奶茶。", "楼下那家奶茶店倒闭了"),
+        ("用户的老板是李总。", "隔壁组老板调走了"),
+        ("The user uses a MacBook Pro.", "My old MacBook finally died so I got a new MacBook Pro."),
+        ("The user works at Apple.", "My old Apple Watch died, thinking of getting a new Garmin."),
+        (
+            "The user's manager is Kevin.",
+            "Kevin's gone, he's on vacation till Monday, so I'm running standup.",
+        ),
+        (
+            "The user's wife is Anna.",
+            "Back when I was dating Anna she hated sushi, now she loves it.",
+        ),
+        ("The user uses Python at work.", "I haven't touched Python in a week, been swamped."),
+    ],
+)
+def test_a_value_named_in_the_past_of_something_still_so_retires_nothing(
+    known: str, said: str
+) -> None:
+    assert not any(_retired(said, known))
+
+
+@pytest.mark.parametrize(
+    "message, kept",
+    [
+        ("Check this out!\n\nI just got promoted to Staff Engineer at Stripe", "Stripe"),
+        (
+            "Translate this into Spanish:\n\nHola, me llamo Dana.\n\n"
+            "Also, I'm moving to Madrid next month for work!",
+            "Madrid",
+        ),
+        (
+            '"I\'m leaving Stripe to join Figma next month."\n\n'
+            "That's what I posted on LinkedIn today.",
+            "Figma",
+        ),
+        ("帮我看看这个offer\n\n字节给了50万，我现在在阿里拿40万，住在杭州", "杭州"),
+    ],
+)
+def test_the_users_own_paragraphs_after_a_request_are_read(message: str, kept: str) -> None:
+    assert any(kept in content for _, content, _ in _close([message]))
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("I'm allergic to peanuts and my son keeps kidding around with peanut butter.", "peanuts"),
+        ("I've read every JK Rowling book twice, my favorite author.", "Rowling"),
+        ("我老板特别爱开玩笑的，不过我下个月要跳槽去字节了", "字节"),
+    ],
+)
+def test_a_joke_word_that_takes_nothing_back_keeps_the_fact(said: str, kept: str) -> None:
+    assert any(kept in content for _, content, _ in _close([said]))
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("那条朋友圈可以删了吗，老板看到了", "[k1] 用户昨天发了条朋友圈说要辞职"),
+        ("那个读书群可以删了，没人说话", "[k1] 用户在一个读书群里"),
+    ],
+)
+def test_deleting_a_thing_in_the_world_forgets_no_memory(said: str, known: str) -> None:
+    messages = [{"role": "user", "content": said}]
+    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, known)
+    assert not any(c.forget for c in found)
+
+
+@pytest.mark.parametrize(
+    "said, day",
+    [
+        ("Dentist tomorrow at 9, last time was on the 2nd.", date(2026, 4, 9)),
+        ("明天去医院复查，上次是3号去的", date(2026, 4, 9)),
+        ("The exam got moved to the 15th, and it was originally on the 28th.", date(2026, 4, 15)),
+    ],
+)
+def test_a_day_of_the_past_beside_the_day_to_do_is_not_the_last(said: str, day: date) -> None:
+    assert resolve_date(said, TODAY) == day
+
+
+def test_a_correction_never_leaves_a_clause_cut_in_the_middle() -> None:
+    fixed = corrected("I live in Leeds, sorry, Bradford, my office is still in Leeds though.")
+    assert fixed.rstrip(".") in (
+        "I live in Bradford",
+        "I live in Bradford, my office is still in Leeds though",
+    )

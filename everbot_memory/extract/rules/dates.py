@@ -37,6 +37,13 @@ CJK_DATE_SPACE = re.compile(r"(?<=\d)\s+(?=[月日号点])|(?<=[月周])\s+(?=\d
 _NEXT_THING = re.compile(r"[,，;；]|\s(?:and then|and|then|also)\s|然后|还有|另外|再就是")
 
 
+_PAST_DAY = re.compile(
+    r"\b(?:was|were|expired|ended|happened|last (?:time|one)|originally|ago|used to be)\b"
+    r"|上次|上回|之前|以前|昨天|前天|去年|上周|上个月|原来|本来|原定",
+    re.I,
+)
+
+
 def resolve_date(text: str, today: date) -> date | None:
     """The day a todo names ("tomorrow", "next Wednesday", "下周三", "3月5日"), from ``today``;
     of several things to do, each with its day, the last day: the memory lasts until all are
@@ -47,7 +54,13 @@ def resolve_date(text: str, today: date) -> date | None:
     parts = _NEXT_THING.split(text)
     if len(parts) < 2:
         return day
-    return max([day, *(d for part in parts if (d := _one_date(part, today)) is not None)])
+    # A day said of what is past ("last time was on the 2nd", "上次是3号去的") is no day to do.
+    later = [
+        d
+        for part in parts
+        if not _PAST_DAY.search(part) and (d := _one_date(part, today)) is not None
+    ]
+    return max([day, *later])
 
 
 def _one_date(text: str, today: date) -> date | None:

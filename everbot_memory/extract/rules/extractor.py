@@ -114,9 +114,10 @@ _HEDGE_FIRST = re.compile(
 # to Bali, jk". What comes after it is said in earnest.
 _TAKEN_BACK = re.compile(
     r"^.*?(?:(?:哈{2,}|呵{2,}|嘿{2,}|\blol\b|\blmao\b|\bha(?:ha)+\b|😂|🤣)[\s，,。.!！~～]*"
-    r"(?:算了|开玩笑的?|说说而已|\bjk\b|\bkidding\b)"
-    r"|\b(?<!not )(?<!no )(?:jk|j/k|just kidding|kidding)\b|(?<!不是)(?<!没)(?<!没有)开玩笑的|开个玩笑"
-    r"|说说而已)[\s，,。.!！~～]*",
+    r"(?:算了|开玩笑的?|说说而已|(?-i:jk)\b|just kidding)"
+    # "jk" or "just kidding" said alone, between the words it takes back and what follows.
+    r"|[\s,.!;]+(?-i:jk|j/k)(?=\s*(?:[,.!;]|$|but\b))|[\s,.!;]+(?:just|only) kidding\b"
+    r"|(?:^|[，,。！!\s])(?:开玩笑的|开个玩笑|说说而已)(?=[，,。！!\s]|$))[\s，,。.!！~～]*",
     re.I,
 )
 
@@ -224,22 +225,42 @@ _WORK_ON_TEXT = re.compile(
     re.I,
 )
 # A paragraph that is a quotation whole (a text to work on, another's words).
-_QUOTED_PARAGRAPH = re.compile(r'^\s*["“「『\'].{30,}["”」』\'][.。]?\s*$', re.S)
+_QUOTED_PARAGRAPH = re.compile(r'^\s*["“「『\'].{12,}["”」』\'][.。]?\s*$', re.S)
+
+
+# The user's own voice: a paragraph that has it after a request for work is the user
+# speaking again ("Translate this:\n\nHola...\n\nAlso, I'm moving to Madrid").
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'll|i'd|my)\b|我", re.I)
+# Said after a quotation, it was the user's own ("That's what I posted on LinkedIn today").
+_OWN_QUOTE = re.compile(
+    r"\b(?:that'?s what i|i (?:just )?(?:posted|wrote|said|told|tweeted|sent))\b|我(?:刚)?(?:发|写|说)的",
+    re.I,
+)
 
 
 def _own_words(text: str) -> str:
-    """The user's own words of a message: without a pasted text to work on (whatever follows
-    the paragraph that asks for the work) or a paragraph quoted whole."""
+    """The user's own words of a message: without a pasted text to work on (the paragraphs
+    after the one that asks for the work, up to one in the user's voice again) or a
+    paragraph quoted whole."""
     paragraphs = re.split(r"\n\s*\n", text)
     kept: list[str] = []
-    for paragraph in paragraphs:
-        if _QUOTED_PARAGRAPH.match(paragraph) and not _OWN_TEXT.search(kept[-1] if kept else ""):
+    pasted = False
+    for i, paragraph in enumerate(paragraphs):
+        after = paragraphs[i + 1] if i + 1 < len(paragraphs) else ""
+        if _QUOTED_PARAGRAPH.match(paragraph) and not _OWN_QUOTE.search(after):
             continue
+        if pasted and not (
+            _FIRST_PERSON.search(paragraph)
+            and not paragraph.lstrip().startswith(("Dear", "Hi ", "Hello"))
+        ):
+            continue  # still the text given to work on
+        pasted = False
         kept.append(paragraph)
-        # The request leads into the text: it is the paragraph's last sentence.
+        # The request leads into the text: it is the paragraph's last sentence, and ends with
+        # a colon or the text after it is not in the user's voice.
         last = re.split(r"(?<=[.!?。！？])\s+|\n", paragraph.strip())[-1]
         if _WORK_ON_TEXT.search(last) and not _OWN_TEXT.search(paragraph):
-            break  # the rest of the message is the text given to work on
+            pasted = True
     return "\n\n".join(kept)
 
 

@@ -28,7 +28,8 @@ _FORGET = re.compile(
     # not keep my exact street address?".
     r"let (?:it|that|this|them) go|not (?:be )?something you (?:carry|keep|hold on to|store)|"
     r"(?:can|could) you not (?:keep|remember|store|save|hold on to))\b"
-    r"|可以删了|可以删掉|可以删除|可以去掉|不用记着|别记着|不要再记|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存"
+    # "不吃牛肉那条可以删了": the memory named by "那条"; "那条朋友圈可以删了吗" asks of a post.
+    r"|(?:那条|这条)(?:记录|信息)?(?:就|也)?可以(?:删了|删掉|删除|去掉)(?!吗)|不用记着|别记着|不要再记|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存"
     r"|清掉|清除|清空|作废|抹掉|划掉|撤掉|拿掉|别留|不用留|不要留",
     re.I,
 )
@@ -966,6 +967,7 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
 _TO_NOW = re.compile(
     r"(?:\b(?:switched|moved|changed|migrated|went|converted|ported \w+) (?:over )?to"
     r"|\bnow (?:i )?(?:use|using|love|prefer|on|with|at)|\bused to (?:hate|dislike|avoid|not like|fear)"
+    r"|\b(?:new|got (?:a|an|the)|bought (?:a|an|the)|now (?:have|has|own))"
     r"|换成|换到|改用|改成|转到|转成|切到|切成|换了|现在(?:主要|也|还|都)?用)\s*(?:the |a |an )?$",
     re.I,
 )
@@ -982,34 +984,54 @@ def _named_as_now(said: str, content: str) -> bool:
 
 
 # A known value named as the one of before: "miss my old civic", "back when I was at
-# PureGym", "kevin's gone", "haven't written a line of Java since", "我在乐刻那会儿",
-# "以前做测试那会儿", "python都半年没碰了", "王哥调走了", "招行那张以后就没用了".
+# PureGym", "kevin's gone, I report to Rachel now", "haven't written a line of Java since",
+# "我在乐刻那会儿", "以前做测试那会儿", "python都半年没碰了", "王哥调走了", "招行那张以后就没用了".
+# Each frame alone is said of many things still so ("Kevin's gone for the week", "之前在北京
+# 见过他", "my old MacBook died so I got a new MacBook Pro"): the sentence must also say that
+# something changed (_CHANGED_NOW).
 _BEFORE_EN = re.compile(
-    r"(?:\bback when (?:i|we)(?: \w+)? (?:was|were|lived|worked|had|used|studied|drove|ran|"
-    r"went to|coded|trained)\b[^,.;!?]{0,24}?"
-    r"|\bused to (?:be|work|live|use|drive|go|play|code|write|have|train|bank|study)\b"
-    r"(?: \w+){0,2}? (?:at |in |with |for |on |to )?"
-    r"|\bmy (?:old|former|previous|ex-?) ?|\bmiss(?:ing)? my (?:old )?|\bno longer (?:\w+ ){0,3}?"
-    r"|\bhaven't (?:touched|used|written|coded|opened|driven|played|worn)\b(?: (?:a|an|any|in|"
+    r"(?:\bback when (?:i|we) (?:lived|worked|trained|drove|coded|was (?:at|in|with|working|living|"
+    r"based|training)|were (?:at|in|with|living|based))\b[^,.;!?]{0,12}?"
+    r"|\bused to (?:work|live|use|drive|code|train|bank)\b(?: \w+)?? (?:at |in |with |for |on )?"
+    r"|\bmy (?:old|former|previous|ex-?) ?|\bmiss(?:ing)? my old "
+    r"|\bhaven't (?:touched|used|written|coded|opened|driven)\b(?: (?:a|an|any|in|"
     r"line|lines|of|the|single|one|bit))*\s|\bswitched (?:away )?from |\bmoved (?:away )?from "
     r"|\binstead of |\bported (?:\w+ ){0,4}?from |\bgave up (?:on )?|\bditched (?:my )?)$",
     re.I,
 )
-# Said of the value itself (a manager moved on, a company gone under), whoever speaks.
+# Said of the value itself (a manager moved on), whoever speaks.
 _GONE = re.compile(
-    r"^(?:'s|’s| is) (?:gone|no more|history)(?=[,.;!]|$| and| now| so)|^ went under\b"
+    r"^(?:'s|’s| is) (?:gone|no more|history)(?=[,.;!]|$| and| now| so)"
     r"|^ (?:got|was|has been) (?:transferred|reassigned|moved to another team)\b"
-    r"|^[^，,。！？!?；;\s]{0,2}?(?:调走了|倒闭了|停机了|黄了)",
+    r"|^[^，,。！？!?；;\s]{0,2}?(?:调走了|离职了|停机了)",
     re.I,
 )
-_BEFORE_ZH = re.compile(r"(?:以前|之前|原来|当年|曾经|从前)[在做是用住当于跟]?$")
+_BEFORE_ZH = re.compile(r"(?:以前|之前|曾经|从前)(?:在|用|做|当|住在?|开)$")
 _AFTER_ZH = re.compile(
-    r"^[^，,。！？!?；;\s]{0,6}?(?:那会儿|那时候|那阵子|调走了|跑路了|离职了|停机了|停用了|不用了|没用了"
-    r"|没碰了|没碰过|注销|卖掉了|卖了|倒闭了|搬走了|不干了|退会了)"
+    r"^[^，,。！？!?；;\s]{0,6}?(?:跑路了|离职了|停机了|停用了|不用了|没用了|没碰了|没碰过|注销|卖掉了|卖了"
+    r"|搬走了|不干了|退会了)"
+)
+# "我在乐刻那会儿": where the user was, back then.
+_WAS_AT_ZH = re.compile(r"(?:在|用|做)$")
+_THEN_ZH = re.compile(r"^[^，,。！？!?；;\s]{0,2}?(?:那会儿|那时候|那阵子)")
+# A visit, or a thing done once ("之前在北京见过他", "之前用Python写过一个爬虫").
+_ONCE_ZH = re.compile(
+    r"^[^，,。！？!?；;\s]{0,4}?(?:开会|出差|面试|参观|培训|交流|吃饭|玩|见|拜访|过)"
+)
+# What says that something changed, in the sentence.
+_CHANGED_NOW = re.compile(
+    r"\b(?:now|new|switched|switching|moved|since|ported|migrated|report to|reporting to|"
+    r"any ?more|these days|nowadays|replaced|took over)\b"
+    r"|现在|如今|新的|新号|换了|换成|改成|改用|改发|转了|转到|转开发|切了|全切|切到|搬到|搬来|跳槽|入职|不再",
+    re.I,
 )
 # Words two Chinese sentences share that name no value.
 _NO_VALUE_ZH = frozenset(
     ["用户", "现在", "工作", "公司", "喜欢", "每天", "时候", "一个", "这个", "那个", "我们", "自己"]
+)
+# Capitalized words that name nothing by themselves.
+_NO_VALUE_EN = frozenset(
+    ["New", "Old", "The", "My", "Mr", "Mrs", "Ms", "Dr", "St", "North", "South"]
 )
 
 
@@ -1021,11 +1043,13 @@ def _values_named(content: str, said: str) -> set[str]:
     values = {value for _, value in slot_values(content)}
     values |= {
         m.group(0)
-        for m in re.finditer(r"[A-Z][\w+#.-]*[\w+#]", content)
-        if m.start() > 0 and not content[: m.start()].rstrip().endswith((".", "!", "?"))
+        for m in re.finditer(r"\b[A-Z][\w+#.-]*[\w+#]", content)
+        if m.start() > 0
+        and not content[: m.start()].rstrip().endswith((".", "!", "?"))
+        and m.group(0) not in _NO_VALUE_EN
     }
     if CJK_RE.search(content) and CJK_RE.search(said):
-        values |= {w for w in re.findall(r"[A-Za-z][\w+#.-]*[\w+#]", content)}
+        values |= set(re.findall(r"[A-Za-z][\w+#.-]*[\w+#]", content))
         for run in re.findall(f"[{CJK_RE.pattern[1:-1]}]{{2,}}", content):
             for size in range(min(len(run), 4), 1, -1):
                 for i in range(len(run) - size + 1):
@@ -1044,8 +1068,9 @@ def _values_named(content: str, said: str) -> set[str]:
 
 def _named_as_before(said: str, known: Sequence[tuple[str, str]], whole: str = "") -> list[str]:
     """Ids of known memories whose value the user's own statements ``said`` name as the one
-    of before, or ``whole`` (all the sentence) names as gone."""
-    if _TRIP.search(said):
+    of before, or ``whole`` (all the sentence) names as gone, when it also says something
+    changed."""
+    if _TRIP.search(said) or not _CHANGED_NOW.search(whole or said):
         return []
     said = f"{said} {whole}" if whole else said
     ids = []
@@ -1063,39 +1088,42 @@ def _named_as_before(said: str, known: Sequence[tuple[str, str]], whole: str = "
             for value in values
         ):
             continue  # "之前在阿里的时候…现在还在阿里": still so
-        for value in values:
-            folded = value.casefold()
-            pattern = (
-                rf"(?<![A-Za-z0-9]){re.escape(folded)}(?![A-Za-z0-9])"
-                if folded.isascii()
-                else re.escape(folded)
-            )
-            for found in re.finditer(pattern, lowered):
-                before, after = said[: found.start()], said[found.end() :]
-                if re.match(r"(?:'s|’s)\s+(?!gone|no more|history)\w|-\w", after):
-                    continue  # a part of the value ("Stripe's first hackathon", "Berlin-Mitte")
-                if re.match(
-                    r"[^，,。！？\s]{0,2}?(?:开会|出差|面试|参观|培训|交流|吃饭|玩|见客户|拜访)",
-                    after,
-                ):
-                    continue  # a visit ("之前在阿里开会的时候")
-                own = found.start() < len(said) - len(whole) - 1 if whole else True
-                if _GONE.search(after) or (
-                    own
-                    and (
-                        _BEFORE_EN.search(before)
-                        or (
-                            CJK_RE.search(said)
-                            and (_BEFORE_ZH.search(before) or _AFTER_ZH.search(after))
-                        )
-                    )
-                ):
-                    ids.append(entry_id)
-                    break
-            else:
-                continue
-            break
+        if any(_named_before(said, lowered, value, whole) for value in values):
+            ids.append(entry_id)
     return ids
+
+
+def _named_before(said: str, lowered: str, value: str, whole: str) -> bool:
+    """True when ``said`` names ``value`` as the one of before."""
+    folded = value.casefold()
+    pattern = (
+        rf"(?<![A-Za-z0-9]){re.escape(folded)}(?![A-Za-z0-9])"
+        if folded.isascii()
+        else re.escape(folded)
+    )
+    chinese = bool(CJK_RE.search(said))
+    for found in re.finditer(pattern, lowered):
+        before, after = said[: found.start()], said[found.end() :]
+        # A part of a longer name or of a thing ("Stripe's first hackathon", "Berlin-Mitte",
+        # "Apple Watch"), a visit or a thing done once ("之前在阿里开会", "用Python写过").
+        if re.match(r"(?:'s|’s)\s+(?!gone|no more|history)\w|-\w|\s+[A-Z]", after):
+            continue
+        if chinese and _ONCE_ZH.match(after):
+            continue
+        own = found.start() < len(said) - len(whole) - 1 if whole else True
+        if _GONE.search(after):
+            return True
+        if not own:
+            continue
+        if _BEFORE_EN.search(before):
+            return True
+        if chinese and (
+            _BEFORE_ZH.search(before)
+            or _AFTER_ZH.search(after)
+            or (_WAS_AT_ZH.search(before) and _THEN_ZH.search(after))
+        ):
+            return True
+    return False
 
 
 def _kept_within(said: str, content: str) -> bool:

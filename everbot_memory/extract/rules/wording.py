@@ -492,7 +492,9 @@ def _said_of_old(rest: str, old: str) -> str:
     found = re.search(rf"{edge}{re.escape(old)}", rest, re.I)
     if not found:
         return rest
-    cut = max(rest.rfind(mark, 0, found.start()) for mark in ",，;；.。!！?？ ")
+    # A space separates clauses only in Chinese typed without commas.
+    marks = ",，;；.。!！?？" + (" " if CJK_RE.search(old) else "")
+    cut = max(rest.rfind(mark, 0, found.start()) for mark in marks)
     return rest[:cut].rstrip(",，;；、 ") if cut >= 0 else rest
 
 
