@@ -1312,3 +1312,30 @@ def test_a_correction_never_leaves_a_clause_cut_in_the_middle() -> None:
         "I live in Bradford",
         "I live in Bradford, my office is still in Leeds though",
     )
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        (
+            "my new boss Priya actually answers emails, after three years of Tom",
+            "[k1] The user's manager is Tom.",
+        ),
+        ("we broke up last month, it's fine, honestly", "[k1] The user's boyfriend is Leo."),
+        ("跟阿杰已经分了 现在一个人挺好", "[k1] 用户的男朋友叫阿杰"),
+    ],
+)
+def test_a_new_manager_or_a_parting_retires_the_old_memory(said: str, known: str) -> None:
+    assert ("k1",) in _retired(said, known.removeprefix("[k1] "))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "we split up the work so I only do the frontend now",
+        "我们分了三组 我在第二组",
+        "my sister and her boyfriend split up",
+    ],
+)
+def test_parting_words_about_other_things_retire_no_partner(said: str) -> None:
+    assert not any(_retired(said, "The user's girlfriend is Chloe."))

@@ -591,7 +591,8 @@ _ROLE_MEMORY = re.compile(
 _MANAGER_EN = re.compile(
     rf"\b(?:report(?:ing)? to|new (?:manager|boss|lead) is|my (?:manager|boss|lead) is now)"
     rf" (?P<a>{_NAME})(?= now|,|\.|!|$| instead| since| after)"
-    rf"|\bmy new (?:manager|boss|lead),? (?P<b>{_NAME})(?= is| has| seems| was| wants|,|\.|!|$)",
+    # "my new boss Aisha actually reads the docs": the name, then what is said of them.
+    rf"|\bmy new (?:manager|boss|lead|team lead|supervisor),? (?P<b>{_NAME})(?=\s+[a-z]|,|\.|!|$)",
     re.I,
 )
 
@@ -1189,7 +1190,7 @@ def _named_as_still(lowered: str, old: str) -> bool:
     as the one left ("my job is still in Dallas", "I told my Dallas friends")."""
     return old.casefold() in lowered and not re.search(
         # "the old Queens place", "my former employer Shopify": named as the one before.
-        rf"(?:from|left|quit|off|instead of|从|离开|离职"
+        rf"(?:from|left|quit|off|instead of|after (?:\w+ ){{0,3}}of|从|离开|离职"
         rf"|\b(?:old|former|previous|ex-)(?:\s*[a-z]+)?)\s*{re.escape(old.casefold())}"
         # "网易那边已经交接完了": the old one named before the words of leaving.
         rf"|{re.escape(old.casefold())}[^，,。]{{0,6}}(?:交接完|离职|辞职|不干了|走人)",

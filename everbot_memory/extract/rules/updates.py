@@ -416,6 +416,31 @@ _BROKE_UP = re.compile(
 )
 
 
+# The user and their partner parted ("we split up in march", "跟小敏已经分了"); "we split up
+# the work", "分了三组" part nothing.
+_PARTED = re.compile(
+    r"\b(?:we|i) (?:broke up|split up|separated|called it quits)\b(?! (?:the|it|into|our|work|tasks))"
+    r"|\b(?:i )?broke up with\b|分手了|(?:跟|和)[^，,。！？\s]{1,4}(?:已经)?分了(?![\u4e00-\u9fff])"
+    r"|我们(?:已经)?分了(?![\u4e00-\u9fff])|离婚了",
+    re.I,
+)
+_PARTNER_MEMORY = re.compile(
+    r"\b(?:girlfriend|boyfriend|partner|fianc[ée]e?|wife|husband)\b|女朋友|男朋友|女友|男友|对象|未婚[夫妻]|老婆|老公",
+    re.I,
+)
+
+
+def _parted(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories of the user's partner, when ``said`` says they parted."""
+    if not _PARTED.search(said) or _SOMEONE_ELSES.search(said):
+        return []
+    return [
+        entry_id
+        for entry_id, content in known
+        if _PARTNER_MEMORY.search(content) and not re.search(r"\bex\b|前任|前女友|前男友", content)
+    ]
+
+
 def _partner_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     """Ids of known memories that the user is single, when ``said`` names their partner."""
     if not _PARTNER.search(said) or _SOMEONE_ELSES.search(said) or _BROKE_UP.search(said):
@@ -934,6 +959,7 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
         + _left_values(said, known)
         + _tool_changes(said, known)
         + _named_as_before(said, known, whole)
+        + _parted(said, known)
     )
     if _CHANGE.search(said):
         # In Chinese a name is a character pair like any other ("阿里", "上海"): with a word
@@ -1008,7 +1034,7 @@ _GONE = re.compile(
 )
 _BEFORE_ZH = re.compile(r"(?:以前|之前|曾经|从前)(?:在|用|做|当|住在?|开)$")
 _AFTER_ZH = re.compile(
-    r"^[^，,。！？!?；;\s]{0,6}?(?:跑路了|离职了|停机了|停用了|不用了|没用了|没碰了|没碰过|注销|卖掉了|卖了"
+    r"^[^，,。！？!?；;\s]{0,10}?(?:跑路了|离职了|停机了|停用了|不用了|没用了|没碰了|没碰过|注销|销掉|销户|卖掉了|卖了"
     r"|搬走了|不干了|退会了)"
 )
 # "我在乐刻那会儿": where the user was, back then.
