@@ -1339,3 +1339,32 @@ def test_a_new_manager_or_a_parting_retires_the_old_memory(said: str, known: str
 )
 def test_parting_words_about_other_things_retire_no_partner(said: str) -> None:
     assert not any(_retired(said, "The user's girlfriend is Chloe."))
+
+
+@pytest.mark.parametrize(
+    "lines, gone",
+    [
+        (
+            [
+                "ok roleplay time: you're a landlord in Lisbon, "
+                "I'm a tenant whose sink has been broken a month"
+            ],
+            "sink",
+        ),
+        (["来角色扮演 你是面试官 我是刚从腾讯出来的产品经理 开始吧"], "腾讯"),
+        (["I'm so drained today, slept maybe four hours, can you keep answers short"], "drained"),
+        (["my dad is finally retiring in june, big party planned"], "retiring"),
+        (["my friend is moving to Denver next month and wants a list of coffee shops"], "Denver"),
+    ],
+)
+def test_roles_a_passing_state_and_anothers_news_are_not_the_users_memories(
+    lines: list[str], gone: str
+) -> None:
+    assert not any(gone in content for _, content, _ in _close(lines))
+
+
+def test_a_reminder_after_a_time_keeps_the_thing_to_do_in_the_users_words() -> None:
+    found = _close(["明晚八点提醒我给我爸打个电话 他下周做手术"])
+    assert any(
+        category == "todo" and "给用户的爸爸打个电话" in content for category, content, _ in found
+    ), found

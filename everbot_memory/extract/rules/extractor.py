@@ -288,7 +288,7 @@ _NOT_ABOUT_USER = re.compile(
     # A reaction, unless the user's own news follows it ("ok I'm doing a surprise dinner...").
     r"|^(?:lol|haha|ok|okay|cool|nice|great|thanks|thank you|thx|sure|yes|yeah|yep|no|nope|hmm)\b"
     r"(?![\s,.!]*(?:(?:so|and|but|btw|anyway)[\s,]+)?(?:i|i'm|im|i've|i'll|my|we're|we've)\b)"
-    r"|帮我|帮忙|麻烦你?|请你?|你能|能不能|可不可以|给我|把这|翻成|推荐|在线等"
+    r"|帮我|帮忙|麻烦你?|请你?|你能|能不能|可不可以|给我(?![妈爸们家哥姐弟妹老爷奶外婆公儿女])|把这|翻成|推荐|在线等"
     r"|^(?:知道|好的|好吧|行|嗯|哈哈|卧槽|可以了|收到|谢谢|感谢)",
     re.I,
 )
@@ -548,9 +548,35 @@ _SOMEONE_ELSE = re.compile(
     r"^(?:(?:lol|omg|ugh|so|and|also|btw)[, ]+)*(?:my|our) (?:\w+ )?(?:friend|friends|coworker|"
     r"co-worker|colleague|boss|manager|brother|sister|cousin|neighbou?r|roommate|flatmate|"
     r"classmate|aunt|uncle|brother-in-law|sister-in-law|teammate|team mate|team lead|tech lead|"
-    r"intern|new hire|landlord|landlady|mentor|client|customer)s?\b(?!'s name)"
+    r"intern|new hire|landlord|landlady|mentor|client|customer|mom|mum|dad|mother|father|"
+    r"parents|grandma|grandpa|grandmother|grandfather|in-laws|stepmom|stepdad)s?\b(?!'s name)"
     r"|^(?:笑死|哈哈+|唉|对了)?[，, ]*(?:我|我们)(?:的)?(?:朋友|同事|领导|老板|上司|妹妹?|姐姐?|哥哥?|弟弟?|"
-    r"表[哥姐弟妹]|堂[哥姐弟妹]|室友|邻居|同学|舍友|楼下|隔壁)",
+    r"表[哥姐弟妹]|堂[哥姐弟妹]|室友|邻居|同学|舍友|楼下|隔壁|妈|爸|爸妈|父母|奶奶|爷爷|外婆|外公|姥姥|姥爷"
+    r"|婆婆|公公|岳父|岳母)",
+    re.I,
+)
+
+
+# A role to play ("let's do a little roleplay... you're a barista in Madrid, I'm a customer
+# who just moved from Tokyo", "来玩个剧本杀 你是侦探 我是…"): what the user says in it is the
+# role's, not theirs.
+_ROLES = re.compile(
+    r"\byou(?:'re| are| play| will be) (?:a|an|the|my) [^.!?]{1,40}\bI(?:'m| am| will be| play|'ll be)"
+    r" (?:a|an|the|your)\b|你(?:来)?(?:当|演|是)[^，,。！？]{1,10}[，,\s]+我(?:来)?(?:当|演|是)",
+    re.I,
+)
+_ROLE_PLAY = re.compile(
+    r"\b(?:role-?play|roleplay|let'?s pretend|pretend (?:you'?re|to be|i'?m)|play (?:the )?(?:role|part)"
+    rf" of)\b|剧本杀|角色扮演|{_ROLES.pattern}",
+    re.I,
+)
+# A state of the day, not of the user ("I'm wrecked today, barely slept and my head is
+# pounding", "今天累死了").
+_PASSING = re.compile(
+    r"(?=.*\b(?:today|tonight|this morning|this afternoon|right now|rn)\b)"
+    r"(?=.*\b(?:tired|wrecked|exhausted|sleepy|sick|hungover|wiped|dead|stressed|pounding|"
+    r"headache|slept|knackered|drained|cranky|grumpy)\b)(?!.*\b(?:always|usually|every|since)\b)"
+    r"|(?=.*(?:今天|今晚|这会儿|刚才))(?=.*(?:累|困|头疼|头痛|难受|没睡好|烦死|气死))(?!.*(?:每天|一直|总是|经常))",
     re.I,
 )
 
@@ -1004,7 +1030,16 @@ class RuleExtractor:
         for saids in said_by_message:
             last, last_start = "", len(found)
             message_start, forgotten = len(found), set()
+            playing = False
             for said in saids:
+                # After a role is set up, the message speaks in it; the setup itself is the
+                # user's ("let's do a little roleplay to practise my spanish"), the roles not.
+                if playing:
+                    continue
+                if _ROLE_PLAY.search(said):
+                    playing = True
+                    if _ROLES.search(said):
+                        continue
                 if _TASK_FOR_ASSISTANT.search(said) and not _OWN_TEXT.search(said):
                     continue  # "帮我翻译：我现在在字节工作了": the words are the text's, not the user's
                 previous, last = last, said
@@ -1144,10 +1179,26 @@ class RuleExtractor:
         asked = statement(_without_request(said))
         # "提醒我下周一给房东转房租": asking to be reminded says there is something to do.
         reminder = bool(re.search(r"提醒|remind", said) and not re.search(r"提醒|remind", asked))
+        # "明早七点提醒我给我妈打电话": the request after the time, taken out where it stands.
+        inside = re.search(r"(?:记得|请你?|麻烦你?|你)?提醒(?:我|一下)(?:一下)?[，,]?", asked)
+        if inside and inside.start() <= 10:
+            asked, reminder = asked[: inside.start()] + asked[inside.end() :], True
         said = asked
         day = resolve_date(said, today)
         if (
             not (reminder or _PLAN.search(said))
+            # Another's plan ("my friend is moving to Berlin next month"), unless it is an
+            # event the user goes to ("我表妹婚礼是 18 号").
+            or (
+                _SOMEONE_ELSE.search(said)
+                and not reminder
+                and not re.search(
+                    r"\b(?:wedding|birthday|bday|party|graduation|funeral|shower|recital)\b"
+                    r"|婚礼|生日|满月|寿宴|葬礼|毕业典礼|聚会|喜酒",
+                    said,
+                    re.I,
+                )
+            )
             or _ASKS.search(said)
             or _QUESTION_ZH.search(said)
             or _RECURRING.search(said)
@@ -1198,7 +1249,7 @@ class RuleExtractor:
         if _too_long(said):
             return None
         said = statement(said)
-        if selector is None or not judged(said):
+        if selector is None or not judged(said) or _PASSING.search(said):
             return None
         verdict = selector.judge(said)
         if verdict.probability < selector.threshold_for(said):
