@@ -10,7 +10,7 @@ import re
 from array import array
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from itertools import accumulate, islice, repeat
+from itertools import accumulate, repeat
 from operator import add
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,7 @@ from ..core.clock import iso, utcnow
 from ..core.entry import but_score
 from ..core.profile import is_source, profile_lines
 from ..core.rules import ACTIVE_MIN_SCORE
-from ..core.scoring import file_order
+from ..core.scoring import sort_entries
 from .content import UNSAFE_RE, fence, json_string
 from .grammar import (
     ACTIVE,
@@ -146,7 +146,7 @@ def render_parts(doc: Document, *, reuse: bool = False, head: str = "") -> Body:
     (:func:`render_header`), is put before it in the same bytes, which are then the whole
     file: a large file is not copied once more to join them.
     """
-    entries = sorted(doc.entries, key=file_order)
+    entries = sort_entries(doc.entries)
     split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
     sources: dict[str, tuple[MemoryEntry, bytes]] = {}
     fresh: list[MemoryEntry] = []
@@ -273,14 +273,15 @@ def _starts(
         before = out[done:index]
         line += sum(map(bytes.count, before, repeat(b"\n"))) + len(before)
         byte += sum(map(len, before)) + len(before)
-        done = index
         texts = out[index : index + 2 * count : 2]
         # Each text takes its lines and a blank one; its bytes and two line breaks.
         steps = map(add, map(bytes.count, texts, repeat(b"\n")), repeat(2))
-        lines.extend(islice(accumulate(steps, initial=line), count))
-        offsets.extend(
-            islice(accumulate(map(add, map(len, texts), repeat(2)), initial=byte), count)
-        )
+        lines.extend(accumulate(steps, initial=line))
+        offsets.extend(accumulate(map(add, map(len, texts), repeat(2)), initial=byte))
+        # The last of each: where what follows the section's texts begins (they are not
+        # counted again there).
+        line, byte = lines.pop(), offsets.pop()
+        done = index + 2 * count
     return lines, offsets
 
 

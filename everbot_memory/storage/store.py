@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from itertools import compress, repeat
-from operator import attrgetter, gt
+from operator import attrgetter, gt, is_not, itemgetter
 from pathlib import Path
 
 from ..core.clock import iso, utcnow
@@ -596,6 +596,8 @@ class MemoryStore:
 
 
 _ID = attrgetter("id")
+_FIRST = itemgetter(0)
+_UNKNOWN = (None, b"")
 
 _PROBE_NOTE = "The end of the entries checked."
 _PROBE_STAMP = "2000-01-01T00:00:00Z"
@@ -716,12 +718,15 @@ def _scrub_new(
     """
     if not known and not checked:
         return _scrub(entries)
-    get = known.get
+    # The entry each one was in ``known`` (None: not there), found by C loops: a file may
+    # hold 100,000 memories, and most saves change one.
+    olds = list(map(_FIRST, map(known.get, map(_ID, entries), repeat(_UNKNOWN))))
+    others = compress(range(len(entries)), map(is_not, olds, entries))
     places = [
         n
-        for n, e in enumerate(entries)
-        if ((s := get(e.id)) is None or (s[0] is not e and s[0].content != e.content))
-        and id(e) not in checked
+        for n in others
+        if ((old := olds[n]) is None or old.content != entries[n].content)
+        and id(entries[n]) not in checked
     ]
     out = list(entries)
     warnings: list[str] = []
