@@ -41,10 +41,10 @@ from array import array
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from itertools import chain, compress, repeat
-from operator import add, attrgetter, eq, is_, itemgetter, mul, sub
+from operator import add, attrgetter, eq, is_, itemgetter, le, mul, sub
 from typing import Any, NamedTuple
 
-from ..core.entry import FIELDS, MemoryEntry, restored
+from ..core.entry import FIELDS, MemoryEntry, exhaust, restored
 from ..core.scoring import steady_until
 from ..document.model import Document
 from ..document.parse import parse
@@ -71,10 +71,10 @@ _FRAME = 26
 #: the parse of, and a line break: what a writer reads to tell that the record is still the
 #: one it read, and ends with the version it read.
 _TRAILER = 82
-#: The record is written whole again once its parts after the first take more than this
-#: many times the first one's bytes (each costs every reader a checksum), or its rows number
-#: more than this many times the entries (rows of versions gone).
-_GROWTH = 2
+#: The record is written whole again once its parts after the first would take more bytes
+#: than the first one (each costs every reader a read and a checksum), or once more than
+#: one row in :data:`_DEAD` is of no entry of its last version (a reader makes every row).
+_DEAD = 8
 
 
 def _columns(entries: Sequence[MemoryEntry]) -> list[list[Any]]:
@@ -156,7 +156,9 @@ class Record(NamedTuple):
 class Log(NamedTuple):
     """What a writer needs to append the parse of its next version to the record: the
     version the record ends with, its entries' ids in file order and the row each one is,
-    how many rows the record holds, its size, and the size of its first part."""
+    how many rows the record holds, its size, the size of its first part, and its mark;
+    and, when a merge settled that version, the moment it brought the entries to and when
+    the score of each row's entry next changes (0: not known), by row."""
 
     version: str
     ids: list[str]
@@ -165,6 +167,8 @@ class Log(NamedTuple):
     size: int
     first: int
     mark: str
+    settled: float | None = None
+    until: array[float] | None = None
 
     def trailer(self, version: str) -> bytes:
         """What ends a part of this record that is the parse of ``version``."""
@@ -194,29 +198,84 @@ def record(
     entries = doc.entries
     ids = list(map(attrgetter("id"), entries))
     path = files.hook_file(FILE)
+    at = None if settled is None else settled[0].timestamp()
     with contextlib.suppress(OSError):
         if after is not None and _ends_with(path, after):
             rows = _rows(after, ids, kept.fresh)
             if rows is not None:
                 new, order = rows
+                total = after.total + len(new)
+                until = _until(entries, settled, order, after)
                 added = [entries[n] for n in new]
-                part = _part(version, kept, settled, after.mark, added, order, after.version)
-                if after.size + len(part) <= (_GROWTH + 1) * after.first:
+                part = _part(version, kept, at, until, after.mark, added, order, after.version)
+                if after.size + len(part) <= 2 * after.first:
                     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
                     try:
                         _write_all(fd, part)
                     finally:
                         os.close(fd)
-                    total, size = after.total + len(new), after.size + len(part)
-                    return Log(version, ids, order, total, size, after.first, after.mark)
+                    size = after.size + len(part)
+                    by_row = _by_row(until, order, total)
+                    return Log(
+                        version, ids, order, total, size, after.first, after.mark, at, by_row
+                    )
         mark = os.urandom(8).hex()
-        part = _part(version, kept, settled, mark, entries)
+        until = _until(entries, settled)
+        part = _part(version, kept, at, until, mark, entries)
         from .atomic import write_atomically
 
         write_atomically(path, [part], durable=False)
         count = len(entries)
-        return Log(version, ids, array("q", range(count)), count, len(part), len(part), mark)
+        order = array("q", range(count))
+        by_row = _by_row(until, order, count)
+        return Log(version, ids, order, count, len(part), len(part), mark, at, by_row)
     return None
+
+
+def _until(
+    entries: Sequence[MemoryEntry],
+    settled: tuple[datetime, Collection[int] | None] | None,
+    order: Sequence[int] = (),
+    after: Log | None = None,
+) -> Sequence[float]:
+    """When the score of each of ``entries`` (in file order) next changes, when a merge
+    brought them to ``settled`` (see :func:`record`); () when none did.
+
+    An entry the record ``after`` holds unchanged (its row, in ``order``) keeps the moment
+    kept for it there while that moment is still ahead: decay changes nothing before it.
+    Only the others are worked out (C loops: a file may hold 100,000 memories)."""
+    if settled is None:
+        return ()
+    at = settled[0].timestamp()
+    count = len(entries)
+    if after is None or after.until is None or after.settled is None or after.settled > at:
+        until: list[float] = [0.0] * count
+        places: list[int] = list(range(count))
+    else:
+        # The new rows have none kept (0: worked out below, as every moment not ahead).
+        known = after.until + array("d", bytes(8 * (max(order, default=-1) + 1 - after.total)))
+        until = list(map(known.__getitem__, order))
+        places = list(compress(range(count), map(le, until, repeat(at))))
+    if places:
+        seconds = timedelta.total_seconds
+        some = list(map(entries.__getitem__, places))
+        last = map(seconds, map(sub, map(attrgetter("last_activated"), some), repeat(_EPOCH)))
+        expiring = map(attrgetter("expires_at"), some)
+        expires = [None if value is None else seconds(value - _EPOCH) for value in expiring]
+        exhaust(map(until.__setitem__, places, steady_until(list(last), expires, at)))
+    if settled[1] is not None:
+        # 0 for an entry the merge did not make (a person's, merged in by the save).
+        until = list(map(mul, map(settled[1].__contains__, map(id, entries)), until))
+    return until
+
+
+def _by_row(until: Sequence[float], order: Sequence[int], total: int) -> array[float] | None:
+    """``until`` (by entry, in file order; () for none) by row: 0 for a row of no entry."""
+    if not until:
+        return None
+    by_row = array("d", bytes(8 * total))
+    exhaust(map(by_row.__setitem__, order, until))
+    return by_row
 
 
 def _ends_with(path: os.PathLike[str], log: Log) -> bool:
@@ -242,8 +301,8 @@ def _rows(
         row_of.pop(gone, None)
     rows: list[int | None] = list(map(row_of.get, ids))
     new = list(compress(range(len(ids)), map(is_, rows, repeat(None))))
-    if 2 * len(new) > len(ids) or after.total + len(new) > _GROWTH * len(ids) + 64:
-        return None  # most rows new, or no longer held by any version: written whole
+    if 2 * len(new) > len(ids) or after.total + len(new) > len(ids) + len(ids) // _DEAD + 64:
+        return None  # most rows new, or too many of no entry: written whole
     for number, at in enumerate(new, after.total):
         rows[at] = number
     return new, array("q", rows)  # type: ignore[arg-type]  # none is None now
@@ -258,31 +317,18 @@ def _write_all(fd: int, data: bytes) -> None:
 def _part(
     version: str,
     kept: Record,
-    settled: tuple[datetime, Collection[int] | None] | None,
+    at: float | None,
+    until: Sequence[float],
     mark: str,
     new: Sequence[MemoryEntry],
     order: array[int] | None = None,
     since: str | None = None,
 ) -> bytes:
     """One part of the record ``mark``, framed: the whole parse (``since`` None), or the
-    change from the version ``since``: the rows ``new``, and each entry's row (``order``)."""
+    change from the version ``since``: the rows ``new``, and each entry's row (``order``);
+    with the moment a merge settled the entries at (None: none did) and when each one's
+    score next changes (see :func:`_until`)."""
     doc = kept.doc
-    until: Sequence[float] = ()
-    at: float | None = None
-    if settled is not None:
-        at = settled[0].timestamp()
-        seconds = timedelta.total_seconds
-        last = map(
-            seconds, map(sub, map(attrgetter("last_activated"), doc.entries), repeat(_EPOCH))
-        )
-        expiring = map(attrgetter("expires_at"), doc.entries)
-        expires = [None if value is None else seconds(value - _EPOCH) for value in expiring]
-        times = steady_until(list(last), expires, at)
-        until = times
-        if settled[1] is not None:
-            # 0 for an entry the merge did not make (a person's, merged in by the save).
-            known = map(settled[1].__contains__, map(id, doc.entries))
-            until = list(map(mul, known, times))
     head = {
         "format": FORMAT,
         "marshal": _MARSHAL,
@@ -296,17 +342,23 @@ def _part(
         "notes": doc.notes,
         "profile": doc.profile,
         "derived": None if doc.derived is None else [list(doc.derived[0]), list(doc.derived[1])],
-        # Each entry's place: 8-byte numbers, in this machine's order.
+        # Each entry's place: numbers of "width" bytes, in this machine's order.
         "order": sys.byteorder,
         "skip": kept.skip,
         "before": kept.before,
         "settled": at,
     }
+    places = [kept.lines, kept.offsets, kept.sizes, *([] if order is None else [order])]
+    # The numbers in 4 bytes each when they fit (most files: under 2 GB), else in 8.
+    wide = any(max(numbers, default=0) >= 1 << 31 for numbers in places)
+    head["places"] = typecode = "q" if wide else "i"
+    head["width"] = array(typecode).itemsize
+    narrow: list[array[int] | None] = [array(typecode, numbers) for numbers in places]
+    narrow += [None] * (4 - len(narrow))  # no order: the rows are the entries, in order
+    rest = marshal.dumps((narrow, array("d", until).tobytes()), _MARSHAL)
     rows = marshal.dumps(_columns(new), _MARSHAL)
     head["size"] = len(rows)  # the rows' bytes, after the head: the places follow them
     encoded = json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    places = (kept.lines, kept.offsets, kept.sizes, order)
-    rest = marshal.dumps((places, array("d", until).tobytes()), _MARSHAL)
     payload = b"".join((encoded, b"\n", rows, rest))
     # Against damage, not tampering: the file it describes is the one to trust.
     frame = b"%016x %08x\n" % (len(payload), zlib.crc32(payload))
@@ -394,16 +446,21 @@ def read(files: SideFiles, version: str, text: bytes) -> tuple[Document, Log] | 
         total = len(columns[0])
         end = parts[-1]
         places, until = marshal.loads(end.payload[end.rows + end.head["size"] :])
-        starts, offsets, sizes = (array("q", place) for place in places[:3])
-        order = array("q", range(total)) if places[3] is None else array("q", places[3])
-        if len(parts) > 1 and places[3] is None:
+        typecode = head["places"]
+        if typecode not in ("i", "q") or array(typecode).itemsize != head["width"]:
+            return None
+        starts, offsets, sizes = (array(typecode, place) for place in places[:3])
+        whole = places[3] is None
+        order = array(typecode, range(total) if whole else places[3])
+        if len(parts) > 1 and whole:
             return None
         if len(order) != head["count"] or (order and not 0 <= min(order) <= max(order) < total):
             return None
-        if places[3] is not None:
-            columns = [list(map(column.__getitem__, order)) for column in columns]
+        # Every row made (few are of no entry: see _DEAD), then each entry's picked.
         entries = _entries(columns)
         del columns
+        if not whole:
+            entries = list(map(entries.__getitem__, order))
         if not len(entries) == len(starts) == len(offsets) == len(sizes) == head["count"]:
             return None
         settled = head["settled"]
@@ -428,6 +485,8 @@ def read(files: SideFiles, version: str, text: bytes) -> tuple[Document, Log] | 
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, EOFError):
         return None  # not a record this version wrote: parse the file
     mark = str(parts[0].head["mark"])
+    settled_at = None if doc_steady is None else doc_steady[0]
+    by_row = None if doc_steady is None else _by_row(moments, order, total)
     del data, parts
     ids = list(map(attrgetter("id"), entries))
     if len(set(ids)) != len(ids):
@@ -437,7 +496,7 @@ def read(files: SideFiles, version: str, text: bytes) -> tuple[Document, Log] | 
         return None
     doc.lines.update(zip(ids, map(add, starts, repeat(head["skip"])), strict=True))
     doc.sources.update(zip(ids, zip(entries, texts, strict=True), strict=True))
-    return doc, Log(version, ids, order, total, size, first, mark)
+    return doc, Log(version, ids, order, total, size, first, mark, settled_at, by_row)
 
 
 def document(files: SideFiles, version: str, text: bytes) -> Document | None:
