@@ -200,7 +200,8 @@ def record(
     path = files.hook_file(FILE)
     at = None if settled is None else settled[0].timestamp()
     with contextlib.suppress(OSError):
-        if after is not None and _ends_with(path, after):
+        # (Most memories rendered anew, as on the first merge of a day: written whole.)
+        if after is not None and 2 * len(kept.fresh) <= len(ids) and _ends_with(path, after):
             rows = _rows(after, ids, kept.fresh)
             if rows is not None:
                 new, order = rows
