@@ -244,3 +244,28 @@ def test_the_moments_kept_by_each_merge_are_those_of_every_memory_worked_out_ane
             last = [e.last_activated.timestamp() for e in entries]
             expires = [None if e.expires_at is None else e.expires_at.timestamp() for e in entries]
             assert list(until) == steady_until(last, expires, when)
+
+
+def test_a_merge_that_only_removes_keeps_the_moments_of_the_rest(memory_path: Path) -> None:
+    from everbot_memory.storage import parsed
+    from everbot_memory.storage.atomic import digest
+    from everbot_memory.storage.paths import SideFiles
+
+    entries = [
+        make_entry(f"m{n}", f"The user noted fact number {n}.", 0.9, at=T0 - n * HOUR * 5)
+        for n in range(60)
+    ]
+    MemoryStore(memory_path).save(entries, settled=T0)
+    for step, when in enumerate((T0 + HOUR, T0 + 2 * HOUR)):
+        store = MemoryStore(memory_path)
+        loaded = store.load()
+        store.save(loaded[:-1], settled=when)  # the last one forgotten, nothing added
+        data = memory_path.read_bytes()
+        found = parsed.read(SideFiles.of(memory_path), digest(data) or "", data)
+        assert found is not None and found[0].steady is not None
+        at, kept, until = found[0].steady
+        assert at == when.timestamp() and len(kept) == 59 - step
+        last = [e.last_activated.timestamp() for e in kept]
+        assert list(until) == steady_until(last, [None] * len(kept), at)
+    record = SideFiles.of(memory_path).hook_file(parsed.FILE).read_bytes()
+    assert len(parsed._parts(record)) == 3  # appended to, twice

@@ -206,7 +206,7 @@ def record(
             if rows is not None:
                 new, order = rows
                 total = after.total + len(new)
-                until = _until(entries, settled, order, after)
+                until = _until(entries, settled, order, after, len(new))
                 added = [entries[n] for n in new]
                 part = _part(version, kept, at, until, after.mark, added, order, after.version)
                 if after.size + len(part) <= 2 * after.first:
@@ -238,13 +238,15 @@ def _until(
     settled: tuple[datetime, Collection[int] | None] | None,
     order: Sequence[int] = (),
     after: Log | None = None,
+    added: int = 0,
 ) -> Sequence[float]:
     """When the score of each of ``entries`` (in file order) next changes, when a merge
     brought them to ``settled`` (see :func:`record`); () when none did.
 
-    An entry the record ``after`` holds unchanged (its row, in ``order``) keeps the moment
-    kept for it there while that moment is still ahead: decay changes nothing before it.
-    Only the others are worked out (C loops: a file may hold 100,000 memories)."""
+    An entry the record ``after`` holds unchanged (its row, in ``order``, where ``added``
+    rows follow ``after``'s own) keeps the moment kept for it there while that moment is
+    still ahead: decay changes nothing before it. Only the others are worked out (C loops:
+    a file may hold 100,000 memories)."""
     if settled is None:
         return ()
     at = settled[0].timestamp()
@@ -254,7 +256,7 @@ def _until(
         places: list[int] = list(range(count))
     else:
         # The new rows have none kept (0: worked out below, as every moment not ahead).
-        known = after.until + array("d", bytes(8 * (max(order, default=-1) + 1 - after.total)))
+        known = after.until + array("d", bytes(8 * added))
         until = list(map(known.__getitem__, order))
         places = list(compress(range(count), map(le, until, repeat(at))))
     if places:

@@ -463,11 +463,11 @@ class MemoryStore:
                     new_doc.version = result.version
                     self._loaded, self._sources = (result.version, new_doc), ()
                     cached.put()
-                    # The record ends with the version the save was made from: its change
-                    # is appended to it.
-                    after = self._log if doc.version == snapshot.version else None
-                    if after is not None and after.version != doc.version:
-                        after = None
+                    # A record of the version this save was made from (the one its texts
+                    # came from) takes the change appended to it.
+                    log = self._log
+                    same = log is not None and log.version == doc.version == snapshot.version
+                    after = log if same else None
                     self._record(result.version, header, rendered, new_doc, by_merge, after)
                     for _, token in pending:
                         if token not in unmerged:
