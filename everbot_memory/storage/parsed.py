@@ -210,11 +210,10 @@ def record(
                 added = [entries[n] for n in new]
                 part = _part(version, kept, at, until, after.mark, added, order, after.version)
                 if after.size + len(part) <= 2 * after.first:
-                    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-                    try:
-                        _write_all(fd, part)
-                    finally:
-                        os.close(fd)
+                    # Appended: a reader meanwhile finds this part cut short, and stops
+                    # before it (as after a crash in the middle of it).
+                    with open(path, "ab") as handle:
+                        handle.write(part)
                     size = after.size + len(part)
                     by_row = _by_row(until, order, total)
                     return Log(
@@ -309,12 +308,6 @@ def _rows(
     for number, at in enumerate(new, after.total):
         rows[at] = number
     return new, array("q", rows)  # type: ignore[arg-type]  # none is None now
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 def _part(
