@@ -13,7 +13,10 @@ Prints medians and ratios:
   first merge of a new day, when every memory has decayed and each one's score changes).
 - save: ``MemoryStore.save`` of one changed entry against writing the file's bytes with a
   ``.bak`` and fsync (:func:`write_bytes`), taken in turn; wall time, and CPU time (which a
-  busy machine disturbs less).
+  busy machine disturbs less). Then 30 such saves in a row: their mean and slowest, the
+  mean against the floor (a save appends its change to the parse record, and now and then
+  writes the record whole again: the mean counts those), and a load by a new process after
+  them (reading the record as those saves left it).
 - load: ``MemoryStore.load`` against markdown-it-py's own parse of the same file.
 - writers: 1, 2, 4 and 8 processes merging into a 1,000-entry file at once: merges a second.
 
@@ -194,6 +197,7 @@ from bench_writes import write_bytes
 from everbot_memory import MemoryStore
 
 path, repeat = Path(sys.argv[1]), int(sys.argv[2])
+SAVES = 30
 text = path.read_text(encoding="utf-8")
 
 def median(function):
@@ -233,12 +237,25 @@ for _ in range(repeat):
         times[name][1].append(time.process_time() - cpu)
 saved, floor = (statistics.median(times[n][0]) for n in ("save", "floor"))
 saved_cpu, floor_cpu = (statistics.median(times[n][1]) for n in ("save", "floor"))
+# Many saves in a row, each of one changed memory: the mean counts the ones that write a side
+# file whole again now and then (the parse record, once its appended parts pile up).
+row = []
+for _ in range(SAVES):
+    start = time.perf_counter()
+    save()
+    row.append(time.perf_counter() - start)
+mean = statistics.mean(row)
+# What those saves leave for the next process: a load reading the record they kept.
+after = median(lambda: MemoryStore(path).load())
 print(f"  load:         {load * 1000:8.1f} ms   markdown-it-py {parse * 1000:8.1f} ms   "
       f"ratio {load / parse:5.2f}x")
 print(f"  save:         {saved * 1000:8.1f} ms   bytes+.bak+fsync {floor * 1000:8.1f} ms   "
       f"ratio {saved / floor:5.2f}x")
 print(f"  save (cpu):   {saved_cpu * 1000:8.1f} ms   bytes+.bak+fsync {floor_cpu * 1000:8.1f} ms   "
       f"ratio {saved_cpu / floor_cpu:5.2f}x")
+print(f"  {SAVES} saves:    mean {mean * 1000:6.1f} ms   max {max(row) * 1000:6.1f} ms   "
+      f"ratio of the mean {mean / floor:5.2f}x")
+print(f"  load after:   {after * 1000:8.1f} ms   (a new process, after those saves)")
 """
 
 

@@ -427,3 +427,76 @@ def test_every_old_record_still_stands_for_the_project_after_the_user_starts_ove
     assert _hits(project) == before
     user.close_transcript(second, session_id="s2")  # and again: nothing new anywhere
     assert _hits(project) == before
+
+
+def _damage(data: bytes, how: str) -> bytes:
+    if how == "truncated":
+        return data[: len(data) // 2]
+    if how == "corrupted":
+        middle = len(data) // 2
+        return data[:middle] + bytes([data[middle] ^ 0x5A]) + data[middle + 1 :]
+    return data + b"\x00garbage\xff{not json]" * 5  # appended to
+
+
+def _answers(path: Path, now: float) -> tuple[object, ...]:
+    """What a load, recall and each hook give for the file at ``path``."""
+    import shutil
+
+    from everbot_memory.document import parse
+
+    places = [Place("file", path)]
+    hits = tuple(
+        tuple(hit.entry.id for hit in RecallIndex.for_file(path).search(q, k=5)) for q in QUERIES
+    )
+    answers = (
+        MemoryStore(path).load(),
+        parse(path.read_text(encoding="utf-8")).entries,
+        hits,
+        service.session_start(places, "start", now),
+        tuple(service.prompt_recall(places, f"p{n}", q, now) for n, q in enumerate(QUERIES)),
+    )
+    shutil.rmtree(SideFiles.of(path).shown, ignore_errors=True)  # sessions shown: none
+    return answers
+
+
+@pytest.mark.parametrize("how", ["truncated", "corrupted", "appended"])
+@pytest.mark.parametrize(
+    "name", ["parsed", "hook-search.json", "hook-prompt.json", "hook-lines", "versions", "index"]
+)
+def test_a_damaged_side_file_never_changes_what_is_read(
+    tmp_path: Path, name: str, how: str
+) -> None:
+    import shutil
+
+    path = tmp_path / "kept" / "MEMORY.md"
+    path.parent.mkdir()
+    _save(path, _entries(30))
+    for step in range(4):  # saves that append to the record and splice the hooks' files
+        store = MemoryStore(path)
+        entries = store.load()
+        changed = entries[step].replace(content=f"{entries[step].content} Noted again {step}.")
+        store.save([*entries[:step], changed, *entries[step + 1 :]])
+    now = (NOW + timedelta(hours=1)).timestamp()
+    RecallIndex.for_file(path).search("warm the index", k=1)  # its cache, to damage too
+    # What the file alone gives: a copy of it with no side files at all.
+    alone = tmp_path / "alone" / "MEMORY.md"
+    alone.parent.mkdir()
+    shutil.copyfile(path, alone)
+    expected = _answers(alone, now)
+    assert expected[0] == expected[1]
+    folder = SideFiles.of(path).folder
+    target = folder / name
+    if name == "versions":
+        target = max(target.glob("*.gz"))  # the engine's newest version
+    assert target.is_file(), sorted(p.name for p in folder.iterdir())
+    target.write_bytes(_damage(target.read_bytes(), how))
+    assert _answers(path, now) == expected
+    # And a save after it leaves files that read as the file does.
+    store = MemoryStore(path)
+    entries = store.load()
+    store.save([*entries, make_entry("z9999", "The user keeps bees on the roof.", 0.7, at=NOW)])
+    again = _answers(path, now)
+    assert again[0] == again[1]
+    shutil.copyfile(path, alone)
+    shutil.rmtree(SideFiles.of(alone).folder)
+    assert again == _answers(alone, now)

@@ -4,6 +4,7 @@ or a record that does not check out, is parsed as always."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import marshal
 import sys
@@ -74,6 +75,23 @@ def _same(doc: Document, text: str) -> None:
         k: v[1] for k, v in expected.sources.items()
     }
     assert all(doc.sources[k][0] == v[0] for k, v in expected.sources.items())
+
+
+def _split(part: bytes) -> tuple[dict[str, Any], bytes, bytes, bytes]:
+    """A record's first part taken apart: its head, its rows, its places, its trailer."""
+    size = int(part[:16], 16)
+    payload, trailer = part[26 : 26 + size], part[26 + size :][: parsed_module._TRAILER]
+    cut = payload.index(b"\n")
+    head = json.loads(payload[:cut])
+    rows = payload[cut + 1 : cut + 1 + head["size"]]
+    return head, rows, payload[cut + 1 + head["size"] :], trailer
+
+
+def _framed(head: dict[str, Any], rows: bytes, rest: bytes, trailer: bytes) -> bytes:
+    """A part made of these pieces, framed and checksummed as a record's are."""
+    head = {**head, "size": len(rows)}
+    payload = json.dumps(head, separators=(",", ":")).encode() + b"\n" + rows + rest
+    return b"%016x %08x\n" % (len(payload), zlib.crc32(payload)) + payload + trailer
 
 
 def _person_text(path: Path) -> None:
@@ -149,24 +167,26 @@ def test_a_record_that_does_not_check_out_is_ignored(
         # Checksummed right, but not the columns of entries (one column short, or columns of
         # the wrong kinds of value), or not where the entries' texts are (each a byte off,
         # or counted in characters, as an older format did): a save would write those cuts.
-        first, second = data.find(b"\n"), data.find(b"\n", data.find(b"\n") + 1)
-        columns, (lines, places, sizes), until = marshal.loads(data[second + 1 :])
-        offsets = array("q", places)
+        head, rows, rest, trailer = _split(data)
+        columns = marshal.loads(rows)
+        (lines, places, sizes, order), until = marshal.loads(rest)
+        typecode = head["places"]
+        offsets = array(typecode, places)
         if damage == "shape":
             columns = columns[1:]
         elif damage == "values":
             columns = [["text"]] * len(columns)
         elif damage == "places":
-            offsets = array("q", [at + 1 for at in offsets])
+            offsets = array(typecode, [at + 1 for at in offsets])
         else:
             raw = memory_path.read_bytes()
-            before = json.loads(data[first + 1 : second])["before"]  # the header: ASCII
-            chars = array("q", [len(raw[: before + at].decode()) - before for at in offsets])
+            before = head["before"]  # the header: ASCII
+            chars = array(typecode, [len(raw[: before + at].decode()) - before for at in offsets])
             assert chars != offsets  # a memory in Chinese comes before some
             offsets = chars
-        changed = (columns, (lines, offsets, sizes), until)
-        rest = data[first + 1 : second + 1] + marshal.dumps(changed, parsed_module._MARSHAL)
-        data = b"%08x\n" % zlib.crc32(rest) + rest
+        rows = marshal.dumps(columns, parsed_module._MARSHAL)
+        rest = marshal.dumps(((lines, offsets, sizes, order), until), parsed_module._MARSHAL)
+        data = _framed(head, rows, rest, trailer)
     else:
         # Still well-formed, what the file holds besides its entries changed: the checksum
         # covers the head too.
@@ -301,3 +321,188 @@ def test_the_hooks_rebuild_their_files_from_the_record(
     memory_path.write_text(text.replace("over unittest", "over nose"), encoding="utf-8")
     _, rows = refresh(memory_path, later)
     assert parses and any("over nose" in row for row in rows.rows)
+
+
+def _recorded(path: Path) -> Document | None:
+    """What a new process reads from the record for the file as it is (None: it parses)."""
+    from everbot_memory.storage.atomic import digest
+
+    data = path.read_bytes()
+    return parsed_module.document(SideFiles.of(path), digest(data) or "", data)
+
+
+def _record_of(path: Path) -> Path:
+    return SideFiles.of(path).hook_file(parsed_module.FILE)
+
+
+def _edits(entries: list[MemoryEntry], step: int) -> list[MemoryEntry]:
+    """One of a few kinds of change, by ``step``: a memory changed, added, removed, rescored
+    (moved to the other section), or several at once."""
+    kind = step % 5
+    if kind == 0:
+        return [entries[0].replace(content=f"Changed at step {step}."), *entries[1:]]
+    if kind == 1:
+        return [*entries, make_entry(f"n{step}", f"A memory added at step {step}.", 0.55)]
+    if kind == 2:
+        return entries[:1] + entries[2:]
+    if kind == 3:
+        last = entries[-1]
+        moved = last.replace(score=0.1 if last.score >= 0.2 else 0.9)
+        return [*entries[:-1], moved]
+    changed = [e.replace(content=e.content + " Again.") for e in entries[::3]]
+    return changed + [e for n, e in enumerate(entries) if n % 3]
+
+
+@pytest.mark.parametrize("new_process", [False, True])
+def test_each_save_appends_its_change_to_the_record(
+    memory_path: Path, parses: list[int], new_process: bool
+) -> None:
+    MemoryStore(memory_path).save(
+        [*_entries(), *(make_entry(f"m{n}", f"Memory {n}.") for n in range(200))]
+    )
+    first = _record_of(memory_path).read_bytes()
+    store = MemoryStore(memory_path)
+    entries = store.load()
+    for step in range(4):  # (more, and the record is written whole again: see below)
+        if new_process:
+            store = MemoryStore(memory_path)
+            entries = store.load()
+        entries = _edits(entries, step)
+        store.save(entries)
+        parses.clear()
+        loaded = MemoryStore(memory_path).load()
+        assert parses == []  # a new process reads the record
+        assert loaded == parse(memory_path.read_text(encoding="utf-8")).entries
+        entries = store.load()
+        record = _record_of(memory_path).read_bytes()
+        assert record.startswith(first) and len(record) > len(first)  # appended to
+        doc = _recorded(memory_path)
+        assert doc is not None
+        _same(doc, memory_path.read_text(encoding="utf-8"))
+        first = record
+
+
+def test_a_record_grown_enough_is_written_whole_again(memory_path: Path) -> None:
+    entries = [make_entry(f"m{n}", f"Memory number {n}.", 0.3 + n / 100) for n in range(30)]
+    MemoryStore(memory_path).save(entries)
+    size = len(_record_of(memory_path).read_bytes())
+    store = MemoryStore(memory_path)
+    entries = store.load()
+    sizes = []
+    for step in range(40):
+        entries = [entries[0].replace(content=f"Changed {step} times."), *entries[1:]]
+        store.save(entries)
+        sizes.append(len(_record_of(memory_path).read_bytes()))
+    assert max(sizes) <= 3 * size  # the first part, as many bytes of parts, and one more
+    assert any(b < a for a, b in itertools.pairwise(sizes))  # written whole again
+    doc = _recorded(memory_path)
+    assert doc is not None
+    _same(doc, memory_path.read_text(encoding="utf-8"))
+
+
+def _damaged(record: bytes, damage: str, other: bytes) -> bytes:
+    """``record`` (a first part and parts appended) damaged in one way."""
+    if damage == "cut-last":
+        return record[:-40]
+    if damage == "cut-trailer":
+        return record[:-1]
+    if damage == "flip-middle":
+        middle = len(record) * 2 // 3
+        return record[:middle] + bytes([record[middle] ^ 0x55]) + record[middle + 1 :]
+    if damage == "garbage":
+        return record + b"\x00\xff not a part at all\n" * 3
+    if damage == "frame":
+        return record + b"%016x %08x\n" % (10, 0) + b"0123456789"
+    if damage == "other-record":
+        # A part written for another record (another file's, or one written whole again).
+        size = int(other[:16], 16) + 26 + parsed_module._TRAILER
+        return record + other[size:]
+    if damage == "empty":
+        return b""
+    raise AssertionError(damage)
+
+
+_DAMAGE = ["cut-last", "cut-trailer", "flip-middle", "garbage", "frame", "other-record", "empty"]
+
+
+@pytest.mark.parametrize("damage", _DAMAGE)
+def test_a_damaged_chain_of_parts_is_never_trusted(
+    memory_path: Path, parses: list[int], damage: str
+) -> None:
+    # Another file's record, with parts appended, to take a part from.
+    other_path = memory_path.with_name("OTHER.md")
+    other = MemoryStore(other_path)
+    other.save(_entries())
+    other.save([*other.load(), make_entry("o1", "Another file's memory.", 0.5)])
+    other.save([*other.load(), make_entry("o2", "And another one.", 0.5)])
+    store = MemoryStore(memory_path)
+    store.save(_entries())
+    for step in range(4):
+        store.save(_edits(store.load(), step))
+    record = _record_of(memory_path)
+    record.write_bytes(_damaged(record.read_bytes(), damage, _record_of(other_path).read_bytes()))
+    text = memory_path.read_text(encoding="utf-8")
+    found = _recorded(memory_path)
+    if found is not None:  # what is read is what a parse gives, or nothing
+        _same(found, text)
+    parses.clear()
+    later = MemoryStore(memory_path)
+    doc = later.load_document()
+    _same(doc, text)
+    if damage in ("garbage", "frame", "other-record"):
+        assert parses == []  # the parts before the damage still stand for this version
+    # Saves after it keep a record that reads as the file does.
+    for step in range(4, 7):
+        later.save(_edits(later.load(), step))
+        found = _recorded(memory_path)
+        assert found is not None
+        _same(found, memory_path.read_text(encoding="utf-8"))
+        assert MemoryStore(memory_path).load() == parse(memory_path.read_text("utf-8")).entries
+
+
+def test_a_file_put_back_to_an_earlier_version_is_read_as_that_version(
+    memory_path: Path,
+) -> None:
+    store = MemoryStore(memory_path)
+    store.save([*_entries(), *(make_entry(f"m{n}", f"Memory {n}.") for n in range(200))])
+    texts = []
+    for step in range(3):
+        store.save(_edits(store.load(), step))
+        texts.append(memory_path.read_bytes())
+    memory_path.write_bytes(texts[1])  # as an undo in an editor leaves it
+    doc = _recorded(memory_path)
+    assert doc is not None  # the record's parts up to that version
+    _same(doc, texts[1].decode())
+    # The next save writes a record that reads as the file does.
+    later = MemoryStore(memory_path)
+    later.save(_edits(later.load(), 7))
+    found = _recorded(memory_path)
+    assert found is not None
+    _same(found, memory_path.read_text(encoding="utf-8"))
+
+
+_STEPS = st.lists(st.tuples(st.integers(0, 4), st.booleans()), min_size=1, max_size=12)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=_STEPS)
+def test_property_a_record_with_parts_appended_reads_as_a_parse(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[int, bool]]
+) -> None:
+    path = tmp_path_factory.mktemp("chain") / "MEMORY.md"
+    store = MemoryStore(path)
+    store.save(_entries())
+    entries = store.load()
+    for number, (kind, new_process) in enumerate(steps):
+        if new_process:
+            store = MemoryStore(path)
+            entries = store.load()
+        entries = _edits(entries, kind + 5 * number)
+        store.save(entries)
+        entries = store.load()
+        text = path.read_text(encoding="utf-8")
+        found = _recorded(path)
+        assert found is not None
+        _same(found, text)

@@ -380,7 +380,7 @@ def _all_files(folder: Path) -> dict[str, str]:
             if path.name == "index":
                 # Its postings are lists of entry numbers ("1234:3"), not text: a PIN of four
                 # digits would be found there in any file of more than that many entries.
-                index = json.loads(text)
+                index = json.loads(text.split("\n", 1)[1])  # after its checksum
                 text = json.dumps({k: v for k, v in index.items() if k != "postings"})
                 text += " " + " ".join(k for k in index["postings"])
             texts[str(path.relative_to(folder))] = text

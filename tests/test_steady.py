@@ -210,3 +210,62 @@ def test_a_persons_change_merged_into_a_save_is_not_taken_as_scored(memory_path:
     # Only what the engine's own save brought is known to be scored: the memory it added,
     # not the person's version of the others.
     assert steady == {id(by_id["n1"])}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=3 * 86_400), min_size=1, max_size=6))
+def test_the_moments_kept_by_each_merge_are_those_of_every_memory_worked_out_anew(
+    gaps: list[int],
+) -> None:
+    import tempfile
+
+    from everbot_memory.storage import parsed
+    from everbot_memory.storage.atomic import digest
+    from everbot_memory.storage.paths import SideFiles
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "MEMORY.md"
+        MemoryStore(path).save(
+            [
+                make_entry(f"m{n}", f"The user noted fact number {n}.", 0.9, at=T0 - n * HOUR * 7)
+                for n in range(60)
+            ]
+        )
+        now = T0
+        for number, gap in enumerate(gaps):
+            now += timedelta(seconds=gap)
+            _merge(path, f"The user plays game number {number} on Sundays.", now)
+            _as_scored_anew(path, now)
+            data = path.read_bytes()
+            found = parsed.read(SideFiles.of(path), digest(data) or "", data)
+            assert found is not None and found[0].steady is not None
+            when, entries, until = found[0].steady
+            assert when == now.timestamp()
+            last = [e.last_activated.timestamp() for e in entries]
+            expires = [None if e.expires_at is None else e.expires_at.timestamp() for e in entries]
+            assert list(until) == steady_until(last, expires, when)
+
+
+def test_a_merge_that_only_removes_keeps_the_moments_of_the_rest(memory_path: Path) -> None:
+    from everbot_memory.storage import parsed
+    from everbot_memory.storage.atomic import digest
+    from everbot_memory.storage.paths import SideFiles
+
+    entries = [
+        make_entry(f"m{n}", f"The user noted fact number {n}.", 0.9, at=T0 - n * HOUR * 5)
+        for n in range(60)
+    ]
+    MemoryStore(memory_path).save(entries, settled=T0)
+    for step, when in enumerate((T0 + HOUR, T0 + 2 * HOUR)):
+        store = MemoryStore(memory_path)
+        loaded = store.load()
+        store.save(loaded[:-1], settled=when)  # the last one forgotten, nothing added
+        data = memory_path.read_bytes()
+        found = parsed.read(SideFiles.of(memory_path), digest(data) or "", data)
+        assert found is not None and found[0].steady is not None
+        at, kept, until = found[0].steady
+        assert at == when.timestamp() and len(kept) == 59 - step
+        last = [e.last_activated.timestamp() for e in kept]
+        assert list(until) == steady_until(last, [None] * len(kept), at)
+    record = SideFiles.of(memory_path).hook_file(parsed.FILE).read_bytes()
+    assert len(parsed._parts(record)) == 3  # appended to, twice

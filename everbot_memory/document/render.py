@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from itertools import accumulate, islice, repeat
-from operator import add
-from typing import TYPE_CHECKING
+from itertools import accumulate, compress, repeat
+from operator import add, attrgetter, is_not, itemgetter
+from typing import TYPE_CHECKING, cast
 
 from ..core import profile as _profile
 from ..core.clock import iso, utcnow
 from ..core.entry import but_score
 from ..core.profile import is_source, profile_lines
 from ..core.rules import ACTIVE_MIN_SCORE
-from ..core.scoring import file_order
+from ..core.scoring import sort_entries
 from .content import UNSAFE_RE, fence, json_string
 from .grammar import (
     ACTIVE,
@@ -146,38 +147,42 @@ def render_parts(doc: Document, *, reuse: bool = False, head: str = "") -> Body:
     (:func:`render_header`), is put before it in the same bytes, which are then the whole
     file: a large file is not copied once more to join them.
     """
-    entries = sorted(doc.entries, key=file_order)
-    split = next((n for n, e in enumerate(entries) if e.score < ACTIVE_MIN_SCORE), len(entries))
-    sources: dict[str, tuple[MemoryEntry, bytes]] = {}
+    entries = sort_entries(doc.entries)
+    # The first Archived one (scores descending: found by halving, not by looking at each).
+    split = bisect_right(entries, -ACTIVE_MIN_SCORE, key=_minus_score)
     fresh: list[MemoryEntry] = []
     rescored: list[MemoryEntry] = []
-    get = (doc.sources if reuse else {}).get
+    # Each entry's text as last written, found by C loops: every memory of every save (a file
+    # may hold 100,000), most of them unchanged.
+    ids = list(map(_ID, entries))
+    known = cast("dict[str, tuple[MemoryEntry | None, bytes]]", doc.sources if reuse else {})
+    found = list(map(known.get, ids, repeat(_NONE)))
+    # Only the entries that are not the very ones written are looked at one by one.
+    for n in compress(range(len(entries)), map(is_not, map(_FIRST, found), entries)):
+        entry, (old, written) = entries[n], found[n]
+        if old is not None and old.score == entry.score and old == entry:
+            found[n] = (entry, written)
+        else:
+            text = None if old is None else _rescored((old, written), entry)
+            if text is None:
+                text = render_entry(entry).encode("utf-8")
+            else:
+                rescored.append(entry)
+            found[n] = (entry, text)
+            fresh.append(entry)
+    # (An id twice: its last text, at its first place.) Every entry has its text now.
+    sources = cast("dict[str, tuple[MemoryEntry, bytes]]", dict(zip(ids, found, strict=True)))
+    texts = list(map(_SECOND, found))
     body: list[bytes] = []
     sections: list[tuple[int, int]] = []  # where each section's texts are in body, how many
-    for title, section in ((ACTIVE, entries[:split]), (ARCHIVED, entries[split:])):
+    for title, section in ((ACTIVE, texts[:split]), (ARCHIVED, texts[split:])):
         body += [f"## {title}".encode(), b""]
-        texts: list[bytes] = []
-        for entry in section:  # every memory of every save: kept lean
-            source = get(entry.id)
-            if source is None or source[0] is not entry:
-                if source is not None and source[0].score == entry.score and source[0] == entry:
-                    source = (entry, source[1])
-                else:
-                    text = None if source is None else _rescored(source, entry)
-                    if text is None:
-                        text = render_entry(entry).encode("utf-8")
-                    else:
-                        rescored.append(entry)
-                    source = (entry, text)
-                    fresh.append(entry)
-            sources[entry.id] = source
-            texts.append(source[1])
-        if texts:
+        if section:
             # Each text, then a blank line: joined once with the rest (a large file's body is
             # tens of MB, not to be copied twice).
-            sections.append((len(body), len(texts)))
-            spaced = [b""] * (2 * len(texts))
-            spaced[::2] = texts
+            sections.append((len(body), len(section)))
+            spaced = [b""] * (2 * len(section))
+            spaced[::2] = section
             body += spaced
     person = tuple(doc.profile)
     whole = len(sources) == len(entries)  # no id twice: the sources are all the entries
@@ -216,6 +221,17 @@ def render_parts(doc: Document, *, reuse: bool = False, head: str = "") -> Body:
     starts = _starts(lines, len(before), sections) if whole else None
     size = len(head.encode("utf-8"))
     return Body(b"\n".join(lines), sources, fresh, profile, derived, starts, size, rescored)
+
+
+_ID = attrgetter("id")
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
+#: What an entry not written before is found as.
+_NONE: tuple[MemoryEntry | None, bytes] = (None, b"")
+
+
+def _minus_score(entry: MemoryEntry) -> float:
+    return -entry.score
 
 
 def _rescored(source: tuple[MemoryEntry, bytes], entry: MemoryEntry) -> bytes | None:
@@ -273,14 +289,15 @@ def _starts(
         before = out[done:index]
         line += sum(map(bytes.count, before, repeat(b"\n"))) + len(before)
         byte += sum(map(len, before)) + len(before)
-        done = index
         texts = out[index : index + 2 * count : 2]
         # Each text takes its lines and a blank one; its bytes and two line breaks.
         steps = map(add, map(bytes.count, texts, repeat(b"\n")), repeat(2))
-        lines.extend(islice(accumulate(steps, initial=line), count))
-        offsets.extend(
-            islice(accumulate(map(add, map(len, texts), repeat(2)), initial=byte), count)
-        )
+        lines.extend(accumulate(steps, initial=line))
+        offsets.extend(accumulate(map(add, map(len, texts), repeat(2)), initial=byte))
+        # The last of each: where what follows the section's texts begins (they are not
+        # counted again there).
+        line, byte = lines.pop(), offsets.pop()
+        done = index + 2 * count
     return lines, offsets
 
 

@@ -51,7 +51,8 @@ _TIME_FIELDS = frozenset({"created_at", "last_activated", "base_at", "expires_at
 
 __all__ = ["RELEVANCE_FLOOR", "WEIGHTS", "Hit", "RecallIndex"]
 
-_INDEX_VERSION = 5  # 4: irregular verbs; 5: lazy postings and entries
+#: 4: irregular verbs; 5: lazy postings and entries; 6: a checksum before the JSON.
+_INDEX_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -309,9 +310,16 @@ def _encode_postings(postings: list[tuple[int, int]]) -> str:
 def _read_cache(path: Path, digest: str) -> RecallIndex | None:
     """The index cached for the file whose sha256 is ``digest``, if the cache holds it; None
     for no cache, a stale one or a damaged one (it is then rebuilt from the file)."""
+    import zlib
+
     try:
         with open(path, "rb") as handle:
-            data = json.loads(handle.read())
+            raw = handle.read()
+        # The first line: a checksum of the rest. A byte changed anywhere (a disk's damage,
+        # an edit by hand) is found here, not as a wrong score or text at search time.
+        if raw[8:9] != b"\n" or b"%08x" % zlib.crc32(memoryview(raw)[9:]) != raw[:8]:
+            return None
+        data = json.loads(raw[9:])
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("sha256") != digest:
@@ -326,8 +334,6 @@ def _read_cache(path: Path, digest: str) -> RecallIndex | None:
         return None
     if not isinstance(data.get("postings"), dict) or not isinstance(data.get("replaced"), list):
         return None
-    # Damage past these checks (an unreadable entry or posting) surfaces as an error when a
-    # search reaches it; the cache is a file the engine alone writes.
     return RecallIndex._from_cache(data, digest)
 
 
@@ -369,6 +375,8 @@ def _write_cache(path: Path, index: RecallIndex) -> None:
         ensure_ascii=False,
         separators=(",", ":"),
     ).encode("utf-8")
+    import zlib
+
     # The cache only saves time: a folder it cannot be written to costs a rebuild next time.
     with contextlib.suppress(OSError):
-        write_atomically(path, payload)
+        write_atomically(path, [b"%08x\n" % zlib.crc32(payload), payload])

@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from itertools import compress, repeat
-from operator import attrgetter, gt
+from operator import attrgetter, gt, is_not, itemgetter
 from pathlib import Path
 
 from ..core.clock import iso, utcnow
@@ -85,6 +85,9 @@ class MemoryStore:
         self._sources: tuple[str, ...] = ()  # the versions the loaded document holds
         #: The version whose parse is recorded beside the file, as far as this store knows.
         self._recorded: str | None = None
+        #: The record as this store last read or wrote it (see ``storage/parsed.py``): a
+        #: save from its version appends its change to it.
+        self._log: parsed.Log | None = None
         #: What the last save redacted or dropped.
         self.warnings: list[str] = []
         #: The last bytes (their version) that looked unfinished but stayed as they were for
@@ -128,9 +131,11 @@ class MemoryStore:
         if snapshot.data is None or snapshot.version is None:
             return Document(), ()
         # The record is of bytes the engine wrote: the file is decoded only to be parsed.
-        recorded = parsed.document(self.files, snapshot.version, snapshot.data)
-        doc = parse(self._text(snapshot), now) if recorded is None else recorded
-        self._recorded = None if recorded is None else snapshot.version
+        found = parsed.read(self.files, snapshot.version, snapshot.data)
+        doc = parse(self._text(snapshot), now) if found is None else found[0]
+        self._recorded = None if found is None else snapshot.version
+        if found is not None:
+            self._log = found[1]
         doc.version = snapshot.version
         if self.journal.scrubbed(snapshot.version) != scrub_mark():
             # Only text the engine wrote is known to be canonical and free of secrets (checked
@@ -458,7 +463,12 @@ class MemoryStore:
                     new_doc.version = result.version
                     self._loaded, self._sources = (result.version, new_doc), ()
                     cached.put()
-                    self._record(result.version, header, rendered, new_doc, by_merge)
+                    # A record of the version this save was made from (the one its texts
+                    # came from) takes the change appended to it.
+                    log = self._log
+                    same = log is not None and log.version == doc.version == snapshot.version
+                    after = log if same else None
+                    self._record(result.version, header, rendered, new_doc, by_merge, after)
                     for _, token in pending:
                         if token not in unmerged:
                             self.backend.release(token)
@@ -481,13 +491,15 @@ class MemoryStore:
         rendered: Body,
         doc: Document,
         settled: tuple[datetime, set[int] | None] | None = None,
+        after: parsed.Log | None = None,
     ) -> None:
         """Keep the parse of the version just written (or found unchanged) for the next
         process that reads it (see ``storage/parsed.py``), with ``settled``: the moment a
-        merge brought the entries to, and which entries (by ``id()``; None: all)."""
+        merge brought the entries to, and which entries (by ``id()``; None: all).
+        ``after``: the record of the version ``rendered`` was made from, to append to."""
         found = parsed.of_save(header, rendered, doc)
         if found is not None:
-            parsed.record(self.files, version, found, settled)
+            self._log = parsed.record(self.files, version, found, settled, after)
             self._recorded = version
 
     def _read_settled(self, *, force: bool = False) -> Snapshot:
@@ -584,6 +596,8 @@ class MemoryStore:
 
 
 _ID = attrgetter("id")
+_FIRST = itemgetter(0)
+_UNKNOWN = (None, b"")
 
 _PROBE_NOTE = "The end of the entries checked."
 _PROBE_STAMP = "2000-01-01T00:00:00Z"
@@ -704,12 +718,15 @@ def _scrub_new(
     """
     if not known and not checked:
         return _scrub(entries)
-    get = known.get
+    # The entry each one was in ``known`` (None: not there), found by C loops: a file may
+    # hold 100,000 memories, and most saves change one.
+    olds = list(map(_FIRST, map(known.get, map(_ID, entries), repeat(_UNKNOWN))))
+    others = compress(range(len(entries)), map(is_not, olds, entries))
     places = [
         n
-        for n, e in enumerate(entries)
-        if ((s := get(e.id)) is None or (s[0] is not e and s[0].content != e.content))
-        and id(e) not in checked
+        for n in others
+        if ((old := olds[n]) is None or old.content != entries[n].content)
+        and id(entries[n]) not in checked
     ]
     out = list(entries)
     warnings: list[str] = []
