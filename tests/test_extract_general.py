@@ -1353,13 +1353,9 @@ def test_parting_words_about_other_things_retire_no_partner(said: str) -> None:
         ),
         (["来角色扮演 你是面试官 我是刚从腾讯出来的产品经理 开始吧"], "腾讯"),
         (["I'm so drained today, slept maybe four hours, can you keep answers short"], "drained"),
-        (["my dad is finally retiring in june, big party planned"], "retiring"),
-        (["my friend is moving to Denver next month and wants a list of coffee shops"], "Denver"),
     ],
 )
-def test_roles_a_passing_state_and_anothers_news_are_not_the_users_memories(
-    lines: list[str], gone: str
-) -> None:
+def test_roles_and_a_passing_state_are_not_the_users_memories(lines: list[str], gone: str) -> None:
     assert not any(gone in content for _, content, _ in _close(lines))
 
 
@@ -1368,3 +1364,51 @@ def test_a_reminder_after_a_time_keeps_the_thing_to_do_in_the_users_words() -> N
     assert any(
         category == "todo" and "给用户的爸爸打个电话" in content for category, content, _ in found
     ), found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "we split up in groups of three for the project",
+        "we broke up for lunch and came back at 2",
+        "我爸和我妈十年前就离婚了",
+        "这个月房租跟室友分了，一人一半",
+    ],
+)
+def test_splitting_other_things_retires_no_partner(said: str) -> None:
+    known = "The user's girlfriend is Chloe." if said.isascii() else "用户的女朋友叫小敏。"
+    assert not any(_retired(said, known))
+
+
+@pytest.mark.parametrize(
+    "lines, kept",
+    [
+        (["My mom and I moved to Austin last month."], "Austin"),
+        (
+            ["my parents are flying in on friday and I need to pick them up at the airport"],
+            "airport",
+        ),
+        (
+            ["you're a lifesaver, I'm a mess today. I just started at Google as a data engineer."],
+            "Google",
+        ),
+        (["Let's roleplay a job interview. My interview at Stripe is next Tuesday."], "Stripe"),
+        (
+            ["I'm so tired today, I've been working night shifts at the hospital for a year."],
+            "night shifts",
+        ),
+    ],
+)
+def test_family_compliments_and_role_play_setups_keep_the_users_facts(
+    lines: list[str], kept: str
+) -> None:
+    assert any(kept in content for _, content, _ in _close(lines)), _close(lines)
+
+
+@pytest.mark.parametrize("said", ["老板提醒我明天交报告", "医生提醒我下周复查"])
+def test_someone_elses_reminder_keeps_who_reminded(said: str) -> None:
+    assert not any(re.match(r"用户(?:老板|医生)", content) for _, content, _ in _close([said]))
+
+
+def test_a_capitalized_word_after_my_new_boss_is_no_name() -> None:
+    assert not any(_retired("my new boss LOVES meetings", "The user's manager is Kevin."))

@@ -592,7 +592,8 @@ _MANAGER_EN = re.compile(
     rf"\b(?:report(?:ing)? to|new (?:manager|boss|lead) is|my (?:manager|boss|lead) is now)"
     rf" (?P<a>{_NAME})(?= now|,|\.|!|$| instead| since| after)"
     # "my new boss Aisha actually reads the docs": the name, then what is said of them.
-    rf"|\bmy new (?:manager|boss|lead|team lead|supervisor),? (?P<b>{_NAME})(?=\s+[a-z]|,|\.|!|$)",
+    rf"|\bmy new (?:manager|boss|lead|team lead|supervisor),? (?P<b>(?-i:[A-Z][a-z]+(?: [A-Z][a-z]+)?))"
+    r"(?=\s+[a-z]|'s\b|,|\.|!|$)",
     re.I,
 )
 

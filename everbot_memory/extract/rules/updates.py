@@ -416,29 +416,58 @@ _BROKE_UP = re.compile(
 )
 
 
-# The user and their partner parted ("we split up in march", "跟小敏已经分了"); "we split up
-# the work", "分了三组" part nothing.
+# The user and their partner parted, said as a clause of its own ("we broke up last month",
+# "nah we split up in march, all good", "我们分手了") or with the partner's name ("跟小敏已经分
+# 了", "I broke up with Chloe"). "we split up in groups of three", "we broke up for lunch",
+# "房租跟室友分了", "我舅舅离婚了" part nothing of the user's.
+_WHEN_PARTED = (
+    r"(?: (?:last (?:week|month|year|summer|spring|fall|autumn|winter|night)|in (?:jan|feb|mar|apr|"
+    r"may|jun|jul|aug|sep|oct|nov|dec)\w*|(?:a|two|three|a few|a couple of) (?:days?|weeks?|"
+    r"months?|years?) ago|recently|a while (?:ago|back)))?"
+)
 _PARTED = re.compile(
-    r"\b(?:we|i) (?:broke up|split up|separated|called it quits)\b(?! (?:the|it|into|our|work|tasks))"
-    r"|\b(?:i )?broke up with\b|分手了|(?:跟|和)[^，,。！？\s]{1,4}(?:已经)?分了(?![\u4e00-\u9fff])"
-    r"|我们(?:已经)?分了(?![\u4e00-\u9fff])|离婚了",
+    r"(?:^|[,.;!?]\s*)(?:(?:so|well|yeah|nah|but|and|ok|anyway|actually),? )*(?:we|me and \w+) "
+    rf"(?:(?:finally|officially|just) )?(?:broke up|split up|split|separated){_WHEN_PARTED}"
+    r"(?=\s*(?:[,.;!?]|$|and\b|but\b|so\b))"
+    r"|\b(?:i(?:'m| am| got)?|we(?:'re| are| got)?) (?:getting )?divorced\b"
+    r"|(?:^|[，,。！!\s])(?:我们|我俩)(?:已经|上个月|刚|早就)?(?:分手了|离婚了|分了)(?=[，,。！!\s]|$)",
     re.I,
 )
 _PARTNER_MEMORY = re.compile(
     r"\b(?:girlfriend|boyfriend|partner|fianc[ée]e?|wife|husband)\b|女朋友|男朋友|女友|男友|对象|未婚[夫妻]|老婆|老公",
     re.I,
 )
+_PARTNER_NAME = re.compile(
+    r"\b(?:girlfriend|boyfriend|partner|fianc[ée]e?|wife|husband)(?: is| named| called)? "
+    r"(?-i:([A-Z][a-z]+))|(?:女朋友|男朋友|女友|男友|对象|老婆|老公)(?:叫|是)([\u4e00-\u9fff]{1,3})",
+    re.I,
+)
 
 
 def _parted(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     """Ids of known memories of the user's partner, when ``said`` says they parted."""
-    if not _PARTED.search(said) or _SOMEONE_ELSES.search(said):
+    if _SOMEONE_ELSES.search(said):
         return []
-    return [
-        entry_id
-        for entry_id, content in known
-        if _PARTNER_MEMORY.search(content) and not re.search(r"\bex\b|前任|前女友|前男友", content)
-    ]
+    ids = []
+    for entry_id, content in known:
+        if not _PARTNER_MEMORY.search(content) or re.search(r"\bex\b|前任|前女友|前男友", content):
+            continue
+        if bool(CJK_RE.search(content)) != bool(CJK_RE.search(said)):
+            continue  # a memory in the other language is about whoever it names
+        named = _PARTNER_NAME.search(content)
+        name = re.escape(named.group(1) or named.group(2)) if named else None
+        if _PARTED.search(said) or (
+            name
+            and re.search(
+                rf"\b(?:i broke up with|i split (?:up )?with|i left|i dumped) {name}\b"
+                rf"|\b{name} (?:and i (?:broke up|split up|separated)|broke up with me|dumped me|left me)\b"
+                rf"|(?:跟|和){name}(?:已经|早就|上个月|刚)?(?:分手|分了|离婚)",
+                said,
+                re.I,
+            )
+        ):
+            ids.append(entry_id)
+    return ids
 
 
 def _partner_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:

@@ -289,7 +289,7 @@ def zh_third_person(text: str) -> str:
     text = text.strip().rstrip("。！!.")
     text = re.sub(r"^我们", "团队", text)
     # "我妈" is the user's mother ("用户的妈妈", not "用户妈").
-    text = re.sub(r"(?<![自忘本唯])我(?:的)?(妈|爸)(?![妈爸])", r"用户的\1\1", text)
+    text = re.sub(r"(?<![自忘本唯])我(?:的)?(妈|爸)(?![妈爸呀啊])", r"用户的\1\1", text)
     # Every "我" is the user, not only a leading one ("…班主任点名要我去" too); "我们" stays.
     return re.sub(r"(?<![自忘本唯])我(?!们|行我素)", "用户", text)
 
@@ -355,7 +355,8 @@ def about_the_user(said: str) -> str:
         if "我们" in text or "咱们" in text or "你" in text:
             return f"用户说：“{text}”"
         return (
-            re.sub("我", "用户", re.sub(r"我(?:的)?(妈|爸)(?![妈爸])", r"用户的\1\1", text)) + "。"
+            re.sub("我", "用户", re.sub(r"我(?:的)?(妈|爸)(?![妈爸呀啊])", r"用户的\1\1", text))
+            + "。"
         )
     text = _TRAILER_EN.sub("", _FILLER_EN.sub("", text)).strip()
     if not text:
