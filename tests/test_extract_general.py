@@ -5,7 +5,7 @@ grammar, changed values said naturally, and the user's voice with a compound sub
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 from freezegun import freeze_time
@@ -1412,3 +1412,37 @@ def test_someone_elses_reminder_keeps_who_reminded(said: str) -> None:
 
 def test_a_capitalized_word_after_my_new_boss_is_no_name() -> None:
     assert not any(_retired("my new boss LOVES meetings", "The user's manager is Kevin."))
+
+
+@pytest.mark.parametrize(
+    "said, todos",
+    [
+        (
+            "I need to pay the deposit by friday, and I have to sign the lease on the 20th",
+            {("deposit", date(2026, 4, 10)), ("lease", date(2026, 4, 20))},
+        ),
+        (
+            "下周一交材料 然后月底前要把尾款结清",
+            {("材料", date(2026, 4, 13)), ("尾款", date(2026, 4, 30))},
+        ),
+    ],
+)
+def test_things_to_do_each_with_its_day_are_todos_of_their_own(
+    said: str, todos: set[tuple[str, date]]
+) -> None:
+    messages = [{"role": "user", "content": said}]
+    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
+        found = RuleExtractor().extract(messages, "")
+    got = {
+        (word, c.expires_at.date() - timedelta(days=1))
+        for c in found
+        if c.category == "todo" and c.expires_at
+        for word, _ in todos
+        if word in c.content
+    }
+    assert got == todos, [(c.content, c.expires_at) for c in found]
+
+
+def test_one_thing_with_a_note_after_it_stays_one_todo() -> None:
+    found = _close(["Dentist on Wednesday at 4:15, bring the insurance forms"])
+    assert [category for category, _, _ in found] == ["todo"]

@@ -128,6 +128,50 @@ def _earnest(said: str) -> str:
     return said[match.end() :] if match else said
 
 
+# Where one thing to do ends and the next begins in a sentence that lists several, each
+# with its day ("book the venue by friday, and the grant report is due the 14th", "下周三牙医
+# 复诊 然后月底前还得续签房租合同").
+_NEXT_TODO = re.compile(
+    r"[;；]\s*|[,，]\s*(?:and (?:then )?|then |also |plus )?(?=\S)|\s+(?:and then|then)\s+"
+    r"|\s*(?:然后|还有|另外|再就是)\s*"
+)
+
+
+def _things_to_do(said: str, today: date) -> list[str]:
+    """``said`` cut into the things to do it lists, when each names a day of its own to come;
+    else ``said`` whole."""
+    cuts = [m for m in _NEXT_TODO.finditer(said) if m.start() > 0]
+    if not cuts or not _RELATIVE_DAY.search(said):
+        return [said]
+    parts, start = [], 0
+    for cut in cuts:
+        parts.append(said[start : cut.start()])
+        start = cut.end()
+    parts.append(said[start:])
+    days = [resolve_date(part, today) for part in parts]
+    dated = [(part, day) for part, day in zip(parts, days, strict=True) if day is not None]
+    if (
+        len(dated) < 2
+        or len({day for _, day in dated}) < 2
+        or any(day < today for _, day in dated)
+        or any(
+            len(re.findall(r"[A-Za-z0-9]+", part)) + len(CJK_RE.findall(part)) // 2 < 3
+            for part, _ in dated
+        )
+    ):
+        return [said]
+    # A part with no day of its own belongs to the thing before it ("Dentist Wednesday at
+    # 4:15, bring the forms").
+    kept: list[str] = []
+    joiner = "，" if CJK_RE.search(said) else ", "
+    for part, day in zip(parts, days, strict=True):
+        if day is None and kept:
+            kept[-1] = f"{kept[-1]}{joiner}{part}"
+        else:
+            kept.append(part)
+    return [part.strip() for part in kept if part.strip()]
+
+
 def _hedged(said: str) -> str:
     """``said`` as a statement when it is one said unsure, with a question mark."""
     if _HEDGED.search(said):
@@ -1011,7 +1055,12 @@ class RuleExtractor:
             if earlier and later and corrects_before(later[0]):
                 earlier[-1:] = joined_corrections([earlier[-1], later.pop(0)])
         said_by_message = [
-            [_hedged(corrected(said)) for said in map(_earnest, saids) if said]
+            [
+                part
+                for said in map(_earnest, saids)
+                if said
+                for part in _things_to_do(_hedged(corrected(said)), today)
+            ]
             for saids in said_by_message
         ]
         self._prime(said_by_message)
