@@ -134,14 +134,17 @@ def close(path: Path, case: dict[str, Any], extractor: str) -> None:
         memory.close_transcript(data, session_id=case["id"], format="messages")
 
 
+def _lapse(entry: MemoryEntry) -> date | None:
+    """The last day ``entry`` holds, or None when it never lapses."""
+    return entry.expires_at.date() - timedelta(days=1) if entry.expires_at else None
+
+
 def _lapses_on(entry: MemoryEntry, label: dict[str, Any]) -> bool:
     """True when ``entry`` lapses after the day ``label`` expects (or the label names none)."""
     if "expires_on" not in label:
         return True
-    return bool(
-        entry.expires_at
-        and (entry.expires_at.date() - timedelta(days=1)).isoformat() == label["expires_on"]
-    )
+    lapse = _lapse(entry)
+    return lapse is not None and lapse.isoformat() == label["expires_on"]
 
 
 def run_case(case: dict[str, Any], folder: Path, extractor: str, show: bool) -> Tally:
@@ -188,12 +191,11 @@ def run_case(case: dict[str, Any], folder: Path, extractor: str, show: bool) -> 
         tally.todos_found += is_todo
         if "expires_on" in label:
             tally.expiries += 1
-            lapse = hit.expires_at.date() - timedelta(days=1) if hit.expires_at else None
-            right = lapse is not None and lapse.isoformat() == label["expires_on"]
+            right = _lapses_on(hit, label)
             tally.expiries_right += right
             if not right:
                 tally.notes.append(
-                    f"expiry {case['id']}: {hit.content!r} lapses after {lapse}, "
+                    f"expiry {case['id']}: {hit.content!r} lapses after {_lapse(hit)}, "
                     f"expected {label['expires_on']}"
                 )
     for entry in new:

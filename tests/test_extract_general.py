@@ -10,6 +10,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from freezegun import freeze_time
 
+from everbot_memory.core.candidate import Candidate
 from everbot_memory.extract.rules import RuleExtractor, judged, statement
 from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.extractor import _selected_category
@@ -18,11 +19,15 @@ from everbot_memory.extract.rules.wording import about_the_user, corrected
 TODAY = date(2026, 4, 8)  # a Wednesday
 
 
-def _close(lines: list[str], known: str = "") -> list[tuple[str, str, tuple[str, ...]]]:
+def _extracted(lines: list[str], known: str = "") -> list[Candidate]:
+    """The candidates of the user's ``lines``, said on TODAY, with ``known`` memories."""
     messages = [{"role": "user", "content": line} for line in lines]
     with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
-        found = RuleExtractor().extract(messages, known)
-    return [(c.category, c.content, c.contradicts) for c in found]
+        return RuleExtractor().extract(messages, known)
+
+
+def _close(lines: list[str], known: str = "") -> list[tuple[str, str, tuple[str, ...]]]:
+    return [(c.category, c.content, c.contradicts) for c in _extracted(lines, known)]
 
 
 def _retired(said: str, known: str) -> list[tuple[str, ...]]:
@@ -1181,9 +1186,7 @@ def test_a_known_value_named_otherwise_than_as_before_is_kept(known: str, said: 
     ],
 )
 def test_a_request_to_let_a_memory_go_forgets_it(lines: list[str], known: str) -> None:
-    messages = [{"role": "user", "content": line} for line in lines]
-    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
-        found = RuleExtractor().extract(messages, known)
+    found = _extracted(lines, known)
     assert [c.confirms for c in found if c.forget] == ["k1"]
 
 
@@ -1288,10 +1291,7 @@ def test_a_joke_word_that_takes_nothing_back_keeps_the_fact(said: str, kept: str
     ],
 )
 def test_deleting_a_thing_in_the_world_forgets_no_memory(said: str, known: str) -> None:
-    messages = [{"role": "user", "content": said}]
-    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
-        found = RuleExtractor().extract(messages, known)
-    assert not any(c.forget for c in found)
+    assert not any(c.forget for c in _extracted([said], known))
 
 
 @pytest.mark.parametrize(
@@ -1430,9 +1430,7 @@ def test_a_capitalized_word_after_my_new_boss_is_no_name() -> None:
 def test_things_to_do_each_with_its_day_are_todos_of_their_own(
     said: str, todos: set[tuple[str, date]]
 ) -> None:
-    messages = [{"role": "user", "content": said}]
-    with freeze_time(datetime(2026, 4, 8, 12, tzinfo=timezone.utc)):
-        found = RuleExtractor().extract(messages, "")
+    found = _extracted([said])
     got = {
         (word, c.expires_at.date() - timedelta(days=1))
         for c in found

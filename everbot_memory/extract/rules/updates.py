@@ -433,13 +433,13 @@ _PARTED = re.compile(
     r"|(?:^|[，,。！!\s])(?:我们|我俩)(?:已经|上个月|刚|早就)?(?:分手了|离婚了|分了)(?=[，,。！!\s]|$)",
     re.I,
 )
-_PARTNER_MEMORY = re.compile(
-    r"\b(?:girlfriend|boyfriend|partner|fianc[ée]e?|wife|husband)\b|女朋友|男朋友|女友|男友|对象|未婚[夫妻]|老婆|老公",
-    re.I,
-)
+# How a memory names the user's partner, and the partner's name after it.
+_PARTNER_EN = r"(?:girlfriend|boyfriend|partner|fianc[ée]e?|wife|husband)"
+_PARTNER_ZH = r"(?:女朋友|男朋友|女友|男友|对象|未婚[夫妻]|老婆|老公)"
+_PARTNER_MEMORY = re.compile(rf"\b{_PARTNER_EN}\b|{_PARTNER_ZH}", re.I)
 _PARTNER_NAME = re.compile(
-    r"\b(?:girlfriend|boyfriend|partner|fianc[ée]e?|wife|husband)(?: is| named| called)? "
-    r"(?-i:([A-Z][a-z]+))|(?:女朋友|男朋友|女友|男友|对象|老婆|老公)(?:叫|是)([\u4e00-\u9fff]{1,3})",
+    rf"\b{_PARTNER_EN}(?: is| named| called)? (?-i:([A-Z][a-z]+))"
+    rf"|{_PARTNER_ZH}(?:叫|是)([\u4e00-\u9fff]{{1,3}})",
     re.I,
 )
 

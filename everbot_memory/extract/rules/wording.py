@@ -284,12 +284,16 @@ def sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+# "我妈" is the user's mother: "用户的妈妈", not "用户妈" ("我的妈呀" is no mother).
+_PARENT = re.compile(r"(?<![自忘本唯])我(?:的)?(妈|爸)(?![妈爸呀啊])")
+
+
 def zh_third_person(text: str) -> str:
     """A Chinese clause said by the user, about the user: 我 -> 用户, 我们 -> 团队."""
     text = text.strip().rstrip("。！!.")
     text = re.sub(r"^我们", "团队", text)
     # "我妈" is the user's mother ("用户的妈妈", not "用户妈").
-    text = re.sub(r"(?<![自忘本唯])我(?:的)?(妈|爸)(?![妈爸呀啊])", r"用户的\1\1", text)
+    text = _PARENT.sub(r"用户的\1\1", text)
     # Every "我" is the user, not only a leading one ("…班主任点名要我去" too); "我们" stays.
     return re.sub(r"(?<![自忘本唯])我(?!们|行我素)", "用户", text)
 
@@ -354,10 +358,7 @@ def about_the_user(said: str) -> str:
             return ""
         if "我们" in text or "咱们" in text or "你" in text:
             return f"用户说：“{text}”"
-        return (
-            re.sub("我", "用户", re.sub(r"我(?:的)?(妈|爸)(?![妈爸呀啊])", r"用户的\1\1", text))
-            + "。"
-        )
+        return re.sub("我", "用户", _PARENT.sub(r"用户的\1\1", text)) + "。"
     text = _TRAILER_EN.sub("", _FILLER_EN.sub("", text)).strip()
     if not text:
         return ""
