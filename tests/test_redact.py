@@ -253,6 +253,16 @@ ORDINARY = [
     "The user likes Vim keybindings in every editor.",
     "The user builds Docker images with BuildKit.",
     "The user wants answers with code first, then explanation.",
+    # Shapes the rules for unlabelled keys, one-time codes and cards must leave alone.
+    "The user's laptop key is ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK7vYq2mN9xPb3LdR8eTf0wHs5Zc",
+    "The table keys are pk: USER#8f3a2b1c and sk: ORDER#2024-11-01T10:00:00Z#a7b9c3d1e5f7.",
+    "The signing key fingerprint is SHA256:rz254HcuO54uw6jhDA+88bSDNWzlYZk1gL7ZqrQrLf0.",
+    "The user's class is called ThisIsAVeryLongGeneratedClassName2Factory.",
+    "The user shared docs.google.com/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit.",
+    "The code the user sent was 2048 lines long.",
+    "用户的验证码 2024年换过一次手机号。",
+    "The user's order 4680 9587 3652 1727 shipped on Monday.",
+    "The user compares the build with assert digest == 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4'.",
 ]
 
 
@@ -599,3 +609,35 @@ def test_a_long_value_after_a_label_is_redacted_whole(length: int) -> None:
         assert result.text.endswith(("[redacted:secret]", "[redacted:secret] for the bot."))
     said = redact(f"The password is {value}. Keep it safe.").text
     assert said == "The password is [redacted:password]. Keep it safe."
+
+
+# Each secret below is one no provider's rule knows; everything around it must stay as it was.
+_UNKNOWN_SECRETS = [
+    # No label at all: a key passed to a client, generated through and through.
+    'Credential(os.environ["SECRET_ID"], "<s0VkfZdNk2gOVZQzonzLS5QL8EEr7oW5>")',
+    # The label well before the value, a clause between them.
+    "here is the project token so you can resize the box: <r7sjoAxUx7bhqeFsFygDoFL7QgnT>",
+    "the auth token, shown once: <TdB;i4p:w.pJi3EL3gbi>",
+    # A hex key handed to a call on a line that names a key, or makes an HMAC.
+    'client = Client(os.environ["SID"], "<c3290a34e829bfc66b9e7311ea94449a>")',
+    'mac = hmac.new(b"<285025a07ee38e0550d9f9367ac676675bf51e80>", body, sha256)',
+    # A cloud's access key by its short name, in a variable and in Chinese.
+    "HUAWEICLOUD_SDK_AK=<L1CCM3T8FG85WO0UW972>",
+    "OBS 的 AK 是 <L1CCM3T8FG85WO0UW972>，SK 还在找",
+    # One-time codes as they are sent.
+    "your verification code is <554514>. It expires in 10 minutes.",
+    "the code they texted me is <410892>, can you type it in",
+    "您的动态验证码为 <554514>，请勿告诉他人。",
+    "验证码 <410892> 发给你了",
+    # A card named as one, its number mistyped (the Luhn check fails).
+    "use my Visa for the renewal: <4680 9587 3652 1727>, exp 08/29",
+]
+
+
+@pytest.mark.parametrize("marked", _UNKNOWN_SECRETS)
+def test_secrets_no_provider_rule_knows_are_redacted(marked: str) -> None:
+    secret = marked[marked.index("<") + 1 : marked.index(">")]
+    text = marked.replace(f"<{secret}>", secret)
+    result = redact(text)
+    assert secret not in result.text
+    assert re.sub(r"\[redacted:[a-z-]+\]", secret, result.text) == text

@@ -6,16 +6,20 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from itertools import pairwise
 
 from .rule import plausible
 
 __all__ = [
     "basic_credentials",
     "card_number",
+    "generated",
     "iban",
     "luhn",
+    "mixed_hex",
     "names_data",
     "password_value",
+    "random_body",
     "token_value",
 ]
 
@@ -46,16 +50,31 @@ _OTHER_NUMBER = re.compile(
 )
 
 
+# A card named as one just before its number ("my Visa: ...", "卡号", "the card ending").
+_NAMES_A_CARD = re.compile(
+    r"(?i)(?:card|visa|master\s?card|amex|american\s+express|discover|maestro|unionpay|"
+    r"银联|信用卡|借记卡|储蓄卡|银行卡|卡)"
+)
+# Sixteen digits in four groups of four, as a card is printed.
+_PRINTED_CARD = re.compile(r"\d{4}([ -])\d{4}\1\d{4}\1\d{4}")
+
+
 def card_number(text: str, before: str = "") -> bool:
     """True for a payment card number: 13 to 19 digits, an issuer's prefix, the Luhn check,
-    and not introduced as another kind of number (``before`` is the text in front of it)."""
+    and not introduced as another kind of number (``before`` is the text in front of it).
+
+    A number printed as a card's (four groups of four) just after the card is named needs no
+    Luhn check: a mistyped card number still holds most of the real one."""
     digits = re.sub(r"[ -]", "", text)
     return (
         _OTHER_NUMBER.search(before) is None
         and 13 <= len(digits) <= 19
         and _ISSUER.match(digits) is not None
         and len(set(digits)) > 1
-        and luhn(digits)
+        and (
+            luhn(digits)
+            or (_PRINTED_CARD.fullmatch(text) is not None and bool(_NAMES_A_CARD.search(before)))
+        )
     )
 
 
@@ -152,3 +171,47 @@ def token_value(value: str) -> bool:
         if (len(part) >= 5 and letters and digits) or len(part) >= 24:
             return True
     return False
+
+
+_CAPITALISED = re.compile(r"[A-Z][a-z]{2,}")
+
+
+def random_body(body: str) -> bool:
+    """True for letters and digits as a generator makes them: the kind of character (upper,
+    lower, digit) changing often, digits among them, and one of: both cases with few
+    capitalised words (not a CamelCase name); lower case only, past "f" (base36) or a hex
+    run of 32 or more; upper case only (base32)."""
+    digits = sum(c.isdigit() for c in body)
+    upper = sum(c.isupper() for c in body)
+    lower = len(body) - digits - upper
+    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in body]
+    changes = sum(1 for a, b in pairwise(kinds) if a != b)
+    if changes * 5 < len(body) or digits < 2:
+        return False
+    if upper >= 2 and lower >= 2:
+        return len(_CAPITALISED.findall(body)) * 2 < upper
+    if upper == 0:
+        return re.search(r"[g-z]", body) is not None and digits * 10 >= len(body)
+    return lower == 0 and len(body) >= 20
+
+
+def mixed_hex(body: str) -> bool:
+    """True for hex digits as a generator makes them: letters and digits both, and changing
+    often (not "deadbeefdeadbeef", not a run of zeros)."""
+    digits = sum(c.isdigit() for c in body)
+    kinds = [c.isdigit() for c in body]
+    changes = sum(1 for a, b in pairwise(kinds) if a != b)
+    return 2 <= digits < len(body) - 1 and changes * 5 >= len(body)
+
+
+def generated(value: str) -> bool:
+    """True for a value a generator made, whatever separators it holds: its letters and
+    digits (16 or more) read as random (:func:`random_body`), or as hex of 32 or more (see
+    :func:`mixed_hex`). Stricter than :func:`token_value`, for a value no label stands right
+    before."""
+    body = re.sub(r"[^A-Za-z0-9]", "", value)
+    if len(body) < 16 or not plausible(value):
+        return False
+    if re.fullmatch(r"[0-9a-fA-F]+", body):
+        return len(body) >= 32 and mixed_hex(body)
+    return random_body(body)

@@ -14,6 +14,7 @@ from itertools import pairwise
 from .checks import (
     basic_credentials,
     card_number,
+    generated,
     iban,
     names_data,
     password_value,
@@ -221,6 +222,61 @@ def _password(match: re.Match[str]) -> bool:
     return password_value(match["secret"])
 
 
+# What a line of code says about a literal in it: it is a key's or a signature's...
+_NAMES_A_SECRET = re.compile(
+    r"(?i)secret|key|token|auth|hmac|passw|credential|client|sid|signature|sign|api"
+)
+# ... or a digest's (a checksum compared, a commit named).
+_NAMES_A_HASH = re.compile(r"(?i)sha\d*|md5|hash|checksum|digest|commit|etag|uuid|guid")
+
+
+def _secret_argument(match: re.Match[str]) -> bool:
+    """True for a generated literal passed to a call on a line that names a key, a secret or
+    a signature ("Client(sid, \"c329...\")", "hmac.new(b\"2850...\", ...)") and no digest,
+    unless it makes an HMAC, whose key it then is."""
+    string = match.string
+    start = string.rfind("\n", 0, match.start()) + 1
+    end = string.find("\n", match.end())
+    line = string[start : len(string) if end < 0 else end]
+    if not generated(match["secret"]) or not _NAMES_A_SECRET.search(line):
+        return False
+    return "hmac" in line.lower() or not _NAMES_A_HASH.search(line)
+
+
+# What a key's label may say that makes it no secret: a public key, a fingerprint, a digest.
+_SHARED_KEY = re.compile(r"(?i)public|fingerprint|公钥|指纹|sha\d*$|md5$")
+# What a generated value may not hold: a sort key's "#", a time stamp (ORDER#2024-11-01T10:00).
+_DATA_VALUE = re.compile(r"#|\d{4}-\d\d-\d\dT\d")
+
+
+def _far_from_label(match: re.Match[str]) -> bool:
+    """True for a value that reads as generated after a key's label further back in the
+    clause, unless the label names a public key, a fingerprint or data."""
+    before = match.string[max(0, match.start() - 24) : match.start()]
+    value = match["secret"]
+    return (
+        generated(value)
+        and token_value(value)
+        and not names_data(before)
+        and _SHARED_KEY.search(before + match["gap"]) is None
+        and _DATA_VALUE.search(value) is None
+    )
+
+
+# A one-time code as it is sent: "verification code is 554514", "the code they texted me is
+# 410892", "OTP 8841", "动态验证码为 554514", "验证码 410892".
+_ONE_TIME_CODE = (
+    r"(?i)(?:(?<![A-Za-z])(?:verification|confirmation|one[- ]?time|log-?in|sign[- ]?in|2fa|mfa|"
+    r"otp|sms|auth(?:entication)?|security|access)\s+(?:code|pin|passcode)"
+    r"|(?<![A-Za-z])otp(?![A-Za-z])"
+    r"|(?<![A-Za-z])code\s+(?:that\s+)?(?:\w+\s+)?(?:just\s+)?"
+    r"(?:texted|sent|emailed|messaged)(?:\s+(?:me|us|to\s+me))?"
+    r"|验证码|校验码|动态码|动态密码|短信码|确认码)"
+    r"(?:\s+(?:is|was|number)|\s*[:：=是为#]|\s*(?=\d{6,8}(?!\d)))\s*"
+    r"(?P<secret>\d{4,8})(?!\d|[:.-]\d|\s*[年月日号点分秒])"
+)
+
+
 FIELDS: tuple[Rule, ...] = (
     # A wifi network's QR code text: WIFI:T:WPA;S:name;P:password;; (first: the
     # wifi label's rule would take "T:WPA" for the password)
@@ -259,6 +315,13 @@ FIELDS: tuple[Rule, ...] = (
         "sid, id, user, name,",
         r"(?i)(?:sid|id|user(?:name)?),\s*[\"'](?P<secret>[A-Za-z0-9._~+/=-]{12,})[\"']",
         lambda m: token_value(m["secret"]),
+    ),
+    # A generated literal handed to a call as a key: Credential(id, "..."), hmac.new(b"...").
+    field(
+        "secret",
+        "(",
+        r"[(,]\s*b?[\"'](?P<secret>[A-Za-z0-9+/_=.-]{20,256})[\"']",
+        _secret_argument,
     ),
     field(
         "bearer-token",
@@ -449,6 +512,25 @@ FIELDS: tuple[Rule, ...] = (
         _labelled(_WEAK),
         _after_key,
     ),
+    # A generated value after a colon, its label further back in the clause: "the secret key
+    # for the staging user, don't paste it anywhere: X", "the project token so you can resize
+    # the box: X". With the label this far off, only a value that reads as generated.
+    field(
+        "secret",
+        "key secret token credential ak sk 密钥 秘钥 私钥 令牌 凭证 凭据",
+        r"(?i)(?<![A-Za-z0-9])(?:key|secret|token|credentials?|ak|sk|密钥|秘钥|私钥|令牌|凭证|凭据)"
+        r"s?(?![A-Za-z0-9])(?P<gap>[^\n.。!?！？:：=]{0,80}?)[:：=]\s*[\"'`“]?"
+        r"(?P<secret>[^\s\"'`“”，。、]{15,255}?[^\s\"'`“”，。、.,;!?)])"
+        r"(?=[.,;!?)]*(?:[\s\"'`“”，。、]|$))",
+        _far_from_label,
+    ),
+    field(
+        "password",
+        "code otp 验证码 校验码 动态码 动态密码 短信码 确认码",
+        _ONE_TIME_CODE,
+        lambda m: len(set(m["secret"])) > 1,
+        short=True,
+    ),
     field(
         "password",
         "pw pass",
@@ -469,13 +551,13 @@ FIELDS: tuple[Rule, ...] = (
         _password,
         short=True,
     ),
-    # A cloud's secret key by its short name, "SK" (beside an "AK"): letters, digits and
+    # A cloud's access key and secret key by their short names, "AK" and "SK": letters, digits and
     # base64's "/+=" only (a sort key "sk: ORDER#2024-..." is a database's, no secret).
     field(
         "secret",
-        "sk",
-        r"(?i)(?<![A-Za-z0-9])sk(?:\s+(?:for|of)\s+[^,.;:!?\n\"'“]{1,40}?)?"
-        rf"(?:{_ASIDE})?(?:\s*[:=：]|\s+(?:is|was))\s*{_QUOTE}"
+        "sk ak",
+        r"(?i)(?<![A-Za-z0-9])[as]k(?:\s+(?:for|of)\s+[^,.;:!?\n\"'“]{1,40}?)?"
+        rf"(?:{_ASIDE})?(?:\s*[:=：是为]|\s+(?:is|was))\s*{_QUOTE}"
         r"(?P<secret>[A-Za-z0-9/+=]{20,80})(?![A-Za-z0-9/+=#])",
         lambda m: token_value(m["secret"]),
     ),

@@ -9,8 +9,8 @@ one it starts with (``sk-ant-`` before ``sk-``).
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 
+from .checks import mixed_hex, random_body
 from .rule import Rule, plausible, token
 
 __all__ = ["PROVIDERS"]
@@ -45,7 +45,7 @@ def _generated(value: str) -> bool:
     maybe a word or two ("live_", "pat_"), then a body of letters and digits (in one run, or
     in parts joined by "_" or "-": a checksum, a second half) as a generator makes them. The
     body is 32 characters or more, or 16 when the prefix names a credential ("sm_pat_",
-    "API-"); see :func:`_random` for what a generated body looks like.
+    "API-"); see :func:`.checks.random_body` for what a generated body looks like.
 
     A body of hex digits alone is a token only after a credential's name, or after a prefix
     joined by "_" ("e2b_..."): with "-" or "." it is a name made of a hash far more often
@@ -70,36 +70,22 @@ def _generated(value: str) -> bool:
         return False
     if re.fullmatch(r"[0-9a-fA-F]+", body):
         joined = parts["sep"] == "_" and not _NAMES_A_CHANGE.fullmatch(head)
-        return (named or joined) and _mixed(body)
-    return _random(body)
+        return (named or joined) and mixed_hex(body)
+    return random_body(body)
 
 
-def _random(body: str) -> bool:
-    """True for letters and digits as a generator makes them: the kind of character (upper,
-    lower, digit) changing often, digits among them, and one of: both cases with few
-    capitalised words (not a CamelCase name); lower case only, past "f" (base36) or a hex
-    run of 32 or more; upper case only (base32)."""
-    digits = sum(c.isdigit() for c in body)
-    upper = sum(c.isupper() for c in body)
-    lower = len(body) - digits - upper
-    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in body]
-    changes = sum(1 for a, b in pairwise(kinds) if a != b)
-    if changes * 5 < len(body) or digits < 2:
+def _bare_random(value: str) -> bool:
+    """True for a run with no prefix that reads as generated: upper and lower case letters and
+    digits, three or more of each (see :func:`.checks.random_body`). Not the body of a public
+    key (an SSH key's "AAAA...", a DER key's "MII...")."""
+    if value.startswith(("AAAA", "MII")):
         return False
-    if upper >= 2 and lower >= 2:
-        return len(_CAPITALISED.findall(body)) * 2 < upper
-    if upper == 0:
-        return re.search(r"[g-z]", body) is not None and digits * 10 >= len(body)
-    return lower == 0 and len(body) >= 20
-
-
-def _mixed(body: str) -> bool:
-    """True for hex digits as a generator makes them: letters and digits both, and changing
-    often (not "deadbeefdeadbeef", not a run of zeros)."""
-    digits = sum(c.isdigit() for c in body)
-    kinds = [c.isdigit() for c in body]
-    changes = sum(1 for a, b in pairwise(kinds) if a != b)
-    return 2 <= digits < len(body) - 1 and changes * 5 >= len(body)
+    counts = (
+        sum(c.isupper() for c in value),
+        sum(c.islower() for c in value),
+        sum(c.isdigit() for c in value),
+    )
+    return min(counts) >= 3 and plausible(value) and random_body(value)
 
 
 #: Words that name a change, a build or a place, before a hash in a name.
@@ -109,7 +95,6 @@ _NAMES_A_CHANGE = re.compile(
 )
 #: Words of a prefix that name a credential: the body after them may be shorter.
 _CREDENTIAL_WORDS = frozenset(["api", "apikey", "auth", "key", "pat", "secret", "sk", "token"])
-_CAPITALISED = re.compile(r"[A-Z][a-z]{2,}")
 _PREFIXED = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9]{1,11})(?P<sep>[_-])(?P<rest>[A-Za-z0-9_-]+)")
 
 
@@ -363,5 +348,15 @@ PROVIDERS: tuple[Rule, ...] = (
         # file's or a host's name).
         r"(?<![_.~-])[A-Za-z][A-Za-z0-9]{1,11}[_-](?:[A-Za-z0-9]+[_-]){0,3}[A-Za-z0-9]{8,}(?!\.\w)",
         _generated,
+    ),
+    # A bare run of letters and digits a generator made, with no prefix and no label: a
+    # secret key pasted alone or passed to a client ("Credential(id, \"s0Vkf...\")"). Long
+    # (28 or more), both cases and digits changing often (see random_body); not part of a path, a
+    # URL, a file name or a longer token.
+    token(
+        "secret",
+        "",
+        r"(?<![/+=.:@#$%&?_-])[A-Za-z0-9]{28,256}(?![/+=.@_-])",
+        _bare_random,
     ),
 )
