@@ -1444,3 +1444,130 @@ def test_things_to_do_each_with_its_day_are_todos_of_their_own(
 def test_one_thing_with_a_note_after_it_stays_one_todo() -> None:
     found = _close(["Dentist on Wednesday at 4:15, bring the insurance forms"])
     assert [category for category, _, _ in found] == ["todo"]
+
+
+@pytest.mark.parametrize(
+    "lines, kept, gone",
+    [
+        # Any adverb in -ly between "I" and the verb; the verb, not the adverb, agrees.
+        (["i seriously love sourdough"], "loves sourdough", "seriouslies"),
+        (["I officially quit my job at the bank"], "officially quit", "officiallies"),
+        # Contractions typed without their apostrophe.
+        (["im allergic to shellfish"], "allergic to shellfish", " im "),
+        # A slip of several words for the phrase after "to".
+        (["I'm allergic to walnuts, sorry I mean pine nuts"], "allergic to pine nuts", "walnuts"),
+        # A value swapped in the next message, typed in lower case and without an apostrophe.
+        (["my train to leeds leaves at 9 tomorrow", "oops its york not leeds"], "york", "leeds"),
+        # A reason after a request, with no stop between them.
+        (["no olives on mine pls i truly hate olives"], "hates olives", "pls"),
+        # A condition said as a reminder, after a laugh.
+        (["skip the bread for me haha, gluten intolerant remember"], "gluten intolerant", "bread"),
+        # Chinese: a value of another length corrected, a birthday in the family, an estate.
+        (["我对花生过敏 哦不对 是芒果 花生没事"], "对芒果过敏", "花生"),
+        (["我老公生日8月3号 帮我想想送啥"], "8月3号", "想想"),
+        (["我家小区叫翠湖苑 停车位太少了"], "小区叫翠湖苑", "停车"),
+    ],
+)
+def test_chat_wordings_of_facts_and_slips(lines: list[str], kept: str, gone: str) -> None:
+    contents = " | ".join(c.content for c in _extracted(lines))
+    assert kept in contents
+    assert gone not in contents
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("Marco quit last month so now I report to Dana", "The user's manager is Marco."),
+        ("cancelled my Spotify, the ads on the free tier are fine", "The user pays for Spotify."),
+        ("switched to T-Mobile, way cheaper", "The user is on Verizon."),
+        ("游泳先放一放了 最近加班太多", "用户在学游泳。"),
+        ("I finally landed a job at the library!", "The user is unemployed."),
+        ("跟女朋友在一起半年了 想带她去看海", "用户目前单身。"),
+    ],
+)
+def test_things_given_up_or_changed_in_chat_retire_the_old_memory(said: str, known: str) -> None:
+    assert ("k1",) in _retired(said, known)
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        ("I dropped my kid at school and ditched the car", "The user has a kid named Leo."),
+        ("my brother got the job at Google", "The user is unemployed."),
+        ("Marco is still around but now I report to Dana", "The user's manager is Marco."),
+        ("这个项目先放一放了", "用户在学游泳。"),
+    ],
+)
+def test_other_peoples_news_and_things_still_so_retire_nothing(said: str, known: str) -> None:
+    assert ("k1",) not in _retired(said, known)
+
+
+@pytest.mark.parametrize(
+    "lines, word, day",
+    [
+        # The day of the thing in the sentence before: the memory lasts until that day.
+        (
+            ["our anniversary is on June 20th.", "remind me 3 days before to book a table"],
+            "table",
+            date(2026, 6, 20),
+        ),
+        (["纪念日是6月20号 提前两天提醒我买礼物"], "礼物", date(2026, 6, 20)),
+        # Two things, each with its day, with a space for a comma.
+        (["后天上午九点面试 下周一之前还得交体检报告"], "体检", date(2026, 4, 13)),
+    ],
+)
+def test_a_reminder_some_days_before_a_day_lapses_on_that_day(
+    lines: list[str], word: str, day: date
+) -> None:
+    found = _extracted(lines)
+    lapses = [
+        c.expires_at.date() - timedelta(days=1)
+        for c in found
+        if c.category == "todo" and c.expires_at and word in c.content
+    ]
+    assert lapses == [day], [(c.content, c.expires_at) for c in found]
+
+
+def test_a_reminder_before_a_day_lasts_until_the_day_itself() -> None:
+    today = date(2026, 4, 8)
+    assert resolve_date("15号早上体检 前一天晚上不能吃东西", today) == date(2026, 4, 15)
+    assert resolve_date("15号体检 前一天提醒我别吃晚饭", today) == date(2026, 4, 15)
+    assert resolve_date("remind me a week before May 3 to renew it", today) == date(2026, 5, 3)
+
+
+def test_a_memory_named_then_scratched_is_forgotten_a_slip_scratched_is_not() -> None:
+    known = "[k1] The user has a gym membership at PureGym."
+    asked = _extracted(["that gym membership stuff i told you, scratch it"], known)
+    assert [c.confirms for c in asked if c.forget] == ["k1"]
+    slip = _extracted(["the curry was too spicy, scratch that, way too spicy"], known)
+    assert not any(c.forget for c in slip)
+
+
+@pytest.mark.parametrize(
+    "lines, kept",
+    [
+        # A clause about the user after a space, in a sentence that asks for something.
+        (["下班太晚 不想开火 推荐点外卖吧 对了我不吃芹菜"], "不吃芹菜"),
+        (["我是猎头 帮我看看这份简历写得咋样"], "用户是猎头"),
+        # How often and how long said before the taste; the particle closing it dropped.
+        (["我现在只喝美式"], "只喝美式"),
+        (["我最近不吃羊肉了"], "不吃羊肉"),
+    ],
+)
+def test_chinese_chat_clauses_about_the_user_are_read(lines: list[str], kept: str) -> None:
+    contents = [c.content for c in _extracted(lines)]
+    assert any(content.endswith(kept) for content in contents), contents
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # A question typed without its mark.
+        ["明天第一天上班一般要带啥"],
+        # A text to translate, and a chat message pasted with its sender.
+        ["帮我把这句翻成英文 客气一点：货款到账后我们两天内发货"],
+        ["物业发的 帮我回一下\n\n【王经理】：下周三停水一天 请各位业主提前储水"],
+    ],
+)
+def test_questions_and_pasted_texts_are_no_memories(lines: list[str]) -> None:
+    assert _extracted(lines) == []

@@ -10,6 +10,10 @@ from .wording import Rule, zh_third_person
 __all__ = ["RULES"]
 
 
+# A parent named in one character, as said ("我妈") and as written of the user ("用户的妈妈").
+_KIN = {"妈": "妈妈", "爸": "爸爸"}
+
+
 def _zh_rules() -> list[Rule]:
     c = re.compile
     return [
@@ -44,6 +48,30 @@ def _zh_rules() -> list[Rule]:
             lambda m: f"用户住在{zh_third_person(m.group(1))}",
         ),
         (c(r"^我对(.{1,20}?)过敏"), "fact", "high", lambda m: f"用户对{m.group(1)}过敏"),
+        # A birthday in the family, said with or without 是: "我老婆生日5月21", "我妈的生日是腊月
+        # 初八", "我生日3.18".
+        (
+            c(
+                r"^我(?:的)?(老婆|老公|媳妇|妈|爸|妈妈|爸爸|儿子|女儿|对象|男朋友|女朋友|爱人|太太|丈夫|"
+                r"妻子|闺女|娃)?(?:的)?生日(?:是|在)?\s*"
+                r"((?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]?"
+                r"|\d{1,2}[./-]\d{1,2}|(?:正|腊|冬)月[初十廿]?[一二三四五六七八九十])"
+            ),
+            "fact",
+            "high",
+            lambda m: (
+                f"用户的{_KIN.get(m.group(1) or '', m.group(1) or '')}生日是{m.group(2)}"
+                if not m.group(1)
+                else f"用户的{_KIN.get(m.group(1), m.group(1))}的生日是{m.group(2)}"
+            ),
+        ),
+        # Where the user lives, by the estate's name: "我们小区叫阳光嘉园", "我住的小区叫…".
+        (
+            c(r"^我(?:们|家|住的)?(?:那个)?小区(?:叫|是)([\u4e00-\u9fffA-Za-z0-9]{2,10})"),
+            "fact",
+            "high",
+            lambda m: f"用户住的小区叫{m.group(1)}",
+        ),
         # A lasting condition of the user's ("我是左撇子", "我有糖尿病").
         (
             c(
@@ -96,7 +124,9 @@ def _zh_rules() -> list[Rule]:
         ),
         (
             c(
-                r"^我是(?:一[名个位])?(.{0,12}(?:工程师|程序员|设计师|学生|老师|医生|产品经理|研究员|分析师|架构师|律师|会计))(.*)$"
+                r"^我是(?:一[名个位])?(?:做)?(.{0,12}(?:工程师|程序员|设计师|学生|老师|医生|产品经理|研究员|分析师|架构师|律师|会计|"
+                r"(?i:hr)|人事|猎头|财务|销售|运营|测试|前端|后端|全栈|运维|护士|码农|自由职业者|全职妈妈|宝妈|"
+                r"公务员|主播|编辑|记者|翻译|程序猿))(?:的)?(?![\u4e00-\u9fffA-Za-z])(.*)$"
             ),
             "fact",
             "medium",
@@ -134,8 +164,10 @@ def _zh_rules() -> list[Rule]:
         ),
         (
             c(
-                r"^我(?:很|非常|比较|特别|一直|更|从来|基本|平时|一般)?(?:都)?"
-                r"(喜欢|偏好|爱用|更喜欢|倾向于|讨厌|不喜欢|受不了|不吃|不喝|吃不了|喝不了|不碰)(.{1,50})$"
+                r"^我(?:很|非常|比较|特别|一直|更|从来|基本|平时|一般|现在|目前|最近|已经|也|真的|超级?|"
+                r"根本|完全|向来|从小)*(?:都|就)?"
+                r"(喜欢|偏好|爱用|更喜欢|倾向于|讨厌|不喜欢|受不了|不吃|不喝|吃不了|喝不了|不碰|只玩|只喝|只用|只听|"
+                r"只看|只吃)(.{1,50})$"
             ),
             "preference",
             "medium",
@@ -146,6 +178,10 @@ def _zh_rules() -> list[Rule]:
 
 def _preference_zh(match: re.Match[str]) -> str | None:
     verb, obj = match.group(1), match.group(2).strip().rstrip("。！!")
+    # "我现在不吃牛肉了": the particle closing the sentence is no part of the thing.
+    obj = re.sub(r"(?<=..)[了啦]$", "", obj)
+    if not obj or re.match(r"[了啦的呀啊吧]+(?:[\s，,。！!]|$)", obj):
+        return None  # "我不喝了": what is not drunk was said before
     if obj.startswith(("这", "那", "它", "你")):
         return None  # "我喜欢这个方案": a reaction to the conversation, not a lasting taste
     return f"用户{verb}{obj}"

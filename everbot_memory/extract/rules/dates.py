@@ -16,7 +16,7 @@ from typing import Any
 
 from ...core.text import CJK_RE
 
-__all__ = ["CJK_DATE_SPACE", "WEEKDAYS", "WHEN_EN", "WHEN_ZH", "resolve_date"]
+__all__ = ["CJK_DATE_SPACE", "LEAD", "WEEKDAYS", "WHEN_EN", "WHEN_ZH", "resolve_date"]
 
 WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 WHEN_EN = (
@@ -44,10 +44,28 @@ _PAST_DAY = re.compile(
 )
 
 
+# A thing to do some time before a day ("提前三天提醒我订花", "remind me a week before to
+# order the cake", "前一天提醒我"): the day it is before may be said in the sentence before.
+LEAD = re.compile(
+    r"提前(?:[一二两三四五六七八九十\d]+)(?:天|个?星期|个?礼拜|周)"
+    r"|\b(?:a|one|two|three|\d+) (?:days?|weeks?) (?:before|ahead|early|earlier)\b"
+    # The eve only as the day of a reminder ("前一天提醒我", "remind me the day before"): "前一天
+    # 晚上不能吃东西" says what to do then.
+    r"|(?:前一天|前一晚|头一天)(?=[^，,。]{0,4}提醒)|提醒我?(?:在)?(?:前一天|前一晚|头一天)"
+    r"|\b(?:remind|ping|nudge|text|tell) me (?:\w+ ){0,3}?the (?:day|night|evening) before\b",
+    re.I,
+)
+
+
 def resolve_date(text: str, today: date) -> date | None:
     """The day a todo names ("tomorrow", "next Wednesday", "下周三", "3月5日"), from ``today``;
     of several things to do, each with its day, the last day: the memory lasts until all are
-    past."""
+    past. A reminder some days before the day ("提前三天提醒我") lasts until the day itself: the
+    thing may still be done until then."""
+    return _named_day(LEAD.sub(" ", text), today)
+
+
+def _named_day(text: str, today: date) -> date | None:
     day = _one_date(text, today)
     if day is None:
         return None

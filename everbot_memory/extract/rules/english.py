@@ -13,6 +13,12 @@ from .wording import Rule, sentence, third_person, verb_phrase
 __all__ = ["RULES"]
 
 _PRONOUN_OBJECTS = {"it", "that", "this", "them", "those", "these", "you", "so", "too"}
+# Words that may stand between "I" and how the user feels ("I genuinely hate dill", "I
+# absolutely love", "I kinda prefer"): up to two, any adverb in -ly among them.
+_ADVERBS = (
+    r"(?:(?:much|kinda|kind of|sort of|pretty much|just|still|so|also|too|"
+    r"(?!(?:apply|reply|rely|supply|fly|ally)\b)[a-z]{2,}ly) ){0,2}"
+)
 _PROFESSIONS = (
     "developer|engineer|designer|scientist|researcher|teacher|student|doctor|nurse|lawyer|"
     "manager|analyst|architect|writer|consultant|founder|programmer|accountant|professor"
@@ -113,6 +119,19 @@ def _en_rules() -> list[Rule]:
                 r"deaf|hard of hearing|(?:lactose|gluten) intolerant|coeliac|celiac|autistic|"
                 r"epileptic|asthmatic|sober|teetotal|introvert|extrovert|night owl|morning person|"
                 r"short-sighted|near-?sighted))\b(?! (?:friend|friends|family|household)\b)"
+            ),
+            "fact",
+            "high",
+            lambda m: sentence(f"The user is {m.group(1)}"),
+        ),
+        (
+            # The same condition said with no subject, as a reminder: "lactose intolerant
+            # remember", "allergic to shellfish, remember?", "vegan btw".
+            r(
+                r"^((?:type [12] )?(?:diabetic|vegan|vegetarian|pescatarian|colou?r-?blind|"
+                r"(?:lactose|gluten) intolerant|coeliac|celiac|teetotal|"
+                r"(?:severely |deathly )?allergic to [\w' -]{2,30}?)),?\s+"
+                r"(?:remember|as you know|btw|fyi|lol|haha)\b"
             ),
             "fact",
             "high",
@@ -242,16 +261,14 @@ def _en_rules() -> list[Rule]:
             lambda m: sentence(f"The user {m.group(1).lower()} {verb_phrase(m.group(2))}"),
         ),
         (
-            r(
-                r"^I (?:really |strongly |generally |much |definitely )?(prefer|like|love|enjoy) (.{2,100})$"
-            ),
+            r(rf"^I {_ADVERBS}(prefer|like|love|enjoy) (.{{2,100}})$"),
             "preference",
             "medium",
             lambda m: _preference_en(m),
         ),
         (
             r(
-                r"^I (?:really )?(hate|dislike|can't stand|cannot stand|don't like|do not like|"
+                rf"^I {_ADVERBS}(hate|dislike|can't stand|cannot stand|don't like|do not like|"
                 r"don't eat|do not eat|never eat|don't drink|do not drink|never drink) (.{2,100})$"
             ),
             "preference",

@@ -24,7 +24,7 @@ from ..conversation import message_text, session_day
 from ..summary import parse_summary
 from .changes import CHANGES, contradicted
 from .chinese import RULES as CHINESE_RULES
-from .dates import CJK_DATE_SPACE, WHEN_EN, WHEN_ZH, resolve_date
+from .dates import CJK_DATE_SPACE, LEAD, WHEN_EN, WHEN_ZH, resolve_date
 from .english import RULES as ENGLISH_RULES
 from .kinds import kinds
 from .selector import load_selector
@@ -46,7 +46,16 @@ __all__ = ["RuleExtractor", "judged", "statement"]
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 # Clause boundaries inside a sentence: "..., and I ...", "...: my name is ...", "..., so ...".
 _CLAUSE_END = re.compile(
-    r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:I|my|we)\b)|[:：]\s*(?=(?:I|my|we)\b)|,\s*(?:so|because|since|but)\s+|，(?=我)",
+    # Chinese typed in chat puts a space where a comma goes: a new clause about the user
+    # after one ("一个人住 懒得做饭 对了我不吃香菜", "我是hr 帮我看看这个候选人").
+    r"(?<=[\u4e00-\u9fff])\s+(?=我|对了|另外|还有|顺便)|"
+    r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:[Ii]|my|we)\b)|[:：]\s*(?=(?:[Ii]|my|we)\b)"
+    r"|,\s*(?:so|because|since|but)\s+|，(?=我)"
+    # A request, then the user's reason with no stop between ("nothing with dill pls i
+    # genuinely hate dill").
+    r"|\s+(?:pls|plz|please|thx|thanks|lol|haha)\s+(?=(?:[Ii]|my|we)\b)"
+    # A laugh closes a thought ("count me out of the fondue lol, lactose intolerant remember").
+    r"|(?:(?<=\blol)|(?<=\blmao)|(?<=\bhaha))[,.!]\s+",
 )
 
 # What may stand before "and I" as one subject with the user ("my wife and I love hiking",
@@ -134,6 +143,10 @@ def _earnest(said: str) -> str:
 _NEXT_TODO = re.compile(
     r"[;；]\s*|[,，]\s*(?:and (?:then )?|then |also |plus )?(?=\S)|\s+(?:and then|then)\s+"
     r"|\s*(?:然后|还有|另外|再就是)\s*"
+    # In Chinese typed with spaces for commas, a space before the next day said ("明天上午
+    # 十点跟客户开会 周五之前还得把报价单发出去").
+    r"|(?<=[\u4e00-\u9fff])\s+(?=(?:这|下|本)?(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|今晚|"
+    r"月底|月初|年底|\d{1,2}[号日]|\d{1,2}月)"
 )
 
 
@@ -170,6 +183,33 @@ def _things_to_do(said: str, today: date) -> list[str]:
         else:
             kept.append(part)
     return [part.strip() for part in kept if part.strip()]
+
+
+def _lead_from_before(said_by_message: list[list[str]], today: date) -> list[list[str]]:
+    """Each message's sentences, each that asks for a thing some time before a day it does
+    not name ("remind me a week before to order the cake") given the day the sentence said
+    before it names ("mum's 60th is on july 25th"), in its message or the one before: the day
+    it means, written after the lead."""
+    out: list[list[str]] = []
+    before = ""
+    for saids in said_by_message:
+        kept: list[str] = []
+        for said in saids:
+            lead = LEAD.search(said)
+            day = resolve_date(before, today) if before and lead else None
+            if lead and day is not None and resolve_date(said, today) is None:
+                named = (
+                    f"{day.month}月{day.day}号"
+                    if CJK_RE.search(said)
+                    else f"{day:%B} {day.day}, {day.year}"
+                )
+                # "two weeks before that": the day said in place of the word pointing to it.
+                rest = re.sub(r"^\s*(?:that|it|this|then)\b", "", said[lead.end() :])
+                said = f"{said[: lead.end()]} {named} {rest.lstrip()}"
+            kept.append(said)
+            before = said
+        out.append(kept)
+    return out
 
 
 def _hedged(said: str) -> str:
@@ -245,7 +285,7 @@ _TASK_FOR_ASSISTANT = re.compile(
     r"(?:this|it|that|the following)|translate|rewrite|reword|proofread|paraphrase|polish|"
     r"shorten)\b[^:：]{0,40}[:：]"
     r"|^(?:请|麻烦|帮我)(?:总结|概括)[^：:。]{0,12}[：:]"
-    r"|^(?:请|麻烦|帮我)?(?:翻译|翻成|润色|改写|缩写|扩写|校对)[^：:。]{0,12}[：:]",
+    r"|^(?:请|麻烦|帮我)?(?:把[^：:。]{1,8}?)?(?:翻译|翻成|润色|改写|缩写|扩写|校对)[^：:。]{0,12}[：:]",
     re.I,
 )
 # A request to work on a text pasted after it ("translate this into spanish pls, keep it
@@ -269,7 +309,13 @@ _WORK_ON_TEXT = re.compile(
     re.I,
 )
 # A paragraph that is a quotation whole (a text to work on, another's words).
-_QUOTED_PARAGRAPH = re.compile(r'^\s*["“「『\'].{12,}["”」』\'][.。]?\s*$', re.S)
+_QUOTED_PARAGRAPH = re.compile(
+    r'^\s*["“「『\'].{12,}["”」』\'][.。]?\s*$'
+    # A message pasted from a chat, its sender first ("【刘姐】：小王啊 下个月开始房租涨到4500",
+    # "王经理：明天的会改到三点").
+    r"|^\s*【[^】\n]{1,12}】|^\s*[\u4e00-\u9fff]{1,3}(?:姐|哥|总|老师|经理|阿姨|叔|师傅|老板|主任)\s*[:：]",
+    re.S,
+)
 
 
 # The user's own voice: a paragraph that has it after a request for work is the user
@@ -406,7 +452,11 @@ def _whole(candidate: Candidate, said: str) -> Candidate | None:
         told = [t for t in search_tokens(content) if t not in _EMPTY_WORDS]
     # "The user is a nurse." says one thing, and enough; "The user always forgets." nothing.
     # A fixed rule's condition ("The user is dyslexic.") says one thing too.
-    one = r"The user is (?:an? )?\w" if candidate.importance == "high" else r"The user is an? \w"
+    one = (
+        r"The user is (?:an? )?\w|用户是\w"
+        if candidate.importance == "high"
+        else r"The user is an? \w|用户是\w"
+    )
     if len(told) < (1 if re.match(one, content) else 2):
         return None
     return candidate if content == candidate.content else candidate.replace(content=content)
@@ -429,7 +479,7 @@ _ASKS = re.compile(
     r"^(?i:(?:(?:ok|okay|so|now|and|also|then|btw|anyway|hmm|right)[, ]+)*(?:how|what|why|where|"
     r"which|who|any tips|any ideas|anything|any way|any good|simplest way|best way|is there|"
     r"are there)\b)"
-    r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢)[。！!~～]?$"
+    r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢|来着)[。！!~～]?$"
     r"|为啥|为什么|会不会|能不能|是不是|要不要|有没有|咋整|咋办|怎么办|怎么弄|怎么回事"
     r"|多久|多长时间|多远|几个小时|多少钱|哪(?:趟|班|款|种|位|一个|一家|一款)|哪里好|哪儿好|去哪"
     # A question word closing the sentence, with or without its mark ("销户要注意啥。", "35 寸
@@ -551,7 +601,11 @@ _TASTE = re.compile(
 
 # Where a clause ends: a comma or a stop, or a space between Chinese words (chat marks a pause
 # with one: "两周后搬家 找搬家公司要注意啥").
-_CLAUSE = re.compile(r"(?<=[，,;；。！？])\s*|(?<=[\u4e00-\u9fff]\s)(?=[\u4e00-\u9fff])")
+_CLAUSE = re.compile(
+    r"(?<=[，,;；。！？])\s*|(?<=[\u4e00-\u9fff]\s)(?=[\u4e00-\u9fff])"
+    # A request after a space, whatever stands before it ("生日5月21 帮我推荐个餐厅").
+    r"|\s+(?=(?:帮我|请你|请帮|麻烦你?|你能|能不能|可以帮)[\u4e00-\u9fff])"
+)
 # Asking that something be kept is a request that holds the memory ("帮我记下：下周二…").
 _NOTE = re.compile(r"记住|记一下|记下|记着|\bremember\b|\bnote that\b|\bkeep in mind\b", re.I)
 
@@ -800,6 +854,10 @@ def _without_request(said: str) -> str:
     return rest if len(rest) >= 4 else said
 
 
+# A Chinese question as chat types it, with no question mark.
+_ASKED_ZH = re.compile(r"(?:啥|什么|吗|呢|么|几点|多少|怎么办|咋办|咋整)[的呀啊呢]?[?？。！!~～]*$")
+
+
 def _clean(text: str) -> str:
     """The text without quotes, lead-ins ("Hi, ...", "By the way, ...", "另外，...") and a
     request tacked on at the end."""
@@ -1019,7 +1077,12 @@ class RuleExtractor:
                     return False
                 if candidate.category == "todo" and _TASK_FOR_ASSISTANT.search(said):
                     return False  # "翻译成英文：本店周一闭店…": the day is in the text to work on
-                if candidate.category == "todo" and _YEARLY_DAY.search(candidate.content):
+                if (
+                    candidate.category == "todo"
+                    and _YEARLY_DAY.search(candidate.content)
+                    # "纪念日是6月20号 提前两天提醒我买礼物": a reminder of it is a thing to do.
+                    and not re.search(r"提醒|remind", said, re.I)
+                ):
                     # "生日是5月21号", "our anniversary is June 3rd": a day of every year is a
                     # fact about the user, not a thing to do that lapses.
                     candidate = candidate.replace(
@@ -1063,6 +1126,7 @@ class RuleExtractor:
             ]
             for saids in said_by_message
         ]
+        said_by_message = _lead_from_before(said_by_message, today)
         self._prime(said_by_message)
         for saids in said_by_message:
             last, last_start = "", len(found)
@@ -1317,6 +1381,8 @@ class RuleExtractor:
         text = _HEDGE_FIRST.sub("", _clean(statement(_without_request(text))), count=1)
         if len(text) < 4 or _NOT_A_STATEMENT.search(text.rstrip(".。!！")):
             return None
+        if CJK_RE.search(text) and _ASKED_ZH.search(text):
+            return None  # "新人入职第一周一般要干啥": a question without its mark
         forget = _FORGET_EN.match(text.rstrip(".。!！")) or _FORGET_ZH.match(text.rstrip(".。!！"))
         if forget:
             said = forget.group(1)

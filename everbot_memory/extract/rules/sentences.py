@@ -43,6 +43,27 @@ _LOGIN = re.compile(
 )
 
 
+# Contractions typed without their apostrophe ("im allergic", "ive been", "dont like"): the
+# rules read them as written with it. Only where no other word is spelled so ("its", "wont",
+# "ill", "id", "were", "shed" are words).
+_BARE_CONTRACTION = re.compile(
+    r"(?<![\w'’])(?:(?P<i>[Ii](?P<rest>m|ve))|(?P<n>(?i:do|does|did|is|was|are|have|has|had|"
+    r"ca|could|would|should|are)n)(?P<t>t)|(?P<w>(?i:what|that|how|where|who|there|here))(?P<s>s))"
+    r"(?= [a-z])"
+)
+
+
+def _apostrophes(line: str) -> str:
+    def put(match: re.Match[str]) -> str:
+        if match.group("i"):
+            return f"I'{match.group('rest')}"
+        if match.group("w"):
+            return f"{match.group('w')}'s"
+        return f"{match.group('n')}'{match.group('t')}"
+
+    return _BARE_CONTRACTION.sub(put, line)
+
+
 def _prose(line: str) -> bool:
     """True for a line written in words rather than code or machine output."""
     if _CODE_LINE.search(line):
@@ -62,6 +83,8 @@ def sentences(text: str) -> tuple[str, ...]:
         for part in segment(language, paragraph):
             for line in part.split("\n"):
                 line = _SPACE.sub(" ", line).strip()
+                if language == "en":
+                    line = _apostrophes(line)
                 if line:
                     found.append(line)
     return tuple(found)

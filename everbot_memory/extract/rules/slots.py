@@ -1193,8 +1193,11 @@ def _named_as_still(lowered: str, old: str) -> bool:
         # "the old Queens place", "my former employer Shopify": named as the one before.
         rf"(?:from|left|quit|off|instead of|after (?:\w+ ){{0,3}}of|从|离开|离职"
         rf"|\b(?:old|former|previous|ex-)(?:\s*[a-z]+)?)\s*{re.escape(old.casefold())}"
-        # "网易那边已经交接完了": the old one named before the words of leaving.
-        rf"|{re.escape(old.casefold())}[^，,。]{{0,6}}(?:交接完|离职|辞职|不干了|走人)",
+        # "网易那边已经交接完了", "Priya left last week": the old one named before the words
+        # of leaving.
+        rf"|{re.escape(old.casefold())}[^，,。]{{0,6}}(?:交接完|离职|辞职|不干了|走人)"
+        rf"|{re.escape(old.casefold())}(?:['’]s| has| had| just| finally)*\s+(?:left|quit|retired|"
+        rf"resigned|moved on|gone|went on leave|was let go|got (?:fired|laid off|promoted))\b",
         lowered,
     )
 

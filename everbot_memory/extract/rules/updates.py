@@ -96,7 +96,11 @@ _REQUEST = re.compile(
     r"|\b(?:i'd|i would) rather you didn'?t (?:remember|keep|store)\b"
     r"|\b(?:can|could) you (?:just )?(?:let (?:it|that|this|them) go|not (?:keep|remember|store|save))\b"
     r"|\bnot (?:be )?something you (?:carry|keep|hold on to|store)\b"
-    r"|,\s*(?:get rid of it|delete it|drop it|forget it|remove it)\b"
+    r"|,\s*(?:get rid of|delete|drop|forget|remove|scratch|scrap|wipe|erase|bin) it\b"
+    # "that job hunting thing i mentioned, scratch it": the memory named, then dropped ("too
+    # salty, scratch that, way too salty" only corrects what was just said).
+    r"|\b(?:thing|stuff|bit|mentioned|told you|said)(?: earlier| before)?,?\s+"
+    r"(?:scratch|scrap|forget|delete|drop|remove) (?:it|that)\b"
     r"|吧|可以删|可以去掉|不用记着|别记着|不要再记|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉|作废|清掉|清除|抹掉|别留|不用留|不要留",
     re.I,
 )
@@ -272,6 +276,22 @@ _TOOLS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         ),
     ),
 ]
+# The phone carrier: one at a time ("携号转网到联通了", "ditched vodafone for giffgaff").
+_CARRIERS = (
+    r"\b(?:vodafone|giffgaff|tesco mobile|sky mobile|verizon|at&t|t-mobile|mint mobile|rogers|"
+    r"telus|koodo|optus|telstra|sfr|bouygues|telekom|movistar|jio|airtel|docomo|softbank)\b"
+    r"|中国移动|中国联通|中国电信|中国广电|移动|联通|电信|广电"
+)
+_TOOLS.append(
+    (
+        re.compile(_CARRIERS, re.I),
+        re.compile(
+            r"\b(?:switched|switching|moved to|ported|porting|ditched|left|now on|joined|"
+            r"signed up with|went with)\b|携号转网|转网|转到|换成|换到|改用|换了",
+            re.I,
+        ),
+    )
+)
 _PLACES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (  # the home
         re.compile(r"\b(?:lives? in|living in|based in)\s+([A-Z][\w'-]*)|(?:住在|家在)(\w{2})"),
@@ -325,6 +345,20 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             r"|工作第一年|刚参加工作|参加工作|上班第一年"
             r"|我(?:已经)?(?:毕业|答辩完|博士后)|(?:^|[，,。！!\s])(?:终于|总算|已经)?毕业了"
             r"|(?:学生|研究生|读书)生涯(?:终于|总算)?结束",
+            re.I,
+        ),
+    ),
+    (  # out of work, until a job comes
+        re.compile(
+            r"\b(?:unemployed|out of work|between jobs|laid off|looking for (?:a )?(?:new )?(?:job|work)|"
+            r"job[- ]?hunting|job[- ]?seeking)\b|失业|待业|在找工作|找工作中|没工作",
+            re.I,
+        ),
+        re.compile(
+            r"\b(?:i|we) (?:finally |just |officially )?(?:got|landed|accepted|signed) "
+            r"(?:the|a|my|an) (?:new )?(?:job|offer|role|position)\b|\bi start (?:my new job |work )?"
+            r"(?:on|in|next)\b|\bgot hired\b|\bnew job\b"
+            r"|拿到(?:了)?offer|收到(?:了)?offer|找到工作|入职了|(?:下周|下个月|明天)入职",
             re.I,
         ),
     ),
@@ -404,8 +438,11 @@ _SOMEONE_ELSES = re.compile(
 
 # A partner of the user's own, named as theirs: not single, whatever the sentence plans.
 _PARTNER = re.compile(
-    r"\b(?:my|our) (?:fianc[ée]e?|wife|husband|girlfriend|boyfriend)\b"
-    r"|我(?:的|和|跟)?(?:老婆|老公|媳妇|女朋友|男朋友|对象|未婚妻|未婚夫)",
+    r"\b(?:my|our) (?:fianc[ée]e?|wife|husband|girlfriend|boyfriend|partner)\b"
+    r"|\b(?:i'?m|i am|been|started|i've been) (?:dating|seeing|going out with) (?-i:[A-Z])[a-z]+"
+    r"|我(?:的|和|跟)?(?:老婆|老公|媳妇|女朋友|男朋友|对象|未婚妻|未婚夫)"
+    # "跟男朋友在一起三个月了": the user and the partner, no 我 said.
+    r"|(?:^|[，,。！\s])(?:跟|和)(?:老婆|老公|媳妇|女朋友|男朋友|对象)(?:在一起|谈|同居|领证|结婚|订婚)",
     re.I,
 )
 
@@ -741,6 +778,8 @@ def _frame(text: str) -> set[str]:
     return {t for t in _telling(text) if t not in _GENERIC and not re.search(r"\d", t)}
 
 
+# Words too common in Chinese to name the thing given up.
+_FUNCTION_WORDS_ZH = frozenset(["用户", "现在", "已经", "我们", "这个", "那个", "一下", "可以"])
 # Characters too common in Chinese to say two sentences speak of the same thing.
 _FUNCTION_CHARS = set("的了是在我你他她们用户有不也就都还和跟把被给这那个一上下来去要会能说")
 
@@ -896,6 +935,60 @@ def _left_values(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     return ids
 
 
+# A thing given up, by the word after the words that say so ("finally ditched vodafone for
+# giffgaff", "cancelled my Netflix", "gave up on Duolingo"): whatever no slot knows.
+_GAVE_UP = re.compile(
+    r"\b(?:ditched|dumped|abandoned|binned|stopped using|no longer use|switched (?:away )?from|"
+    r"cancel(?:l)?ed|unsubscribed from|gave up(?: on)?|uninstalled|moved off(?: of)?|quit)\s+"
+    r"(?:(?:my|the|our|using)\s+)?(?P<thing>[A-Za-z][\w&'’-]{2,})",
+    re.I,
+)
+# A memory that holds the thing as the user's now: in use, on, with, subscribed, a member.
+_HOLDS_NOW = re.compile(
+    r"\b(?:uses?|using|is on|has|pays? for|subscribe[sd]? to|is a member of|is with|banks with|"
+    r"drinks?|eats?|plays?|learns?|is learning|goes to|takes?)\b",
+    re.I,
+)
+
+
+# The same in Chinese, the thing named before the words: "日语先放一放了", "健身房不去了",
+# "Netflix 已经退订了".
+_GAVE_UP_ZH = re.compile(
+    r"(?P<thing>[\u4e00-\u9fffA-Za-z]{2,8}?)\s*(?:先|就|暂时|已经|都|也|最近|现在|目前)*"
+    r"(?:放一放|放放|放下了|搁置了|不学了|不用了|不去了|不玩了|不练了|停了|戒了|退订了|退了|取消了|卸了|弃了)"
+)
+_HOLDS_NOW_ZH = re.compile(r"在学|学习|在用|使用|用的|用了|订了|订阅|会员|常去|在练|每周|每天|喜欢")
+
+
+def _given_up(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of known memories that hold as the user's now a thing ``said`` says was given up,
+    named right after the words that say so (not a part of it: "Notion's web app"), or, in
+    Chinese, right before them."""
+    ids = []
+    for match in _GAVE_UP_ZH.finditer(said):
+        thing = match.group("thing")
+        # The thing is the end of what stands before the words ("公司要派我去德国 日语" ->
+        # "日语"): the longest end of two characters or more that a known memory holds.
+        for entry_id, content in known:
+            if not _HOLDS_NOW_ZH.search(content) or re.search(r"以前|之前|曾经", content):
+                continue
+            ends = (thing[k:] for k in range(len(thing) - 1))
+            if any(end in content for end in ends if end not in _FUNCTION_WORDS_ZH):
+                ids.append(entry_id)
+    for match in _GAVE_UP.finditer(said):
+        thing = match.group("thing").casefold().rstrip("'’")
+        if thing in _GENERIC or re.match(r"['’]s\s", said[match.end() :]):
+            continue
+        for entry_id, content in known:
+            if (
+                re.search(rf"(?<![\w-]){re.escape(thing)}(?![\w-])", content, re.I)
+                and _HOLDS_NOW.search(content)
+                and not re.search(r"\bused to\b", content, re.I)
+            ):
+                ids.append(entry_id)
+    return ids
+
+
 # The language the user is answered in: one at a time. A request for another one ("from now
 # on reply in Chinese", "以后用英文回答我") retires the known one; a text to translate or to
 # write for someone else says nothing of it.
@@ -986,6 +1079,7 @@ def changed_memories(said: str, known: Sequence[tuple[str, str]]) -> tuple[str, 
         + _stage_changes(said, known)
         + _value_changes(said, known)
         + _left_values(said, known)
+        + _given_up(said, known)
         + _tool_changes(said, known)
         + _named_as_before(said, known, whole)
         + _parted(said, known)

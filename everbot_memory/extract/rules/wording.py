@@ -82,6 +82,10 @@ _NOT_VERBS = {
 # Verbs already in the past tense that do not end in "-ed" ("I forgot", "I went").
 _PAST = frozenset(
     [
+        # The same in the present, but said of the user in chat, nearly always done: "I quit
+        # my job", "I finally quit smoking", "we split up".
+        "quit",
+        "split",
         "forgot",
         "went",
         "got",
@@ -156,7 +160,10 @@ _ADVERBS = (
     "no longer|never|always|usually|often|sometimes|also|really|still|just|only|rarely|finally|"
     "already|mostly|normally|typically|generally|actually|basically|literally|honestly|even|"
     "hardly|barely|kind of|sort of|definitely|probably|mainly|primarily|regularly|occasionally|"
-    "recently|now|then|first"
+    "recently|now|then|first|"
+    # Any other adverb in -ly ("I officially gave up"), not a verb ending so ("I apply").
+    r"(?!(?:apply|reply|rely|supply|fly|multiply|comply|ally|bully|rally|tally|imply|belly)\b)"
+    r"[a-z]{2,}ly"
 )
 
 
@@ -214,8 +221,11 @@ def _compound(clause: str) -> str:
 def third_person(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user."""
     clause = clause.strip().rstrip(".!")
-    # Typed in lower case ("i need podcast recs"), "i" is still the speaker.
+    # Typed in lower case ("i need podcast recs"), "i" is still the speaker; typed without
+    # its apostrophe, "im" and "ive" are "I'm" and "I've".
     clause = re.sub(r"\bi\b(?=\s|'[a-z])", "I", clause)
+    clause = re.sub(r"\b[Ii]m\b(?=\s)", "I'm", clause)
+    clause = re.sub(r"\b[Ii]ve\b(?=\s)", "I've", clause)
     clause = _compound(clause)
     # An auxiliary after adverbs agrees too ("I still haven't" -> "the user still hasn't").
     clause = re.sub(
@@ -381,7 +391,7 @@ def about_the_user(said: str) -> str:
         text = "I " + text[0].lower() + text[1:]
     rewritten = (
         third_person(text)
-        if re.search(r"\b(?:i|i'm|i've|i'll|i'd|my|me|myself)\b", text, re.I)
+        if re.search(r"\b(?:i|i'm|i've|i'll|i'd|my|me|myself|im|ive)\b", text, re.I)
         else text
     )
     if _STILL_SPEAKING_EN.search(rewritten) or re.search(r"\bi'd\b|\bmine\b", rewritten, re.I):
@@ -501,6 +511,12 @@ def _said_of_old(rest: str, old: str) -> str:
     # A space separates clauses only in Chinese typed without commas.
     marks = ",，;；.。!！?？" + (" " if CJK_RE.search(old) else "")
     cut = max(rest.rfind(mark, 0, found.start()) for mark in marks)
+    if cut < 0 and re.fullmatch(
+        r"\s*[,，]?\s*(?i:not|instead of|rather than|不是)\s*", rest[: found.start()]
+    ):
+        # "oops it's Porto not Lisbon, I was looking at the wrong booking": the wrong value
+        # denied, then why it was said: nothing of it is the memory's.
+        return ""
     return rest[:cut].rstrip(",，;；、 ") if cut >= 0 else rest
 
 
@@ -597,6 +613,22 @@ def corrected(said: str) -> str:
                 at = spots[-1]
                 rest = _said_of_old(right[len(value) :], left[at : at + size])
                 return left[:at] + value + left[at + size :] + rest
+            # A value of another length ("对青霉素过敏 啊不是 是头孢"): from the last word that
+            # introduces one to the first word that may follow one.
+            value = word.group(0)
+            spans = [
+                (i, j)
+                for i in range(1, len(left))
+                if left[i - 1] in _BEFORE_SAID_AGAIN
+                for j in range(i + 1, min(len(left), i + 8) + 1)
+                if all(CJK_RE.match(c) for c in left[i:j])
+                and (j == len(left) or _ENDS_VALUE.match(left[j:]))
+                and not (j == len(left) and _ENDS_VALUE.match(left[j - 1 :]))
+            ]
+            if spans:
+                at, stop = max(spans, key=lambda span: (span[0], -span[1]))
+                rest = _said_of_old(right[len(value) :], left[at:stop])
+                return left[:at] + value + left[stop:] + rest
         return said
     right = re.sub(r"^(?:actually |it's |it is |I mean )*(?:(?:at|in|to|on|for|with) )?", "", right)
     name = re.match(r"([A-Z][\w'-]+(?: [A-Z][\w'-]+)*)", right)
@@ -633,6 +665,15 @@ def corrected(said: str) -> str:
     end = re.search(r"(?<=\s)[a-z][\w'-]*\s*$", left)
     if end and len(words) == 1:
         return left[: end.start()] + alone.group(1)
+    # Several words for the phrase after the last word that opens one ("allergic to peanuts,
+    # sorry I mean tree nuts"): they replace that phrase.
+    phrase = re.search(
+        r"\b(?:to|of|with|for|in|at|on|from|about|a|an|the|my)\s+"
+        r"([a-z][\w'-]*(?: [a-z][\w'-]*){0,2})\s*$",
+        left,
+    )
+    if phrase:
+        return left[: phrase.start(1)] + alone.group(1)
     return said
 
 
@@ -652,7 +693,7 @@ _CORRECTION_TAIL = re.compile(r"^\s*,?\s*(?:really|actually|technically|sorry)\b
 _CORRECTS_BEFORE = re.compile(
     r"^(?i:(?:no|well|oh|oops|sorry|wait|actually|i mean|i meant|or rather|technically|"
     r"make that|typo|my bad|hold on|hang on|scratch that|ugh|uh|um)[,.!:]?\s+)+"
-    r"(?i:it's |it is |in |at |on |for |the )*(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
+    r"(?i:it's |its |it is |in |at |on |for |the )*(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
     r"\s*(?:[,.!;]|$|\s(?i:since|but|now|though|not)\b)"
     r"|^(?:[哦啊呃额嗯噢]\s*)?(?:不对|哦不|啊不|说错了|我说错了|更正一下|打错了|发错了|写错了|口误|手滑)"
     r"[，,!！\s]"
@@ -663,6 +704,8 @@ def corrects_before(text: str) -> bool:
     """True when ``text`` opens by owning to a slip in what was said just before it ("oops,
     I meant the 15th", "啊发错了，是5月21号"); "no, Python 3.12 please" and "不对，你的代码有
     bug" answer something else."""
+    if _SWAPPED.match(text):
+        return True
     if _CORRECTS_BEFORE.match(text) is None:
         return False
     opening, *after = re.split(r"[,，:：]", text, maxsplit=1)
@@ -681,11 +724,36 @@ _VALUE_SAID_AGAIN = re.compile(
 )
 
 
+# A sentence that swaps a value just said for another, in any case: "oops its porto not
+# lisbon", "sorry, it's the 14th, not the 4th", "不对 是周五不是周四".
+_SWAPPED = re.compile(
+    r"^(?i:(?:no|oh|oops|sorry|wait|ugh|uh|actually|my bad|hold on|hang on|typo)[,.!:]?\s+)*"
+    r"(?i:it'?s|it is|i meant?|that'?s)\s+(?P<new>[\w'-]+(?: [\w'-]+)?)\s*,?\s+(?i:not)\s+"
+    r"(?P<old>[\w'-]+(?: [\w'-]+)?)(?=\s*(?:[,.!;]|$))"
+    r"|^(?:[哦啊呃额嗯噢]\s*)?(?:不对|哦不|啊不|说错了|打错了|口误)?[，,\s]*是\s*"
+    r"(?P<new_zh>[^，,。！？\s]{1,10}?)[，,\s]*不是\s*(?P<old_zh>[^，,。！？\s]{1,10}?)[。！!，,\s]*$"
+)
+
+
 def joined_corrections(said: Sequence[str]) -> list[str]:
     """The sentences with each one that only corrects the sentence before it joined to it, so
     that :func:`corrected` keeps the later value."""
     joined: list[str] = []
     for text in said:
+        # (A swap the general reading takes, "it's 2014 not 2015, we moved...", keeps what
+        # follows it.)
+        swap = None if _CORRECTS_BEFORE.match(text) else _SWAPPED.match(text)
+        if joined and swap:
+            new = swap.group("new") or swap.group("new_zh")
+            was = swap.group("old") or swap.group("old_zh")
+            old = (
+                re.escape(was) if CJK_RE.search(was) else rf"(?<![\w'-]){re.escape(was)}(?![\w'-])"
+            )
+            if re.search(old, joined[-1], re.I):
+                # "oops its porto not lisbon, I was looking at the wrong booking": the value
+                # said before is the one denied; the rest explains the slip.
+                joined[-1] = re.sub(old, new.replace("\\", r"\\"), joined[-1], flags=re.I)
+                continue
         if joined and _CORRECTS_BEFORE.match(text):
             before = joined[-1].rstrip(" .!。！")
             mark = "，" if CJK_RE.search(before[-1:]) else ", "
