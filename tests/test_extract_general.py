@@ -1571,3 +1571,58 @@ def test_chinese_chat_clauses_about_the_user_are_read(lines: list[str], kept: st
 )
 def test_questions_and_pasted_texts_are_no_memories(lines: list[str]) -> None:
     assert _extracted(lines) == []
+
+
+@pytest.mark.parametrize(
+    "said, known",
+    [
+        # Carrier names as ordinary words, a carrier's name as a person's.
+        ("买了个移动硬盘 换了个2T的", "用户用的是中国电信"),
+        ("最近电信诈骗好多 换了个手机号", "用户用的是中国联通"),
+        ("公司宽带转到电信了", "用户用的是中国联通的手机号"),
+        ("I went with Rogers to the hockey game", "The user is on Verizon."),
+        # A partner in work, a doctor seen.
+        ("my partner in crime for this project is Dev", "The user is single."),
+        ("im seeing Dr Patel on friday about my knee", "The user is single."),
+        # Still looking, starting something else.
+        ("I'm still looking for a new job, had 3 interviews", "The user is job hunting."),
+        ("I start on my thesis tomorrow", "The user is unemployed."),
+        # Given up once, by someone else, or someone else's thing.
+        ("cancelled the gym class today, too tired", "The user goes to the gym every morning."),
+        ("I ditched coffee this morning and had tea", "The user drinks coffee every morning."),
+        ("这个方案先放一放", "用户在用Notion做方案"),
+        ("孩子的钢琴先放一放", "用户在学钢琴"),
+    ],
+)
+def test_words_of_change_about_other_things_retire_nothing(said: str, known: str) -> None:
+    assert ("k1",) not in _retired(said, known)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "我们小区叫什么来着",
+        "我们小区是老小区 没电梯",
+        "我只看了一半",
+        "我只吃了一口",
+        "我也讨厌他",
+    ],
+)
+def test_chinese_sentences_that_name_no_lasting_fact_store_nothing(said: str) -> None:
+    assert _extracted([said]) == []
+
+
+def test_a_lead_before_a_day_in_a_story_of_the_past_makes_no_todo() -> None:
+    found = _extracted(["my exam is on the 20th", "I started revising three weeks before"])
+    assert not any("revising" in c.content and c.category == "todo" for c in found)
+
+
+def test_corrections_swapped_in_the_next_message_keep_the_memory() -> None:
+    zh = _extracted(["我下周三去上海出差", "不对 是周四不是周三"])
+    assert [c.content for c in zh if c.category == "todo"] == ["用户下周四去上海出差（2026-04-16）"]
+    en = [c.content for c in _extracted(["my cat is called Luna", "sorry its nova not luna"])]
+    assert any("Nova" in content for content in en) and not any("Luna" in c for c in en)
+
+
+def test_a_role_keeps_only_its_own_clause() -> None:
+    assert [c.content for c in _extracted(["我是测试 别理我"])] == ["用户是测试"]

@@ -67,7 +67,10 @@ def _zh_rules() -> list[Rule]:
         ),
         # Where the user lives, by the estate's name: "我们小区叫阳光嘉园", "我住的小区叫…".
         (
-            c(r"^我(?:们|家|住的)?(?:那个)?小区(?:叫|是)([\u4e00-\u9fffA-Za-z0-9]{2,10})"),
+            c(
+                r"^我(?:们|家|住的)?(?:那个)?小区叫(?!什么|啥)([\u4e00-\u9fffA-Za-z0-9]{2,10}?)"
+                r"(?=$|[\s，,。！!])"
+            ),
             "fact",
             "high",
             lambda m: f"用户住的小区叫{m.group(1)}",
@@ -126,7 +129,7 @@ def _zh_rules() -> list[Rule]:
             c(
                 r"^我是(?:一[名个位])?(?:做)?(.{0,12}(?:工程师|程序员|设计师|学生|老师|医生|产品经理|研究员|分析师|架构师|律师|会计|"
                 r"(?i:hr)|人事|猎头|财务|销售|运营|测试|前端|后端|全栈|运维|护士|码农|自由职业者|全职妈妈|宝妈|"
-                r"公务员|主播|编辑|记者|翻译|程序猿))(?:的)?(?![\u4e00-\u9fffA-Za-z])(.*)$"
+                r"公务员|主播|编辑|记者|翻译|程序猿))(?:的)?(?![\u4e00-\u9fffA-Za-z])([^\s，,。！!？?]*)"
             ),
             "fact",
             "medium",
@@ -180,9 +183,9 @@ def _preference_zh(match: re.Match[str]) -> str | None:
     verb, obj = match.group(1), match.group(2).strip().rstrip("。！!")
     # "我现在不吃牛肉了": the particle closing the sentence is no part of the thing.
     obj = re.sub(r"(?<=..)[了啦]$", "", obj)
-    if not obj or re.match(r"[了啦的呀啊吧]+(?:[\s，,。！!]|$)", obj):
-        return None  # "我不喝了": what is not drunk was said before
-    if obj.startswith(("这", "那", "它", "你")):
+    if not obj or obj.startswith("了") or re.match(r"[啦的呀啊吧]+(?:[\s，,。！!]|$)", obj):
+        return None  # "我不喝了", "我只吃了一口": what was done once, or said before
+    if obj.startswith(("这", "那", "它", "你", "他", "她")):
         return None  # "我喜欢这个方案": a reaction to the conversation, not a lasting taste
     return f"用户{verb}{obj}"
 

@@ -17,7 +17,7 @@ _PRONOUN_OBJECTS = {"it", "that", "this", "them", "those", "these", "you", "so",
 # absolutely love", "I kinda prefer"): up to two, any adverb in -ly among them.
 _ADVERBS = (
     r"(?:(?:much|kinda|kind of|sort of|pretty much|just|still|so|also|too|"
-    r"(?!(?:apply|reply|rely|supply|fly|ally)\b)[a-z]{2,}ly) ){0,2}"
+    r"(?!(?:apply|reapply|reply|rely|supply|fly|ally|family|italy|july)\b)[a-z]{2,}ly) ){0,2}"
 )
 _PROFESSIONS = (
     "developer|engineer|designer|scientist|researcher|teacher|student|doctor|nurse|lawyer|"

@@ -185,6 +185,14 @@ def _things_to_do(said: str, today: date) -> list[str]:
     return [part.strip() for part in kept if part.strip()]
 
 
+# A thing asked for or still to do: a reminder, a need, a plan.
+_TO_COME = re.compile(
+    r"\b(?:remind|ping|nudge|tell me|text me|need to|have to|must|should|will|gonna|going to)\b"
+    r"|'ll\b|提醒|要|得|需要|记得|准备|打算",
+    re.I,
+)
+
+
 def _lead_from_before(said_by_message: list[list[str]], today: date) -> list[list[str]]:
     """Each message's sentences, each that asks for a thing some time before a day it does
     not name ("remind me a week before to order the cake") given the day the sentence said
@@ -196,6 +204,8 @@ def _lead_from_before(said_by_message: list[list[str]], today: date) -> list[lis
         kept: list[str] = []
         for said in saids:
             lead = LEAD.search(said)
+            if lead and not _TO_COME.search(said):
+                lead = None  # "I started revising three weeks before": done, not to do
             day = resolve_date(before, today) if before and lead else None
             if lead and day is not None and resolve_date(said, today) is None:
                 named = (
@@ -313,7 +323,9 @@ _QUOTED_PARAGRAPH = re.compile(
     r'^\s*["“「『\'].{12,}["”」』\'][.。]?\s*$'
     # A message pasted from a chat, its sender first ("【刘姐】：小王啊 下个月开始房租涨到4500",
     # "王经理：明天的会改到三点").
-    r"|^\s*【[^】\n]{1,12}】|^\s*[\u4e00-\u9fff]{1,3}(?:姐|哥|总|老师|经理|阿姨|叔|师傅|老板|主任)\s*[:：]",
+    r"|^\s*【[^】\n]{1,12}】\s*[:：]"
+    r"|^\s*[\u4e00-\u9fff]{1,3}(?:姐|哥|总|老师|经理|阿姨|叔|师傅|老板|主任)\s*[:：]"
+    r"(?![^\n]*(?:记住|记一下|记下|帮我记|remember))",
     re.S,
 )
 
@@ -858,6 +870,59 @@ def _without_request(said: str) -> str:
 _ASKED_ZH = re.compile(r"(?:啥|什么|吗|呢|么|几点|多少|怎么办|咋办|咋整)[的呀啊呢]?[?？。！!~～]*$")
 
 
+# A memory that only says something ended ("handed in my notice at Deloitte", "sold the
+# Civic", "we finally cancelled Netflix", "no longer drinks coffee"), naming nothing new.
+_ONLY_ENDED = re.compile(
+    r"\b(?:no longer|not any ?more|any ?more|quit|left|sold|cancel(?:l)?ed|handed in|resigned|"
+    r"broke up|split up|gave up|used to|ditched|moved out|stopped)\b"
+    r"|不再|离职|辞职|卖了|退了|分手|分了|搬走|不干了",
+    re.I,
+)
+_NAMES_NEW = re.compile(
+    r"\b(?:now|starting|started|joined|switched to|moved to|instead|new)\b|现在|换成|改用|搬到|入职|新",
+    re.I,
+)
+
+
+def _fold_endings(found: list[Candidate], start: int) -> None:
+    """In the memories of one message (from ``start``), a memory that only says a known one
+    ended, beside another that says what holds now ("handed in my notice at Deloitte" and
+    "starting at Ramp on June 3rd"), gives that one the ending and goes: the new value is the
+    memory, and it retires the old one."""
+    ended = [
+        c
+        for c in found[start:]
+        if c.contradicts
+        and not c.forget
+        and _ONLY_ENDED.search(c.content)
+        and not _NAMES_NEW.search(c.content)
+    ]
+    if not ended:
+        return
+    now = [
+        i
+        for i in range(start, len(found))
+        if found[i] not in ended
+        and not found[i].forget
+        and found[i].confirms is None
+        and found[i].category in ("fact", "preference", "skill_usage", "experience")
+    ]
+    if not now:
+        return
+    first = now[0]
+    ids = tuple(
+        dict.fromkeys([*found[first].contradicts, *(i for c in ended for i in c.contradicts)])
+    )
+    content = found[first].content
+    before = found[first - 1] if first > start else None
+    if before is not None and before in ended and before.content.endswith((".", "!", "。", "！")):
+        # Said one after the other, they read as one memory: what ended, then what holds now
+        # ("Sold the Civic last weekend! The user said: ..." keeps both).
+        content = f"{before.content} {content}" if content.isascii() else before.content + content
+    found[first] = found[first].replace(contradicts=ids, content=content)
+    found[start:] = [c for c in found[start:] if c not in ended]
+
+
 def _clean(text: str) -> str:
     """The text without quotes, lead-ins ("Hi, ...", "By the way, ...", "另外，...") and a
     request tacked on at the end."""
@@ -1227,6 +1292,7 @@ class RuleExtractor:
                     if dropped not in kept:
                         seen.discard(dropped.content.lower())
                 found[message_start:] = kept
+            _fold_endings(found, message_start)
         return found
 
     @staticmethod

@@ -278,16 +278,19 @@ _TOOLS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 ]
 # The phone carrier: one at a time ("携号转网到联通了", "ditched vodafone for giffgaff").
 _CARRIERS = (
-    r"\b(?:vodafone|giffgaff|tesco mobile|sky mobile|verizon|at&t|t-mobile|mint mobile|rogers|"
-    r"telus|koodo|optus|telstra|sfr|bouygues|telekom|movistar|jio|airtel|docomo|softbank)\b"
-    r"|中国移动|中国联通|中国电信|中国广电|移动|联通|电信|广电"
+    r"\b(?:vodafone|giffgaff|tesco mobile|sky mobile|verizon|at&t|t-mobile|mint mobile|telus|"
+    r"koodo|optus|telstra|sfr|bouygues|telekom|movistar|jio|airtel|docomo|softbank)\b"
+    # In Chinese only as a carrier: the full name, or beside a phone's words ("移动硬盘",
+    # "电信诈骗", "网络联通性" are no carriers).
+    r"|中国(?:移动|联通|电信|广电)|(?<=转网到)(?:移动|联通|电信|广电)"
+    r"|(?:移动|联通|电信|广电)(?=的?(?:卡|号|套餐|手机号|流量))"
 )
 _TOOLS.append(
     (
         re.compile(_CARRIERS, re.I),
         re.compile(
-            r"\b(?:switched|switching|moved to|ported|porting|ditched|left|now on|joined|"
-            r"signed up with|went with)\b|携号转网|转网|转到|换成|换到|改用|换了",
+            r"\b(?:switched|switching|moved (?:over )?to|ported|porting|ditched|now on|"
+            r"signed up with)\b|携号转网|转网",
             re.I,
         ),
     )
@@ -355,9 +358,8 @@ _STAGES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
             re.I,
         ),
         re.compile(
-            r"\b(?:i|we) (?:finally |just |officially )?(?:got|landed|accepted|signed) "
-            r"(?:the|a|my|an) (?:new )?(?:job|offer|role|position)\b|\bi start (?:my new job |work )?"
-            r"(?:on|in|next)\b|\bgot hired\b|\bnew job\b"
+            r"(?:^|\b(?:i|we) )(?:finally |just |officially )?(?:got|landed|accepted|signed) "
+            r"(?:the|a|my|an) (?:new )?(?:job|offer|role|position)\b|\bgot hired\b"
             r"|拿到(?:了)?offer|收到(?:了)?offer|找到工作|入职了|(?:下周|下个月|明天)入职",
             re.I,
         ),
@@ -438,8 +440,8 @@ _SOMEONE_ELSES = re.compile(
 
 # A partner of the user's own, named as theirs: not single, whatever the sentence plans.
 _PARTNER = re.compile(
-    r"\b(?:my|our) (?:fianc[ée]e?|wife|husband|girlfriend|boyfriend|partner)\b"
-    r"|\b(?:i'?m|i am|been|started|i've been) (?:dating|seeing|going out with) (?-i:[A-Z])[a-z]+"
+    r"\b(?:my|our) (?:fianc[ée]e?|wife|husband|girlfriend|boyfriend)\b"
+    r"|\b(?:i'?m|i am|been|started|i've been) (?:dating|going out with) (?-i:[A-Z])[a-z]+"
     r"|我(?:的|和|跟)?(?:老婆|老公|媳妇|女朋友|男朋友|对象|未婚妻|未婚夫)"
     # "跟男朋友在一起三个月了": the user and the partner, no 我 said.
     r"|(?:^|[，,。！\s])(?:跟|和)(?:老婆|老公|媳妇|女朋友|男朋友|对象)(?:在一起|谈|同居|领证|结婚|订婚)",
@@ -901,6 +903,14 @@ def _left_values(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
         for entry_id, content in known:
             for slot, value in slot_values(content):
                 cue = _LEAVING.get(slot, _LEAVING["tool"]).search(clause)
+                if slot == "manager" and re.search(
+                    rf"(?<![\w]){re.escape(value)}(?:['’]s| has| had| just| finally)*\s+(?:left|quit|"
+                    rf"retired|resigned|moved on|is gone|got fired|was let go)\b",
+                    clause,
+                    re.I,
+                ):
+                    ids.append(entry_id)  # "Priya left last week": the manager is no more
+                    break
                 if slot == "employer" and not cue:
                     # "Siemens let me go": the employer named before the words that say so.
                     cue = re.search(
@@ -951,6 +961,21 @@ _HOLDS_NOW = re.compile(
 )
 
 
+# A person named right before the words ("Sarah quit yoga"), not a word opening the sentence.
+_NAME_BEFORE = re.compile(
+    r"(?:^|[\s,;])(?!(?:Finally|Just|So|Also|Ok|Okay|Well|And|But|Then|Today|Yesterday|Lol|Ugh|"
+    r"Honestly|Actually|Officially|Recently|Last|We|I|Oh|Yeah|Yes|Btw)\b)(?-i:[A-Z])[a-z]+\s+$"
+)
+# Once, not for good: "cancelled the gym class today", "这周末的聚会不去了".
+_ONE_OFF = re.compile(
+    r"\b(?:today|tonight|this (?:morning|afternoon|evening|week|weekend|time)|for now|"
+    r"just once)\b|今天|今晚|这次|这周末|这个周末|明天|下次|这回",
+    re.I,
+)
+# Someone else's thing, named before it: "孩子的钢琴", "我老公的健身卡".
+_OTHERS_ZH = re.compile(
+    r"(?:孩子|儿子|女儿|娃|老公|老婆|对象|他|她|同事|朋友|室友|我妈|我爸|爸妈)的"
+)
 # The same in Chinese, the thing named before the words: "日语先放一放了", "健身房不去了",
 # "Netflix 已经退订了".
 _GAVE_UP_ZH = re.compile(
@@ -964,9 +989,15 @@ def _given_up(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
     """Ids of known memories that hold as the user's now a thing ``said`` says was given up,
     named right after the words that say so (not a part of it: "Notion's web app"), or, in
     Chinese, right before them."""
-    ids = []
+    ids: list[str] = []
+    if _ONE_OFF.search(said):
+        return ids  # "cancelled the gym class today": once, not for good
     for match in _GAVE_UP_ZH.finditer(said):
         thing = match.group("thing")
+        if re.match(r"^(?:这个|那个|这|那)", thing) or _OTHERS_ZH.search(
+            said[: match.start("thing") + 4]
+        ):
+            continue  # "这个方案先放一放", "孩子的钢琴先放一放"
         # The thing is the end of what stands before the words ("公司要派我去德国 日语" ->
         # "日语"): the longest end of two characters or more that a known memory holds.
         for entry_id, content in known:
@@ -979,6 +1010,14 @@ def _given_up(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
         thing = match.group("thing").casefold().rstrip("'’")
         if thing in _GENERIC or re.match(r"['’]s\s", said[match.end() :]):
             continue
+        if _SOMEONE_ELSES.search(said[: match.start()]) or _NAME_BEFORE.search(
+            said[: match.start()]
+        ):
+            continue  # "Sarah quit yoga": someone else gave it up
+        if re.match(r"\s+to\s+\w", said[match.end() :]) or re.search(
+            r"\b(?:the|this|that)\s+$", said[match.start() : match.start("thing")]
+        ):
+            continue  # "quit Chrome to free up RAM", "cancelled the Uber": one use of it
         for entry_id, content in known:
             if (
                 re.search(rf"(?<![\w-]){re.escape(thing)}(?![\w-])", content, re.I)

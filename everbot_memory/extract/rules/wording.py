@@ -162,7 +162,8 @@ _ADVERBS = (
     "hardly|barely|kind of|sort of|definitely|probably|mainly|primarily|regularly|occasionally|"
     "recently|now|then|first|"
     # Any other adverb in -ly ("I officially gave up"), not a verb ending so ("I apply").
-    r"(?!(?:apply|reply|rely|supply|fly|multiply|comply|ally|bully|rally|tally|imply|belly)\b)"
+    r"(?!(?:apply|reapply|reply|rely|supply|fly|multiply|comply|ally|bully|rally|tally|imply|"
+    r"belly|family|italy|july|jelly|holly|lily|assembly|anomaly|monopoly|ply)\b)"
     r"[a-z]{2,}ly"
 )
 
@@ -742,14 +743,19 @@ def joined_corrections(said: Sequence[str]) -> list[str]:
     for text in said:
         # (A swap the general reading takes, "it's 2014 not 2015, we moved...", keeps what
         # follows it.)
-        swap = None if _CORRECTS_BEFORE.match(text) else _SWAPPED.match(text)
+        swap = _SWAPPED.match(text)
+        if swap and swap.group("new_zh") is None and _CORRECTS_BEFORE.match(text):
+            swap = None
         if joined and swap:
             new = swap.group("new") or swap.group("new_zh")
             was = swap.group("old") or swap.group("old_zh")
             old = (
                 re.escape(was) if CJK_RE.search(was) else rf"(?<![\w'-]){re.escape(was)}(?![\w'-])"
             )
-            if re.search(old, joined[-1], re.I):
+            named = re.search(old, joined[-1], re.I)
+            if named:
+                if named.group(0)[:1].isupper():
+                    new = new[:1].upper() + new[1:]  # "Luna" corrected to "nova": "Nova"
                 # "oops its porto not lisbon, I was looking at the wrong booking": the value
                 # said before is the one denied; the rest explains the slip.
                 joined[-1] = re.sub(old, new.replace("\\", r"\\"), joined[-1], flags=re.I)
