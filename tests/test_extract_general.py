@@ -1626,3 +1626,22 @@ def test_corrections_swapped_in_the_next_message_keep_the_memory() -> None:
 
 def test_a_role_keeps_only_its_own_clause() -> None:
     assert [c.content for c in _extracted(["我是测试 别理我"])] == ["用户是测试"]
+
+
+@pytest.mark.parametrize(
+    "said, category",
+    [
+        # A birthday by the age it brings is a fact about the family, not a thing to do...
+        ("my son is turning 5 on saturday", "fact"),
+        ("my dad's 70th is on august 2nd", "fact"),
+        # ... unless something is planned for it.
+        (
+            "my son is turning 5 on saturday and we're throwing a party, need to order balloons",
+            "todo",
+        ),
+    ],
+)
+def test_a_birthday_by_its_age_is_a_fact_unless_something_is_planned(
+    said: str, category: str
+) -> None:
+    assert [c.category for c in _extracted([said])] == [category]

@@ -374,7 +374,12 @@ _OWN_TEXT = re.compile(
 )
 # A day that comes every year, said as the user's.
 _YEARLY_DAY = re.compile(
-    r"(?:生日|纪念日)(?:是|在)|\b(?:birthday|anniversary|name day) (?:is|falls) (?:on )?", re.I
+    r"(?:生日|纪念日)(?:是|在)|\b(?:birthday|anniversary|name day) (?:is|falls) (?:on )?"
+    # A birthday by the age it brings: "Mum's 60th is on July 25th", "my daughter's turning 8
+    # next month".
+    r"|\b\d{1,3}(?:st|nd|rd|th) (?:birthday )?(?:is|falls) on |\b(?:turning|turns) \d{1,3}\b"
+    r"|(?:满|过)\d{1,3}岁生日",
+    re.I,
 )
 # The day a todo is due, as written after it: "（2027-05-21）", " (2027-05-21)".
 _DAY_NOTE = re.compile(r"\s*[(（]\d{4}-\d{2}-\d{2}[)）](?=[.。]?$)")
@@ -1145,8 +1150,14 @@ class RuleExtractor:
                 if (
                     candidate.category == "todo"
                     and _YEARLY_DAY.search(candidate.content)
-                    # "纪念日是6月20号 提前两天提醒我买礼物": a reminder of it is a thing to do.
-                    and not re.search(r"提醒|remind", said, re.I)
+                    # "纪念日是6月20号 提前两天提醒我买礼物": a reminder of it is a thing to do,
+                    # and so is a party planned for it.
+                    and not re.search(
+                        r"提醒|remind|party|parties|lunch|dinner|celebrat|派对|聚餐|庆祝",
+                        said,
+                        re.I,
+                    )
+                    and not _MUST.search(said)
                 ):
                     # "生日是5月21号", "our anniversary is June 3rd": a day of every year is a
                     # fact about the user, not a thing to do that lapses.
