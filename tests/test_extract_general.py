@@ -1592,6 +1592,7 @@ def test_questions_and_pasted_texts_are_no_memories(lines: list[str]) -> None:
         ("I ditched coffee this morning and had tea", "The user drinks coffee every morning."),
         ("这个方案先放一放", "用户在用Notion做方案"),
         ("孩子的钢琴先放一放", "用户在学钢琴"),
+        ("Sarah quit yoga", "The user goes to yoga on Tuesdays."),
     ],
 )
 def test_words_of_change_about_other_things_retire_nothing(said: str, known: str) -> None:

@@ -835,9 +835,15 @@ def _value_changes(said: str, known: Sequence[tuple[str, str]]) -> list[str]:
         over, now = _NO_MORE.search(clause), _NOW_CHANGED.search(clause)
         if not (over or now or _REACHED.search(clause)):
             continue
+        if over and _SOMEONE_ELSES.search(clause[: over.start()]):
+            continue  # "my sister quit yoga": someone else's
+        # "Sarah quit yoga" is Sarah's; "Biscuit passed away" ends the memory of Biscuit.
+        who = _NAME_BEFORE.search(clause[: over.start()]) if over else None
         values = _values(_FROM_TO.sub(" ", clause))
         levels = {m.group(0) for m in _LEVEL.finditer(clause)} if _REACHED.search(clause) else set()
         for entry_id, content in known:
+            if who and who.group(0).strip(" ,;").casefold() not in content.casefold():
+                continue
             held = _values(content)
             old_levels = {m.group(0) for m in _LEVEL.finditer(content)}
             if (
