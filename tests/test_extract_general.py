@@ -1646,3 +1646,16 @@ def test_a_birthday_by_its_age_is_a_fact_unless_something_is_planned(
     said: str, category: str
 ) -> None:
     assert [c.category for c in _extracted([said])] == [category]
+
+
+def test_a_text_quoted_line_by_line_after_a_request_is_not_the_users() -> None:
+    message = (
+        "could you help me answer this? it's below:\n\n"
+        "> Hello all,\n> The gym on level 2 closes for repairs from May 4.\n"
+        "> Lockers must be emptied.\n"
+        "> Thanks, Facilities\n\n"
+        "I'm a night nurse so I only get to the gym at 7am, is there another one nearby?"
+    )
+    contents = " | ".join(c.content for c in _extracted([message]))
+    assert "night nurse" in contents
+    assert "Lockers" not in contents and "Facilities" not in contents

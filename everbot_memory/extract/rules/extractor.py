@@ -351,6 +351,9 @@ def _own_words(text: str) -> str:
         after = paragraphs[i + 1] if i + 1 < len(paragraphs) else ""
         if _QUOTED_PARAGRAPH.match(paragraph) and not _OWN_QUOTE.search(after):
             continue
+        lines = [line for line in paragraph.split("\n") if line.strip()]
+        if lines and all(line.lstrip().startswith(">") for line in lines):
+            continue  # quoted as an email quotes, every line after ">"
         if pasted and not (
             _FIRST_PERSON.search(paragraph)
             and not paragraph.lstrip().startswith(("Dear", "Hi ", "Hello"))
@@ -361,7 +364,10 @@ def _own_words(text: str) -> str:
         # The request leads into the text: it is the paragraph's last sentence, and ends with
         # a colon or the text after it is not in the user's voice.
         last = re.split(r"(?<=[.!?。！？])\s+|\n", paragraph.strip())[-1]
-        if _WORK_ON_TEXT.search(last) and not _OWN_TEXT.search(paragraph):
+        # Or the paragraph asks for the work and ends by pointing to the text ("can you help me
+        # reply to this? pasted below:").
+        pointed = bool(re.search(r"[:：]\s*$", paragraph)) and _WORK_ON_TEXT.search(paragraph)
+        if (_WORK_ON_TEXT.search(last) or pointed) and not _OWN_TEXT.search(paragraph):
             pasted = True
     return "\n\n".join(kept)
 
