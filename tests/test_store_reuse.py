@@ -402,3 +402,43 @@ def test_a_save_that_failed_after_letting_go_of_old_texts_saves_whole_the_next_t
     assert sorted(MemoryStore(memory_path).load(), key=lambda e: e.id) == sorted(
         wanted, key=lambda e: e.id
     )
+
+
+def test_bytes_read_or_written_before_are_not_hashed_again(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save reads the file it loaded (or last wrote) again: the same bytes are compared
+    with those, not hashed again, nor looked over again for a save caught halfway; bytes
+    that differ are hashed and looked over as always."""
+    import everbot_memory.storage.backend as backend_module
+
+    store = MemoryStore(memory_path)
+    store.save(_entries(4))
+    hashed: list[bytes] = []
+    looked: list[bytes | None] = []
+    digest, complete = backend_module.digest, store_module._complete
+
+    def hashing(data: bytes | None) -> str | None:
+        hashed.append(data or b"")
+        return digest(data)
+
+    def looking(snapshot: object) -> bool:
+        looked.append(snapshot.data)  # type: ignore[attr-defined]
+        return complete(snapshot)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(backend_module, "digest", hashing)
+    monkeypatch.setattr(store_module, "digest", hashing)
+    monkeypatch.setattr(store_module, "_complete", looking)
+    entries = store.load()
+    on_disk = memory_path.read_bytes()
+    assert store.save([*entries, make_entry("e99999", "One more memory.")])
+    assert on_disk not in hashed and on_disk not in looked  # written by this store: known
+    written = memory_path.read_bytes()
+    assert hashed == [written]  # the new bytes, hashed once, when made
+    assert store.load()[-1].id == "e99999"
+    assert hashed == [written] and written not in looked
+    # A change made by someone else is hashed and looked over, and read as it is.
+    changed = written.replace(b"One more memory.", b"One more memory, edited.")
+    memory_path.write_bytes(changed)
+    assert store.load()[-1].content == "One more memory, edited."
+    assert hashed[-1] == changed and looked[-1] == changed

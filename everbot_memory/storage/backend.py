@@ -116,11 +116,23 @@ class LocalFile:
         self._lock = WriterLock(self.files.lock, lock_timeout, self.path)
         #: The swapped-out file this backend last kept, and the bytes it held then.
         self._kept: tuple[str, bytes] | None = None
+        #: The bytes this backend last read or wrote, and their hash: the same bytes read
+        #: again (a save after a load, the next save after a write) are compared, not hashed
+        #: again (a large file's hash costs more than comparing its bytes).
+        self._known: tuple[bytes, str] | None = None
 
     def read(self) -> Snapshot:
         """The file's bytes (None when it does not exist) and their hash."""
         data, age = self._read_bytes()
-        return Snapshot(None, None) if data is None else Snapshot(data, digest(data), age)
+        if data is None:
+            return Snapshot(None, None)
+        known = self._known
+        if known is not None and len(known[0]) == len(data) and known[0] == data:
+            return Snapshot(data, known[1], age)
+        version = digest(data)
+        assert version is not None
+        self._known = (data, version)
+        return Snapshot(data, version, age)
 
     def _read_bytes(self) -> tuple[bytes | None, float | None]:
         """The file's bytes (None when it does not exist) and their age, unhashed."""
@@ -203,13 +215,21 @@ class LocalFile:
         returned as ``displaced`` (and kept on disk until released), never lost. Elsewhere the
         content hash is checked just before the rename, which leaves a window of microseconds.
         """
+        if version is None:
+            version = digest(data)  # a large file's hash: made once, not once per outcome
+        result = self._write(data, expected, backup, version)
+        if result.version is not None and version is not None:
+            self._known = (data, version)  # on disk now: read again, it is not hashed again
+        return result
+
+    def _write(
+        self, data: bytes, expected: Snapshot, backup: bytes | None, version: str | None
+    ) -> WriteResult:
         target = self.files.target
         if not target.parent.is_dir():
             raise StoreError(f"cannot write {self.path}: folder {target.parent} does not exist")
         if not self._holds(expected):
             return WriteResult(None)  # changed since it was read: nothing to back up or write
-        if version is None:
-            version = digest(data)  # a large file's hash: made once, not once per outcome
         mode = 0o600
         if expected.data is not None:
             with contextlib.suppress(FileNotFoundError):  # deleted meanwhile: a new file
