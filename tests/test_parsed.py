@@ -506,3 +506,29 @@ def test_property_a_record_with_parts_appended_reads_as_a_parse(
         found = _recorded(path)
         assert found is not None
         _same(found, text)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_the_recorded_times_read_back_as_written(shared: bool) -> None:
+    """The record's times come back as the entries held them, whether they are most of them
+    different (each made on its own) or shared by many entries (made once each), with and
+    without an expiry; a column of times that is another's shares that one's objects."""
+    entries = [
+        make_entry(
+            f"t{n}",
+            f"Memory {n}.",
+            at=T0 - days(n % 3 if shared else n),
+            expires_at=None if n % 2 else T0 + days(1 + n % 4),
+        )
+        for n in range(40)
+    ]
+    entries += [make_entry("moved", "Anchored apart.", base_score=0.9, base_at=T0 - days(9))]
+    back = parsed_module._entries(parsed_module._columns(entries))
+    assert back == entries
+    assert [e.expires_at for e in back] == [e.expires_at for e in entries]
+    if shared:
+        # Entries that had one time hold one object for it.
+        assert len({id(e.created_at) for e in back}) == len({e.created_at for e in back})
+    same = parsed_module._entries(parsed_module._columns(entries[:-1]))
+    # (make_entry anchors each memory at its last activation.)
+    assert all(e.base_at is e.last_activated for e in same)

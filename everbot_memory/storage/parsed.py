@@ -40,7 +40,7 @@ import zlib
 from array import array
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
-from itertools import chain, compress, repeat
+from itertools import compress, repeat
 from operator import add, attrgetter, eq, is_, itemgetter, le, mul, sub
 from typing import Any, NamedTuple
 
@@ -93,15 +93,31 @@ def _columns(entries: Sequence[MemoryEntry]) -> list[list[Any]]:
 def _entries(columns: list[list[Any]]) -> list[MemoryEntry]:
     """The entries :func:`_columns` took apart (ValueError: not the columns of entries)."""
     timed = [c for n, c in zip(FIELDS, columns, strict=True) if n in _TIMES]
-    # The entries one session wrote share their times: each is made once, and shared.
-    distinct = dict.fromkeys(chain.from_iterable(timed))
-    distinct.pop(None, None)
-    made = map(datetime.fromtimestamp, distinct, repeat(timezone.utc))
-    times: dict[float | None, datetime | None] = dict(zip(distinct, made, strict=True))
-    times[None] = None
+    done: list[tuple[list[Any], list[Any]]] = []  # each column read, and its times
     for column in timed:
-        column[:] = map(times.__getitem__, column)
+        # A column that is another's (an entry's anchor is most often its last activation)
+        # shares that one's times.
+        same = next((made for seen, made in done if seen == column), None)
+        if same is None:
+            same = _times(column)
+            done.append((list(column), same))
+        column[:] = same
     return restored(columns)
+
+
+def _times(column: list[Any]) -> list[Any]:
+    """Each time of ``column`` (seconds since the epoch, or None) as a datetime in UTC: the
+    entries one session wrote share their times, made once and shared, unless most of them
+    differ (then each is made, without a table of them). C loops."""
+    utc = repeat(timezone.utc)
+    distinct = dict.fromkeys(column)
+    if None not in distinct and 2 * len(distinct) > len(column):
+        return list(map(datetime.fromtimestamp, column, utc))
+    distinct.pop(None, None)
+    made = map(datetime.fromtimestamp, distinct, utc)
+    times: dict[Any, datetime | None] = dict(zip(distinct, made, strict=True))
+    times[None] = None
+    return list(map(times.__getitem__, column))
 
 
 def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
