@@ -332,9 +332,14 @@ class LocalFile:
         found: list[tuple[bytes, str]] = []
         for path in self._previous_files():
             try:
-                written_into = not self._holds_its_name(path, path.read_bytes())
+                data = path.read_bytes()
             except OSError:
                 continue  # removed meanwhile
+            written_into = not self._holds_its_name(path, data)
+            if not written_into and (self._kept is None or self._kept[0] != str(path)):
+                # Known to hold its name now: checked again by comparing bytes, not hashed
+                # again (the write that follows looks at it once more).
+                self._kept = (str(path), data)
             if written_into:
                 found.append((_settled_bytes(path), str(path)))
         for path in self.files.displaced():
