@@ -532,3 +532,44 @@ def test_the_recorded_times_read_back_as_written(shared: bool) -> None:
     same = parsed_module._entries(parsed_module._columns(entries[:-1]))
     # (make_entry anchors each memory at its last activation.)
     assert all(e.base_at is e.last_activated for e in same)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    size=st.integers(0, 150),
+    edits=st.lists(
+        st.tuples(st.sampled_from(["add", "drop", "move", "fresh"]), st.integers(0, 10**6)),
+        max_size=6,
+    ),
+    shuffled=st.booleans(),
+)
+def test_property_rows_found_by_the_ends_are_the_rows_of_each_id(
+    size: int, edits: list[tuple[str, int]], shuffled: bool
+) -> None:
+    """The row each entry takes in an appended part, found from the ids the two versions
+    begin and end with alike, is the one a table of every id gives."""
+    import random
+
+    before = [f"id{n}" for n in range(size)]
+    rows = array("q", range(size))
+    if shuffled:
+        random.Random(size).shuffle(rows)
+    after = parsed_module.Log("v", before, rows, size + 3, 0, 0, "m")
+    ids, fresh = list(before), set()
+    for what, at in edits:
+        if what == "add":
+            ids.insert(at % (len(ids) + 1), f"new{at}")
+        elif ids and what == "drop":
+            ids.pop(at % len(ids))
+        elif ids and what == "move":
+            ids.insert(at % len(ids), ids.pop((at // 7) % len(ids)))
+        elif ids:
+            fresh.add(ids[at % len(ids)])
+    row_of = dict(zip(before, rows, strict=True))
+    for gone in fresh:
+        row_of.pop(gone, None)
+    expected = list(map(row_of.get, ids))
+    found = parsed_module._kept_rows(after, ids, fresh)
+    assert found is None or found == expected
+    if len(edits) <= 1 and all(what != "move" for what, _ in edits):
+        assert found is not None  # one change in place: found by the ends

@@ -826,6 +826,37 @@ def test_a_new_process_hashes_the_swapped_out_file_once_per_save(
     assert len(list(folder.glob("previous-*"))) == 1
 
 
+def test_a_late_write_into_the_swapped_out_file_during_a_save_is_kept(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A late write into the file the last save swapped out, landing after the next save
+    found it as it was kept (and before it swaps the file again), keeps it on disk for a
+    save to merge, even when the write leaves it as long as it was."""
+    from everbot_memory.storage.backend import LocalFile
+
+    MemoryStore(memory_path).save([make_entry("aaaaaa", "The user likes tea.")])
+    MemoryStore(memory_path).save([make_entry("aaaaaa", "The user likes mint.")])
+    folder = SideFiles.of(memory_path).previous.parent
+    (swapped_out,) = folder.glob("previous-*")
+    keep = LocalFile._keep_previous
+
+    def writing_late(self: LocalFile, *args: object) -> None:
+        with swapped_out.open("r+b") as handle:  # an editor's in-place save, as long
+            data = handle.read().replace(b"likes tea.", b"likes tee.")
+            handle.seek(0)
+            handle.write(data)
+        keep(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LocalFile, "_keep_previous", writing_late)
+    store = MemoryStore(memory_path)
+    assert store.save([*store.load(), make_entry("bbbbbb", "The user has a cat.")])
+    assert swapped_out.exists() and b"likes tee." in swapped_out.read_bytes()
+    monkeypatch.undo()
+    store = MemoryStore(memory_path)
+    store.save([*store.load(), make_entry("cccccc", "The user has a dog.")])
+    assert not swapped_out.exists()  # merged, then let go of
+
+
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(["type", "type", "reload", "read", "write"]), max_size=45))
 def test_any_interleaving_of_editor_saves_and_engine_writes_loses_nothing(

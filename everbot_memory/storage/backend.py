@@ -116,6 +116,8 @@ class LocalFile:
         self._lock = WriterLock(self.files.lock, lock_timeout, self.path)
         #: The swapped-out file this backend last kept, and the bytes it held then.
         self._kept: tuple[str, bytes] | None = None
+        #: Swapped-out files found holding what their names say, and their signatures then.
+        self._checked: dict[str, tuple[int, int, int, int]] = {}
         #: The bytes this backend last read or wrote, and their hash: the same bytes read
         #: again (a save after a load, the next save after a write) are compared, not hashed
         #: again (a large file's hash costs more than comparing its bytes).
@@ -128,7 +130,7 @@ class LocalFile:
             return Snapshot(None, None)
         known = self._known
         if known is not None and len(known[0]) == len(data) and known[0] == data:
-            return Snapshot(data, known[1], age)
+            return Snapshot(known[0], known[1], age)  # (the bytes held already: one copy)
         version = digest(data)
         assert version is not None
         self._known = (data, version)
@@ -332,14 +334,14 @@ class LocalFile:
         found: list[tuple[bytes, str]] = []
         for path in self._previous_files():
             try:
-                data = path.read_bytes()
+                seen = _signature(path)
+                written_into = not self._holds_its_name(path, path.read_bytes())
             except OSError:
                 continue  # removed meanwhile
-            written_into = not self._holds_its_name(path, data)
-            if not written_into and (self._kept is None or self._kept[0] != str(path)):
-                # Known to hold its name now: checked again by comparing bytes, not hashed
-                # again (the write that follows looks at it once more).
-                self._kept = (str(path), data)
+            if not written_into:
+                # Found as it was kept: until it is written to again (which changes its
+                # signature), it is not read and hashed again (see _keep_previous).
+                self._checked[str(path)] = seen
             if written_into:
                 found.append((_settled_bytes(path), str(path)))
         for path in self.files.displaced():
@@ -354,7 +356,8 @@ class LocalFile:
     def _keep_previous(self, swapped_out: Path, version: str | None, data: bytes) -> None:
         for old in self._previous_files():
             with contextlib.suppress(OSError):  # removed meanwhile
-                if self._holds_its_name(old, old.read_bytes()):
+                unchanged = self._checked.pop(str(old), None) == _signature(old)
+                if unchanged or self._holds_its_name(old, old.read_bytes()):
                     old.unlink()  # one written into later waits for the save that merges it
         kept = f"{self.files.previous}-{(version or '')[:16]}"
         os.replace(swapped_out, kept)
@@ -410,6 +413,13 @@ def _file_holds(path: Path, data: bytes) -> bool:
             if handle.read(piece) != data[start : start + piece]:
                 return False
         return handle.read(1) == b""
+
+
+def _signature(path: Path) -> tuple[int, int, int, int]:
+    """What changes whenever a file is written to: its inode, size, and the times its data
+    and its inode last changed (a write sets both to now, never back to what they were)."""
+    info = os.stat(path)
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _holds_its_name(path: Path, data: bytes) -> bool:

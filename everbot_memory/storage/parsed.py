@@ -41,7 +41,7 @@ from array import array
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from itertools import compress, repeat
-from operator import add, attrgetter, eq, is_, itemgetter, le, mul, sub
+from operator import add, attrgetter, eq, is_, itemgetter, le, mul, ne, sub
 from typing import Any, NamedTuple
 
 from ..core.entry import FIELDS, MemoryEntry, exhaust, restored
@@ -314,16 +314,60 @@ def _rows(
     entry, when the record ``after`` holds: the rows of the entries it holds unchanged, and
     new rows after its own for the others; None when it has grown enough to be written
     whole again."""
-    row_of = dict(zip(after.ids, after.rows, strict=True))
-    for gone in fresh:
-        row_of.pop(gone, None)
-    rows: list[int | None] = list(map(row_of.get, ids))
+    rows = _kept_rows(after, ids, fresh)
+    if rows is None:
+        row_of = dict(zip(after.ids, after.rows, strict=True))
+        for gone in fresh:
+            row_of.pop(gone, None)
+        rows = list(map(row_of.get, ids))
     new = list(compress(range(len(ids)), map(is_, rows, repeat(None))))
     if 2 * len(new) > len(ids) or after.total + len(new) > len(ids) + len(ids) // _DEAD + 64:
         return None  # most rows new, or too many of no entry: written whole
     for number, at in enumerate(new, after.total):
         rows[at] = number
     return new, array("q", rows)  # type: ignore[arg-type]  # none is None now
+
+
+#: At most this many entries, on either side, between what two versions begin and end with
+#: alike (see :func:`common_ends`) are looked up one by one; more, and every one is.
+_WINDOW = 64
+
+
+def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """How many ids ``old`` and ``new`` begin with alike, and how many of the rest they end
+    with alike. (A save changes a few memories of many, most of them in place: what lies
+    between is those few.) C loops, stopping at the first difference."""
+    most = min(len(old), len(new))
+    head = next(compress(range(most), map(ne, old, new)), most)
+    rest = most - head
+    tail = next(compress(range(rest), map(ne, reversed(old), reversed(new))), rest)
+    return head, tail
+
+
+def _kept_rows(after: Log, ids: list[str], fresh: Collection[str]) -> list[int | None] | None:
+    """The row of each of ``ids`` in the record ``after`` (None: a new row, for an entry not
+    there or rendered anew, one of ``fresh``), found without a table of every entry when the
+    two versions differ in a few places (see :func:`common_ends`); None when they differ in
+    more (look each one up)."""
+    old = after.ids
+    head, tail = common_ends(old, ids)
+    old_end, new_end = len(old) - tail, len(ids) - tail
+    if max(old_end - head, new_end - head, len(fresh)) > _WINDOW:
+        return None
+    between = dict(zip(old[head:old_end], after.rows[head:old_end], strict=True))
+    for gone in fresh:
+        between.pop(gone, None)
+    rows: list[int | None] = []
+    rows += after.rows[:head].tolist()
+    rows += map(between.get, ids[head:new_end])
+    rows += after.rows[old_end:].tolist()
+    for gone in fresh:
+        # Rendered anew where the two are alike: found in the ends (each one once: ids
+        # are the entries').
+        for start, stop in ((0, head), (new_end, len(ids))):
+            with contextlib.suppress(ValueError):
+                rows[ids.index(gone, start, stop)] = None
+    return rows
 
 
 def _part(
@@ -362,10 +406,13 @@ def _part(
     }
     places = [kept.lines, kept.offsets, kept.sizes, *([] if order is None else [order])]
     # The numbers in 4 bytes each when they fit (most files: under 2 GB), else in 8.
-    wide = any(max(numbers, default=0) >= 1 << 31 for numbers in places)
-    head["places"] = typecode = "q" if wide else "i"
+    try:
+        narrow: list[array[int] | None] = [array("i", numbers) for numbers in places]
+        typecode = "i"
+    except OverflowError:
+        narrow, typecode = [array("q", numbers) for numbers in places], "q"
+    head["places"] = typecode
     head["width"] = array(typecode).itemsize
-    narrow: list[array[int] | None] = [array(typecode, numbers) for numbers in places]
     narrow += [None] * (4 - len(narrow))  # no order: the rows are the entries, in order
     rest = marshal.dumps((narrow, array("d", until).tobytes()), _MARSHAL)
     rows = marshal.dumps(_columns(new), _MARSHAL)
