@@ -442,3 +442,25 @@ def test_bytes_read_or_written_before_are_not_hashed_again(
     memory_path.write_bytes(changed)
     assert store.load()[-1].content == "One more memory, edited."
     assert hashed[-1] == changed and looked[-1] == changed
+
+
+def test_a_backend_reads_bytes_it_holds_already_as_those(memory_path: Path) -> None:
+    """Read again, the bytes a backend last read or wrote come back as the bytes it holds
+    (compared with the file, not read into another copy); a change of the file, even one
+    that keeps its size, is read and hashed as always."""
+    from everbot_memory.storage.atomic import digest
+    from everbot_memory.storage.backend import LocalFile
+
+    MemoryStore(memory_path).save(_entries(3))
+    backend = LocalFile(memory_path)
+    first = backend.read()
+    again = backend.read()
+    assert again.data is first.data and again.version == first.version
+    assert first.data is not None
+    changed = first.data.replace(b"tea number 1.", b"tea number 7.")
+    assert len(changed) == len(first.data) and changed != first.data
+    memory_path.write_bytes(changed)
+    after = backend.read()
+    assert after.data == changed and after.version == digest(changed)
+    memory_path.unlink()
+    assert backend.read() == type(after)(None, None)

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from ..errors import StoreError
 from .atomic import can_exchange, digest, exchange, fsync_dir, temp_file, write_atomically
@@ -125,12 +125,21 @@ class LocalFile:
 
     def read(self) -> Snapshot:
         """The file's bytes (None when it does not exist) and their hash."""
+        known = self._known
+        if known is not None:
+            # Most often the bytes held already (a save's read after its load, or after the
+            # last save): compared a piece at a time, not read whole into a second copy.
+            self._check_kind()
+            try:
+                with open(self.files.target, "rb") as handle:
+                    if _handle_holds(handle, known[0]):
+                        seconds = _wall() - os.fstat(handle.fileno()).st_mtime
+                        return Snapshot(known[0], known[1], seconds)
+            except OSError:
+                pass  # the whole read says what went wrong
         data, age = self._read_bytes()
         if data is None:
             return Snapshot(None, None)
-        known = self._known
-        if known is not None and len(known[0]) == len(data) and known[0] == data:
-            return Snapshot(known[0], known[1], age)  # (the bytes held already: one copy)
         version = digest(data)
         assert version is not None
         self._known = (data, version)
@@ -404,15 +413,20 @@ SETTLE_TIMEOUT = 10.0
 def _file_holds(path: Path, data: bytes) -> bool:
     """True when the file at ``path`` holds exactly ``data``; read a piece at a time, so a
     large file is not held twice. Raises OSError when it cannot be read."""
-    piece = 1 << 20
     with open(path, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size != len(data):
+        return _handle_holds(handle, data)
+
+
+def _handle_holds(handle: BinaryIO, data: bytes) -> bool:
+    """:func:`_file_holds` of a file open for reading, from its start."""
+    piece = 1 << 20
+    if os.fstat(handle.fileno()).st_size != len(data):
+        return False
+    for start in range(0, len(data), piece):
+        # Bytes against bytes (a memoryview compares byte by byte, many times slower).
+        if handle.read(piece) != data[start : start + piece]:
             return False
-        for start in range(0, len(data), piece):
-            # Bytes against bytes (a memoryview compares byte by byte, many times slower).
-            if handle.read(piece) != data[start : start + piece]:
-                return False
-        return handle.read(1) == b""
+    return handle.read(1) == b""
 
 
 def _signature(path: Path) -> tuple[int, int, int, int]:
