@@ -573,3 +573,34 @@ def test_property_rows_found_by_the_ends_are_the_rows_of_each_id(
     assert found is None or found == expected
     if len(edits) <= 1 and all(what != "move" for what, _ in edits):
         assert found is not None  # one change in place: found by the ends
+
+
+def test_places_past_four_bytes_are_kept_in_eight(memory_path: Path) -> None:
+    """The record keeps each entry's place in 4-byte numbers, copied as they are; a file of
+    2 GB or more (a place that does not fit) has them all kept in 8-byte numbers."""
+    import importlib
+
+    render_module = importlib.import_module("everbot_memory.document.render")
+    assert parsed_module._numbers([0, 2**31 - 1]).typecode == "i"
+    assert parsed_module._numbers([0, 2**31]).typecode == "q"
+    texts = [b"### [a] x\nText.", b"### [b] x\nMore\ntext."]
+    out = [b"# Title", b"", b"## Active Memories", b"", texts[0], b"", texts[1], b""]
+    small = render_module._starts(out, 1, [(2, 2)])
+    wide = render_module._starts_in("q", out, 1, [(2, 2)])
+    assert [a.typecode for a in small] == ["i", "i"] and [a.typecode for a in wide] == ["q"] * 2
+    assert small == (array("i", wide[0]), array("i", wide[1]))
+    MemoryStore(memory_path).save(_entries())
+    store = MemoryStore(memory_path)
+    doc = store.load_document()
+    assert store._log is not None
+    kept = parsed_module.Record(
+        doc,
+        array("q", [2**31 + n for n in range(len(doc.entries))]),
+        array("i", range(len(doc.entries))),
+        array("i", [1] * len(doc.entries)),
+        1,
+        0,
+    )
+    part = parsed_module._part("0" * 64, kept, None, (), "m" * 16, doc.entries)
+    head = json.loads(part[parsed_module._FRAME : part.index(b"\n", parsed_module._FRAME)])
+    assert (head["places"], head["width"]) == ("q", 8)

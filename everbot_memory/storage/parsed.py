@@ -144,13 +144,23 @@ def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
     # (a save from the record derives it again only when a memory it comes from changed).
     result.derived = rendered.derived
     lines, offsets = rendered.starts  # in file order, as the entries
-    sizes = array("q", map(len, map(itemgetter(1), rendered.sources.values())))
+    sizes = _numbers(list(map(len, map(itemgetter(1), rendered.sources.values()))))
     fresh = frozenset(map(attrgetter("id"), rendered.fresh))
     if rendered.head:  # the header is in the rendered bytes: they count from the file's start
         return Record(result, lines, offsets, sizes, 1, 0, fresh)
     # The body's first line (from 1) and first byte.
     skip = header.count("\n") + 1
     return Record(result, lines, offsets, sizes, skip, len(header.encode()), fresh)
+
+
+def _numbers(values: Sequence[int]) -> array[int]:
+    """``values`` in 4-byte numbers when they fit (most files: under 2 GB), else in 8-byte
+    ones: an array of the record's own width is copied into a part as it is, not number by
+    number (see :func:`_part`)."""
+    try:
+        return array("i", values)
+    except OverflowError:
+        return array("q", values)
 
 
 class Record(NamedTuple):
@@ -242,7 +252,7 @@ def record(
 
         write_atomically(path, [part], durable=False)
         count = len(entries)
-        order = array("q", range(count))
+        order = _numbers(range(count))
         by_row = _by_row(until, order, count)
         return Log(version, ids, order, count, len(part), len(part), mark, at, by_row)
     return None
@@ -325,7 +335,7 @@ def _rows(
         return None  # most rows new, or too many of no entry: written whole
     for number, at in enumerate(new, after.total):
         rows[at] = number
-    return new, array("q", rows)  # type: ignore[arg-type]  # none is None now
+    return new, _numbers(rows)  # type: ignore[arg-type]  # none is None now
 
 
 #: At most this many entries, on either side, between what two versions begin and end with
