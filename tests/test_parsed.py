@@ -604,3 +604,20 @@ def test_places_past_four_bytes_are_kept_in_eight(memory_path: Path) -> None:
     part = parsed_module._part("0" * 64, kept, None, (), "m" * 16, doc.entries)
     head = json.loads(part[parsed_module._FRAME : part.index(b"\n", parsed_module._FRAME)])
     assert (head["places"], head["width"]) == ("q", 8)
+
+
+def test_recorded_places_are_trusted_only_where_each_text_ends_a_line() -> None:
+    """Each entry's text is cut from the file's bytes only where it begins with its own
+    heading and a line break follows it: a place past the end of the bytes, or one whose
+    text is not followed by a line break, makes the record useless (the file is parsed)."""
+    data = b"# T\n\n### [a] x\nOne.\n\n### [b] x\nTwo.\n"
+    first, second = data.index(b"### [a]"), data.index(b"### [b]")
+    sizes = [len(b"### [a] x\nOne."), len(b"### [b] x\nTwo.")]
+    assert parsed_module._texts(data, ["a", "b"], [first, second], sizes) == [
+        b"### [a] x\nOne.",
+        b"### [b] x\nTwo.",
+    ]
+    assert parsed_module._texts(data, ["a", "b"], [first, second], [sizes[0] - 1, sizes[1]]) is None
+    assert parsed_module._texts(data, ["a", "b"], [first, second], [sizes[0], sizes[1] + 1]) is None
+    assert parsed_module._texts(data[:-1], ["a", "b"], [first, second], sizes) is None
+    assert parsed_module._texts(data, ["b", "a"], [first, second], sizes) is None

@@ -464,8 +464,9 @@ def patched(
     rows = map(but_score, map(entries.__getitem__, other))
     before = map(but_score, map(olds.__getitem__, map(places.__getitem__, other)))
     exhaust(map(same.__setitem__, other, map(eq, rows, before)))
-    for number in compress(range(total_new), map(flipped.__contains__, new_id_list)):
-        same[number] = False  # its row changes: another memory replaces it, or no longer
+    if flipped:  # (most saves: none)
+        for number in compress(range(total_new), map(flipped.__contains__, new_id_list)):
+            same[number] = False  # its row changes: another memory replaces it, or no longer
     new_sizes = list(map([*sizes, 0].__getitem__, places))
     fresh_at = list(compress(range(total_new), map(not_, same)))
     # Where a run of copied lines breaks: a changed memory, or a line that does not follow

@@ -588,7 +588,9 @@ def _texts(
     headings = map(add, repeat(b"### ["), map(str.encode, ids))
     if not all(map(bytes.startswith, texts, headings)):
         return None
-    after = map(data.__getitem__, map(slice, ends, map(add, ends, repeat(1))))
-    if not all(map(eq, after, repeat(b"\n"))):
+    if ends and max(ends) >= len(data):
+        return None
+    # Each followed by a line break (its byte, as a number: no one-byte slices).
+    if not all(map(eq, map(data.__getitem__, ends), repeat(10))):
         return None
     return texts
