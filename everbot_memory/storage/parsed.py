@@ -51,7 +51,7 @@ from ..document.parse import parse
 from ..document.render import Body, render_header, render_parts
 from .paths import SideFiles
 
-__all__ = ["FILE", "Log", "Record", "document", "of_save", "read", "record"]
+__all__ = ["FILE", "Log", "Record", "common_ends", "document", "of_save", "read", "record"]
 
 #: The record's name in the side folder.
 FILE = "parsed"
