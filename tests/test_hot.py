@@ -468,3 +468,41 @@ def test_rows_written_in_a_programs_order_are_spliced_for_the_base_in_file_order
     counted.clear()
     new = make_entry("new", "The user now drinks coffee.", score=0.95)
     _spliced_as_built(path, (data, entries), [*entries, new], T0, counted, [new.content])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    size=st.integers(0, 150),
+    edits=st.lists(
+        st.tuples(st.sampled_from(["add", "drop", "move", "twice"]), st.integers(0, 10**6)),
+        max_size=4,
+    ),
+)
+def test_property_rows_found_by_the_ends_are_those_of_a_table(
+    size: int, edits: list[tuple[str, int]]
+) -> None:
+    """Each memory's row in the last search file, found from the ids the last rows and the
+    new memories begin and end with alike, is the one a table of every row gives; rows that
+    hold an id twice are never spliced this way."""
+    ids = [f"id{n}" for n in range(size)]
+    new = list(ids)
+    for what, at in edits:
+        if what == "add":
+            new.insert(at % (len(new) + 1), f"new{at}")
+        elif new and what == "drop":
+            new.pop(at % len(new))
+        elif new and what == "move":
+            new.insert(at % len(new), new.pop((at // 7) % len(new)))
+        elif ids and what == "twice":
+            ids[at % len(ids)] = ids[(at // 7) % len(ids)]
+    distinct = set(new)
+    if len(distinct) != len(new):
+        return  # a save never splices memories with an id twice
+    found = hot_patch._places(ids, new, distinct)
+    if len(set(ids)) != len(ids):
+        assert found is None
+        return
+    table = {i: n for n, i in enumerate(ids)}
+    assert found is None or found[0] == [table.get(i, len(ids)) for i in new]
+    if len(edits) <= 1 and all(what == "add" or what == "drop" for what, _ in edits):
+        assert found is not None  # one change in place: found by the ends

@@ -506,3 +506,118 @@ def test_property_a_record_with_parts_appended_reads_as_a_parse(
         found = _recorded(path)
         assert found is not None
         _same(found, text)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_the_recorded_times_read_back_as_written(shared: bool) -> None:
+    """The record's times come back as the entries held them, whether they are most of them
+    different (each made on its own) or shared by many entries (made once each), with and
+    without an expiry; a column of times that is another's shares that one's objects."""
+    entries = [
+        make_entry(
+            f"t{n}",
+            f"Memory {n}.",
+            at=T0 - days(n % 3 if shared else n),
+            expires_at=None if n % 2 else T0 + days(1 + n % 4),
+        )
+        for n in range(40)
+    ]
+    entries += [make_entry("moved", "Anchored apart.", base_score=0.9, base_at=T0 - days(9))]
+    back = parsed_module._entries(parsed_module._columns(entries))
+    assert back == entries
+    assert [e.expires_at for e in back] == [e.expires_at for e in entries]
+    if shared:
+        # Entries that had one time hold one object for it.
+        assert len({id(e.created_at) for e in back}) == len({e.created_at for e in back})
+    same = parsed_module._entries(parsed_module._columns(entries[:-1]))
+    # (make_entry anchors each memory at its last activation.)
+    assert all(e.base_at is e.last_activated for e in same)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    size=st.integers(0, 150),
+    edits=st.lists(
+        st.tuples(st.sampled_from(["add", "drop", "move", "fresh"]), st.integers(0, 10**6)),
+        max_size=6,
+    ),
+    shuffled=st.booleans(),
+)
+def test_property_rows_found_by_the_ends_are_the_rows_of_each_id(
+    size: int, edits: list[tuple[str, int]], shuffled: bool
+) -> None:
+    """The row each entry takes in an appended part, found from the ids the two versions
+    begin and end with alike, is the one a table of every id gives."""
+    import random
+
+    before = [f"id{n}" for n in range(size)]
+    rows = array("q", range(size))
+    if shuffled:
+        random.Random(size).shuffle(rows)
+    after = parsed_module.Log("v", before, rows, size + 3, 0, 0, "m")
+    ids, fresh = list(before), set()
+    for what, at in edits:
+        if what == "add":
+            ids.insert(at % (len(ids) + 1), f"new{at}")
+        elif ids and what == "drop":
+            ids.pop(at % len(ids))
+        elif ids and what == "move":
+            ids.insert(at % len(ids), ids.pop((at // 7) % len(ids)))
+        elif ids:
+            fresh.add(ids[at % len(ids)])
+    row_of = dict(zip(before, rows, strict=True))
+    for gone in fresh:
+        row_of.pop(gone, None)
+    expected = list(map(row_of.get, ids))
+    found = parsed_module._kept_rows(after, ids, fresh)
+    assert found is None or found == expected
+    if len(edits) <= 1 and all(what != "move" for what, _ in edits):
+        assert found is not None  # one change in place: found by the ends
+
+
+def test_places_past_four_bytes_are_kept_in_eight(memory_path: Path) -> None:
+    """The record keeps each entry's place in 4-byte numbers, copied as they are; a file of
+    2 GB or more (a place that does not fit) has them all kept in 8-byte numbers."""
+    import importlib
+
+    render_module = importlib.import_module("everbot_memory.document.render")
+    assert parsed_module._numbers([0, 2**31 - 1]).typecode == "i"
+    assert parsed_module._numbers([0, 2**31]).typecode == "q"
+    texts = [b"### [a] x\nText.", b"### [b] x\nMore\ntext."]
+    out = [b"# Title", b"", b"## Active Memories", b"", texts[0], b"", texts[1], b""]
+    small = render_module._starts(out, 1, [(2, 2)])
+    wide = render_module._starts_in("q", out, 1, [(2, 2)])
+    assert [a.typecode for a in small] == ["i", "i"] and [a.typecode for a in wide] == ["q"] * 2
+    assert small == (array("i", wide[0]), array("i", wide[1]))
+    MemoryStore(memory_path).save(_entries())
+    store = MemoryStore(memory_path)
+    doc = store.load_document()
+    assert store._log is not None
+    kept = parsed_module.Record(
+        doc,
+        array("q", [2**31 + n for n in range(len(doc.entries))]),
+        array("i", range(len(doc.entries))),
+        array("i", [1] * len(doc.entries)),
+        1,
+        0,
+    )
+    part = parsed_module._part("0" * 64, kept, None, (), "m" * 16, doc.entries)
+    head = json.loads(part[parsed_module._FRAME : part.index(b"\n", parsed_module._FRAME)])
+    assert (head["places"], head["width"]) == ("q", 8)
+
+
+def test_recorded_places_are_trusted_only_where_each_text_ends_a_line() -> None:
+    """Each entry's text is cut from the file's bytes only where it begins with its own
+    heading and a line break follows it: a place past the end of the bytes, or one whose
+    text is not followed by a line break, makes the record useless (the file is parsed)."""
+    data = b"# T\n\n### [a] x\nOne.\n\n### [b] x\nTwo.\n"
+    first, second = data.index(b"### [a]"), data.index(b"### [b]")
+    sizes = [len(b"### [a] x\nOne."), len(b"### [b] x\nTwo.")]
+    assert parsed_module._texts(data, ["a", "b"], [first, second], sizes) == [
+        b"### [a] x\nOne.",
+        b"### [b] x\nTwo.",
+    ]
+    assert parsed_module._texts(data, ["a", "b"], [first, second], [sizes[0] - 1, sizes[1]]) is None
+    assert parsed_module._texts(data, ["a", "b"], [first, second], [sizes[0], sizes[1] + 1]) is None
+    assert parsed_module._texts(data[:-1], ["a", "b"], [first, second], sizes) is None
+    assert parsed_module._texts(data, ["b", "a"], [first, second], sizes) is None

@@ -747,6 +747,116 @@ def test_what_the_engine_forgot_outlives_the_versions_that_forgot_it(tmp_path: P
     assert journal.forgotten() == {"abc123": "f00d"}
 
 
+def test_a_versions_ancestry_is_read_from_the_start_of_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ancestry of a kept version (its parents, what it forgot, its rules' mark) is read
+    from the start of its file, without the version's bytes after it; an ancestry longer
+    than the start read is read whole all the same."""
+    import zlib
+
+    import everbot_memory.storage.journal as journal_module
+
+    journal = Journal(tmp_path / "MEMORY.md")
+    root = journal.record(_stamped(0, "a"))
+    forgot = {f"gone{n:04d}": f"{n:08x}" for n in range(300)}
+    kept = journal.record(
+        _stamped(1, "b"), parents=[digest(_stamped(0, "a"))], forgot=forgot, scrubbed="mark"
+    )
+    assert root is not None and kept is not None
+    # The version's bytes after the ancestry (its own compressed member), damaged: the
+    # ancestry is still read.
+    raw = kept.read_bytes()
+    member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    member.decompress(raw)
+    ancestry_end = len(raw) - len(member.unused_data)
+    kept.write_bytes(raw[:ancestry_end] + b"\x1f\x8b damaged after the ancestry" * 5000)
+    read: list[int] = []
+
+    class Counted:
+        def __init__(self, path: Path, mode: str) -> None:
+            self.handle = path.open(mode)
+
+        def __enter__(self) -> Counted:
+            return self
+
+        def __exit__(self, *_: object) -> None:
+            self.handle.close()
+
+        def read(self, size: int = -1) -> bytes:
+            data: bytes = self.handle.read(size)
+            read.append(len(data))
+            return data
+
+    monkeypatch.setattr(journal_module, "open", Counted, raising=False)
+    assert journal.scrubbed(digest(_stamped(1, "b"))) == "mark"
+    assert journal.forgotten() == forgot
+    assert read and max(read) <= journal_module._START_READ  # never the whole version
+    monkeypatch.undo()
+    # A start read that stops inside the ancestry: read on, to the end of it.
+    monkeypatch.setattr(journal_module, "_START_READ", 16)
+    assert journal.scrubbed(digest(_stamped(1, "b"))) == "mark"
+    assert journal.forgotten() == forgot
+
+
+def test_a_new_process_hashes_the_swapped_out_file_once_per_save(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file a save swapped out (kept to see an editor's late write into it) is hashed
+    once by the next process's save, to check it holds what its name says, and compared as
+    bytes after that."""
+    import everbot_memory.storage.backend as backend_module
+
+    MemoryStore(memory_path).save([make_entry("aaaaaa", "The user likes tea.")])
+    first = memory_path.read_bytes()
+    MemoryStore(memory_path).save([make_entry("aaaaaa", "The user likes green tea.")])
+    hashed: list[bytes] = []
+    real = backend_module.digest
+
+    def hashing(data: bytes | None) -> str | None:
+        hashed.append(data or b"")
+        return real(data)
+
+    monkeypatch.setattr(backend_module, "digest", hashing)
+    store = MemoryStore(memory_path)
+    assert store.save([*store.load(), make_entry("bbbbbb", "The user has a cat.")])
+    assert hashed.count(first) == 1  # the swapped-out file of the save before
+    # It was not written into: it is gone now, and the new one is kept instead.
+    folder = SideFiles.of(memory_path).previous.parent
+    assert len(list(folder.glob("previous-*"))) == 1
+
+
+def test_a_late_write_into_the_swapped_out_file_during_a_save_is_kept(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A late write into the file the last save swapped out, landing after the next save
+    found it as it was kept (and before it swaps the file again), keeps it on disk for a
+    save to merge, even when the write leaves it as long as it was."""
+    from everbot_memory.storage.backend import LocalFile
+
+    MemoryStore(memory_path).save([make_entry("aaaaaa", "The user likes tea.")])
+    MemoryStore(memory_path).save([make_entry("aaaaaa", "The user likes mint.")])
+    folder = SideFiles.of(memory_path).previous.parent
+    (swapped_out,) = folder.glob("previous-*")
+    keep = LocalFile._keep_previous
+
+    def writing_late(self: LocalFile, *args: object) -> None:
+        with swapped_out.open("r+b") as handle:  # an editor's in-place save, as long
+            data = handle.read().replace(b"likes tea.", b"likes tee.")
+            handle.seek(0)
+            handle.write(data)
+        keep(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LocalFile, "_keep_previous", writing_late)
+    store = MemoryStore(memory_path)
+    assert store.save([*store.load(), make_entry("bbbbbb", "The user has a cat.")])
+    assert swapped_out.exists() and b"likes tee." in swapped_out.read_bytes()
+    monkeypatch.undo()
+    store = MemoryStore(memory_path)
+    store.save([*store.load(), make_entry("cccccc", "The user has a dog.")])
+    assert not swapped_out.exists()  # merged, then let go of
+
+
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(["type", "type", "reload", "read", "write"]), max_size=45))
 def test_any_interleaving_of_editor_saves_and_engine_writes_loses_nothing(

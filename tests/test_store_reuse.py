@@ -402,3 +402,65 @@ def test_a_save_that_failed_after_letting_go_of_old_texts_saves_whole_the_next_t
     assert sorted(MemoryStore(memory_path).load(), key=lambda e: e.id) == sorted(
         wanted, key=lambda e: e.id
     )
+
+
+def test_bytes_read_or_written_before_are_not_hashed_again(
+    memory_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save reads the file it loaded (or last wrote) again: the same bytes are compared
+    with those, not hashed again, nor looked over again for a save caught halfway; bytes
+    that differ are hashed and looked over as always."""
+    import everbot_memory.storage.backend as backend_module
+
+    store = MemoryStore(memory_path)
+    store.save(_entries(4))
+    hashed: list[bytes] = []
+    looked: list[bytes | None] = []
+    digest, complete = backend_module.digest, store_module._complete
+
+    def hashing(data: bytes | None) -> str | None:
+        hashed.append(data or b"")
+        return digest(data)
+
+    def looking(snapshot: object) -> bool:
+        looked.append(snapshot.data)  # type: ignore[attr-defined]
+        return complete(snapshot)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(backend_module, "digest", hashing)
+    monkeypatch.setattr(store_module, "digest", hashing)
+    monkeypatch.setattr(store_module, "_complete", looking)
+    entries = store.load()
+    on_disk = memory_path.read_bytes()
+    assert store.save([*entries, make_entry("e99999", "One more memory.")])
+    assert on_disk not in hashed and on_disk not in looked  # written by this store: known
+    written = memory_path.read_bytes()
+    assert hashed == [written]  # the new bytes, hashed once, when made
+    assert store.load()[-1].id == "e99999"
+    assert hashed == [written] and written not in looked
+    # A change made by someone else is hashed and looked over, and read as it is.
+    changed = written.replace(b"One more memory.", b"One more memory, edited.")
+    memory_path.write_bytes(changed)
+    assert store.load()[-1].content == "One more memory, edited."
+    assert hashed[-1] == changed and looked[-1] == changed
+
+
+def test_a_backend_reads_bytes_it_holds_already_as_those(memory_path: Path) -> None:
+    """Read again, the bytes a backend last read or wrote come back as the bytes it holds
+    (compared with the file, not read into another copy); a change of the file, even one
+    that keeps its size, is read and hashed as always."""
+    from everbot_memory.storage.atomic import digest
+    from everbot_memory.storage.backend import LocalFile
+
+    MemoryStore(memory_path).save(_entries(3))
+    backend = LocalFile(memory_path)
+    first = backend.read()
+    again = backend.read()
+    assert again.data is first.data and again.version == first.version
+    assert first.data is not None
+    changed = first.data.replace(b"tea number 1.", b"tea number 7.")
+    assert len(changed) == len(first.data) and changed != first.data
+    memory_path.write_bytes(changed)
+    after = backend.read()
+    assert after.data == changed and after.version == digest(changed)
+    memory_path.unlink()
+    assert backend.read() == type(after)(None, None)

@@ -236,10 +236,11 @@ def restored(columns: Sequence[Sequence[Any]]) -> list[MemoryEntry]:
     count = len(columns[0])
     if any(len(column) != count for column in columns):
         raise ValueError("the fields' columns are not all as long")
-    new = object.__new__
-    out = [new(MemoryEntry) for _ in range(count)]
+    out = list(map(object.__new__, repeat(MemoryEntry, count)))
     for descriptor, column in zip(_DESCRIPTORS, columns, strict=True):
-        exhaust(map(_SET, repeat(descriptor), out, column))  # C loops, for 100,000 entries
+        # C loops, for 100,000 entries (each slot set through its own bound setter: a third
+        # faster than one setter given the slot each time).
+        exhaust(map(descriptor.__set__, out, column))
     return out
 
 

@@ -118,7 +118,8 @@ class Body:
     derived: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     #: The line (from 0, in :attr:`data`) each entry's heading is on and the byte offset
     #: its text begins at, in the order of :attr:`sources` (the file's), when every entry
-    #: has an id of its own (else None). Arrays of 8-byte numbers: 100,000 of them each.
+    #: has an id of its own (else None). Arrays of 4-byte numbers (8-byte ones for a file of
+    #: 2 GB or more): 100,000 of them each.
     starts: tuple[array[int], array[int]] | None = None
     #: How many bytes of :attr:`data` are the header it was asked to begin with (see
     #: :func:`render_parts`): then the lines and offsets count from the header's start.
@@ -281,8 +282,18 @@ def _starts(
     """The line of each entry's heading in ``out`` joined by line breaks (whose body begins at
     ``out[at]``; each section's texts at a place in the body, each followed by a blank line)
     and the byte offset its text begins at, in order. C loops: a file may hold 100,000
-    memories."""
-    lines, offsets = array("q"), array("q")
+    memories. In 4-byte numbers (what the parse record keeps, copied as they are), or in
+    8-byte ones for a file of 2 GB or more."""
+    try:
+        return _starts_in("i", out, at, sections)
+    except OverflowError:
+        return _starts_in("q", out, at, sections)
+
+
+def _starts_in(
+    typecode: str, out: list[bytes], at: int, sections: list[tuple[int, int]]
+) -> tuple[array[int], array[int]]:
+    lines, offsets = array(typecode), array(typecode)
     line, byte, done = 0, 0, 0  # the line and offset ``out[done]`` begins on
     for place, count in sections:
         index = at + place

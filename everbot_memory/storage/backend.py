@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from ..errors import StoreError
 from .atomic import can_exchange, digest, exchange, fsync_dir, temp_file, write_atomically
@@ -116,11 +116,34 @@ class LocalFile:
         self._lock = WriterLock(self.files.lock, lock_timeout, self.path)
         #: The swapped-out file this backend last kept, and the bytes it held then.
         self._kept: tuple[str, bytes] | None = None
+        #: Swapped-out files found holding what their names say, and their signatures then.
+        self._checked: dict[str, tuple[int, int, int, int]] = {}
+        #: The bytes this backend last read or wrote, and their hash: the same bytes read
+        #: again (a save after a load, the next save after a write) are compared, not hashed
+        #: again (a large file's hash costs more than comparing its bytes).
+        self._known: tuple[bytes, str] | None = None
 
     def read(self) -> Snapshot:
         """The file's bytes (None when it does not exist) and their hash."""
+        known = self._known
+        if known is not None:
+            # Most often the bytes held already (a save's read after its load, or after the
+            # last save): compared a piece at a time, not read whole into a second copy.
+            self._check_kind()
+            try:
+                with open(self.files.target, "rb") as handle:
+                    if _handle_holds(handle, known[0]):
+                        seconds = _wall() - os.fstat(handle.fileno()).st_mtime
+                        return Snapshot(known[0], known[1], seconds)
+            except OSError:
+                pass  # the whole read says what went wrong
         data, age = self._read_bytes()
-        return Snapshot(None, None) if data is None else Snapshot(data, digest(data), age)
+        if data is None:
+            return Snapshot(None, None)
+        version = digest(data)
+        assert version is not None
+        self._known = (data, version)
+        return Snapshot(data, version, age)
 
     def _read_bytes(self) -> tuple[bytes | None, float | None]:
         """The file's bytes (None when it does not exist) and their age, unhashed."""
@@ -203,13 +226,21 @@ class LocalFile:
         returned as ``displaced`` (and kept on disk until released), never lost. Elsewhere the
         content hash is checked just before the rename, which leaves a window of microseconds.
         """
+        if version is None:
+            version = digest(data)  # a large file's hash: made once, not once per outcome
+        result = self._write(data, expected, backup, version)
+        if result.version is not None and version is not None:
+            self._known = (data, version)  # on disk now: read again, it is not hashed again
+        return result
+
+    def _write(
+        self, data: bytes, expected: Snapshot, backup: bytes | None, version: str | None
+    ) -> WriteResult:
         target = self.files.target
         if not target.parent.is_dir():
             raise StoreError(f"cannot write {self.path}: folder {target.parent} does not exist")
         if not self._holds(expected):
             return WriteResult(None)  # changed since it was read: nothing to back up or write
-        if version is None:
-            version = digest(data)  # a large file's hash: made once, not once per outcome
         mode = 0o600
         if expected.data is not None:
             with contextlib.suppress(FileNotFoundError):  # deleted meanwhile: a new file
@@ -312,9 +343,14 @@ class LocalFile:
         found: list[tuple[bytes, str]] = []
         for path in self._previous_files():
             try:
+                seen = _signature(path)
                 written_into = not self._holds_its_name(path, path.read_bytes())
             except OSError:
                 continue  # removed meanwhile
+            if not written_into:
+                # Found as it was kept: until it is written to again (which changes its
+                # signature), it is not read and hashed again (see _keep_previous).
+                self._checked[str(path)] = seen
             if written_into:
                 found.append((_settled_bytes(path), str(path)))
         for path in self.files.displaced():
@@ -329,7 +365,8 @@ class LocalFile:
     def _keep_previous(self, swapped_out: Path, version: str | None, data: bytes) -> None:
         for old in self._previous_files():
             with contextlib.suppress(OSError):  # removed meanwhile
-                if self._holds_its_name(old, old.read_bytes()):
+                unchanged = self._checked.pop(str(old), None) == _signature(old)
+                if unchanged or self._holds_its_name(old, old.read_bytes()):
                     old.unlink()  # one written into later waits for the save that merges it
         kept = f"{self.files.previous}-{(version or '')[:16]}"
         os.replace(swapped_out, kept)
@@ -376,15 +413,27 @@ SETTLE_TIMEOUT = 10.0
 def _file_holds(path: Path, data: bytes) -> bool:
     """True when the file at ``path`` holds exactly ``data``; read a piece at a time, so a
     large file is not held twice. Raises OSError when it cannot be read."""
-    piece = 1 << 20
     with open(path, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size != len(data):
+        return _handle_holds(handle, data)
+
+
+def _handle_holds(handle: BinaryIO, data: bytes) -> bool:
+    """:func:`_file_holds` of a file open for reading, from its start."""
+    piece = 1 << 20
+    if os.fstat(handle.fileno()).st_size != len(data):
+        return False
+    for start in range(0, len(data), piece):
+        # Bytes against bytes (a memoryview compares byte by byte, many times slower).
+        if handle.read(piece) != data[start : start + piece]:
             return False
-        for start in range(0, len(data), piece):
-            # Bytes against bytes (a memoryview compares byte by byte, many times slower).
-            if handle.read(piece) != data[start : start + piece]:
-                return False
-        return handle.read(1) == b""
+    return handle.read(1) == b""
+
+
+def _signature(path: Path) -> tuple[int, int, int, int]:
+    """What changes whenever a file is written to: its inode, size, and the times its data
+    and its inode last changed (a write sets both to now, never back to what they were)."""
+    info = os.stat(path)
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _holds_its_name(path: Path, data: bytes) -> bool:

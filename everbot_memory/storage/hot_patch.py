@@ -107,19 +107,46 @@ def _stays(old: _Scored, new: Any, now: datetime, stamp: float) -> bool:
 
 
 class _Known:
-    """The base's entries by id (``at``: each id's place among them)."""
+    """The base's entries by id (``ids``, in the same order; ``at``: each id's place among
+    them, made when first asked for unless given)."""
 
-    def __init__(self, entries: Sequence[MemoryEntry], at: dict[str, int]) -> None:
-        self.entries, self.at = entries, at
+    def __init__(
+        self, entries: Sequence[MemoryEntry], ids: list[str], at: dict[str, int] | None = None
+    ) -> None:
+        self.entries, self._ids, self._at = entries, ids, at
+        self._scanned = 0  # how many ids were looked at one by one (see number)
+
+    @property
+    def at(self) -> dict[str, int]:
+        if self._at is None:
+            self._at = dict(zip(self._ids, range(len(self._ids)), strict=True))
+        return self._at
+
+    def number(self, entry_id: object) -> int | None:
+        """The place of ``entry_id`` among the base's entries (None: not there). The few a
+        save asks for (the memories shown, the strongest: most often near the start) are
+        looked for in the list, until that has cost as much as a table of every id."""
+        if self._at is None and self._scanned < len(self._ids):
+            try:
+                found = self._ids.index(entry_id)  # type: ignore[arg-type]
+            except ValueError:
+                self._scanned += len(self._ids)
+                return None
+            self._scanned += found + 1
+            return found
+        return self.at.get(entry_id)  # type: ignore[call-overload, no-any-return]
 
     def __getitem__(self, entry_id: str) -> MemoryEntry:
-        return self.entries[self.at[entry_id]]
+        number = self.number(entry_id)
+        if number is None:
+            raise KeyError(entry_id)
+        return self.entries[number]
 
     def __contains__(self, entry_id: object) -> bool:
-        return entry_id in self.at
+        return self.number(entry_id) is not None
 
     def get(self, entry_id: str) -> MemoryEntry | None:
-        number = self.at.get(entry_id)
+        number = self.number(entry_id)
         return None if number is None else self.entries[number]
 
 
@@ -278,6 +305,39 @@ def _anew(
     return [(i.entry.id, i.line) for i in chosen], total, grouped, until, steady
 
 
+#: At most this many memories, on either side, between what the last rows and the new
+#: memories begin and end with alike (see :func:`_places`); more, and every row is looked up.
+_WINDOW = 64
+
+
+def _places(
+    ids: list[str], new_ids: list[str], distinct: set[str]
+) -> tuple[list[int], tuple[int, int]] | None:
+    """The row (in ``ids``, the last file's) of each of ``new_ids`` (``len(ids)``: none),
+    found from the ids both lists begin and end with alike, and how many those are; None
+    when more than :data:`_WINDOW` lie between on either side, or ``ids`` holds an id twice
+    (``distinct``: the set of ``new_ids``, each once)."""
+    from .parsed import common_ends
+
+    count = len(ids)
+    head, tail = common_ends(ids, new_ids)
+    old_end, new_end = count - tail, len(new_ids) - tail
+    if max(old_end - head, new_end - head) > _WINDOW:
+        return None
+    between = dict(zip(ids[head:old_end], range(head, old_end), strict=True))
+    if len(between) != old_end - head:
+        return None  # an id twice
+    # An id between on the old side that the new list holds at its ends is one the old
+    # list holds twice (at its ends as well: they are the new list's).
+    arriving = set(new_ids[head:new_end])
+    if any(i in distinct and i not in arriving for i in between):
+        return None
+    places: list[int] = list(range(head))
+    places += map(between.get, new_ids[head:new_end], repeat(count))
+    places += range(old_end, count)
+    return places, (head, tail)
+
+
 def _head(search: bytes) -> dict[str, Any] | None:
     cut = search.find(b"\n")
     if cut < 0 or not search.endswith(b"\n]}"):
@@ -363,20 +423,37 @@ def patched(
     starts = list(accumulate(map(add, sizes, repeat(2)), initial=head["body"]))
     if starts[-1] - (2 if count else 0) != len(search) - 3:
         return None  # the lines' sizes do not add up to the file
-    place = dict(zip(ids, range(count), strict=True))
     new_id_list = list(map(attrgetter("id"), entries))
     new_ids = set(new_id_list)
-    if len(place) != count or len(new_ids) != len(entries):
+    if len(new_ids) != len(entries):
         return None
-    replaced = set(chain.from_iterable(map(attrgetter("replaces"), entries)))
-    flipped = replaced ^ set(chain.from_iterable(map(attrgetter("replaces"), old_entries)))
+    # Where each memory's row is in the last file (``count``: not there). Most saves change a
+    # few memories in place: the rows are then found from what the two lists of ids begin
+    # and end with alike, and only those between are looked up (C loops, which stop at the
+    # first difference); otherwise, in a table of every id.
+    total_new = len(entries)
+    found = _places(ids, new_id_list, new_ids)
+    if found is None:
+        place = dict(zip(ids, range(count), strict=True))
+        if len(place) != count:
+            return None
+        places = list(map(place.get, new_id_list, repeat(count)))
+        known = _Known(old_entries, ids, place)
+        # Where a run of copied lines may break (from, to): anywhere.
+        lo, hi = 1, total_new
+    else:
+        places, (head_alike, tail_alike) = found
+        known = _Known(old_entries, ids)
+        lo, hi = max(1, head_alike), min(total_new, total_new - tail_alike + 1)
+    # (Most memories replace none: only those that do are looked at.)
+    replaced = set(chain.from_iterable(filter(None, map(attrgetter("replaces"), entries))))
+    replacing = filter(None, map(attrgetter("replaces"), old_entries))
+    flipped = replaced ^ set(chain.from_iterable(replacing))
 
     # The new file's lines: runs of old lines copied as they are, and a new line for each
     # memory changed or added (made below, once it is known the splice can be done). Found
     # with C loops (map, compress) over the memories: a file may hold 100,000 of them.
     view = memoryview(search)  # runs of lines joined into the new file without a copy each
-    total_new = len(entries)
-    places = list(map(place.get, new_id_list, repeat(count)))  # ``count``: not in the base
     olds: list[MemoryEntry | None] = [*old_entries, None]
     same = list(map(is_, entries, map(olds.__getitem__, places)))
     # Another object of a memory the base holds may have the same row: one whose score alone
@@ -387,14 +464,16 @@ def patched(
     rows = map(but_score, map(entries.__getitem__, other))
     before = map(but_score, map(olds.__getitem__, map(places.__getitem__, other)))
     exhaust(map(same.__setitem__, other, map(eq, rows, before)))
-    for number in compress(range(total_new), map(flipped.__contains__, new_id_list)):
-        same[number] = False  # its row changes: another memory replaces it, or no longer
+    if flipped:  # (most saves: none)
+        for number in compress(range(total_new), map(flipped.__contains__, new_id_list)):
+            same[number] = False  # its row changes: another memory replaces it, or no longer
     new_sizes = list(map([*sizes, 0].__getitem__, places))
     fresh_at = list(compress(range(total_new), map(not_, same)))
     # Where a run of copied lines breaks: a changed memory, or a line that does not follow
     # the one before it in the last file.
-    shift = list(map(sub, places, range(total_new)))
-    breaks = compress(range(1, total_new), map(ne, shift[1:], shift[:-1]))
+    # (Where the ends are alike, none breaks: each line follows the one before it.)
+    shift = list(map(sub, places[lo - 1 : hi], range(lo - 1, hi)))
+    breaks = compress(range(lo, hi), map(ne, shift[1:], shift[:-1]))
     bounds = sorted({0, total_new, *fresh_at, *(n + 1 for n in fresh_at), *breaks})
     # Each run's bytes in the last file: from its first line's start to its last line's end
     # (a day's decay reorders a large file: tens of thousands of runs, cut by C loops).
@@ -412,19 +491,22 @@ def patched(
     def old_line(number: int) -> bytes:
         return search[starts[number] : starts[number] + sizes[number]]
 
-    known = _Known(old_entries, place)
-    # What leaves: the memories removed, and the old versions of those changed.
+    # What leaves: the memories removed, and the old versions of those changed (each with
+    # its row).
     staying = total_new - places.count(count)  # the base's memories still there
-    gone = [] if staying == count else [known[i] for i in set(ids).difference(new_ids)]
-    leaving = gone + [known[e.id] for _, _, e in changed if e.id in known]
+    gone_at = [] if staying == count else [known.at[i] for i in set(ids).difference(new_ids)]
+    gone = list(map(old_entries.__getitem__, gone_at))
+    changed_at = [places[n] for _, n, _ in changed if places[n] != count]
+    leaving = gone + list(map(old_entries.__getitem__, changed_at))
+    leaving_at = gone_at + changed_at
     fresh = []
     for piece, size, entry in changed:
         part = _made(entry, entry.id in replaced, {})
         fresh.append(part)
         pieces[piece] = part.json()
         new_sizes[size] = len(pieces[piece])
-    for old in leaving:
-        length -= int(old_line(place[old.id]).rsplit(b",", 1)[1])
+    for number in leaving_at:
+        length -= int(old_line(number).rsplit(b",", 1)[1])
     length += sum(p.length for p in fresh)
 
     lines: Any = None
@@ -436,7 +518,10 @@ def patched(
     if lines is None:
 
         def line_of(entry_id: str) -> str:
-            row = json.loads(b"[" + old_line(place[entry_id]) + b"]")[0]
+            number = known.number(entry_id)
+            if number is None:
+                raise KeyError(entry_id)
+            row = json.loads(b"[" + old_line(number) + b"]")[0]
             return str(row).split("\t", 7)[7]
 
         # A shown memory left or decayed since, or a day passed: the lines chosen again

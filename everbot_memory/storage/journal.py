@@ -143,6 +143,19 @@ def without_secrets(data: bytes | None) -> bytes | None:
     return "\n### ".join(parts).encode("utf-8", "surrogateescape") if found else None
 
 
+def _ancestry_line(raw: bytes) -> bytes | None:
+    """The start of a kept version (``raw``: its first bytes, compressed) up to the end of
+    its ancestry line, or as much of its start as there is when it has none; None when
+    ``raw`` stops before the ancestry line ends (read more). Raises zlib.error."""
+    stream = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    head = stream.decompress(raw, 4096)
+    while head.startswith(_MAGIC) and b"\n" not in head and stream.unconsumed_tail:
+        head += stream.decompress(stream.unconsumed_tail, 65536)
+    if not stream.eof and b"\n" not in head and (head.startswith(_MAGIC) or not head):
+        return None  # cut short by the read, not by the file
+    return head
+
+
 def _blocks(data: bytes) -> Counter[bytes]:
     """The file cut into entry blocks (at each ``### `` line), each by a short hash."""
     parts = data.split(b"\n### ")
@@ -222,11 +235,13 @@ class Journal:
     def _with_meta(self, version: Version) -> Version:
         """``version`` with its ancestry, read from the start of its file only."""
         try:
-            raw = version.path.read_bytes()
-            stream = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-            head = stream.decompress(raw, 4096)
-            while head.startswith(_MAGIC) and b"\n" not in head and stream.unconsumed_tail:
-                head += stream.decompress(stream.unconsumed_tail, 65536)
+            with open(version.path, "rb") as handle:
+                # The ancestry comes first, compressed on its own: most often the start of
+                # the file holds it all (a large file's version is megabytes).
+                raw = handle.read(_START_READ)
+                head = _ancestry_line(raw)
+                if head is None:
+                    head = _ancestry_line(raw + handle.read()) or b""
         except (OSError, zlib.error):
             return version
         if not head.startswith(_MAGIC) or b"\n" not in head:

@@ -40,8 +40,8 @@ import zlib
 from array import array
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta, timezone
-from itertools import chain, compress, repeat
-from operator import add, attrgetter, eq, is_, itemgetter, le, mul, sub
+from itertools import compress, repeat
+from operator import add, attrgetter, eq, is_, itemgetter, le, mul, ne, sub
 from typing import Any, NamedTuple
 
 from ..core.entry import FIELDS, MemoryEntry, exhaust, restored
@@ -51,7 +51,7 @@ from ..document.parse import parse
 from ..document.render import Body, render_header, render_parts
 from .paths import SideFiles
 
-__all__ = ["FILE", "Log", "Record", "document", "of_save", "read", "record"]
+__all__ = ["FILE", "Log", "Record", "common_ends", "document", "of_save", "read", "record"]
 
 #: The record's name in the side folder.
 FILE = "parsed"
@@ -93,15 +93,31 @@ def _columns(entries: Sequence[MemoryEntry]) -> list[list[Any]]:
 def _entries(columns: list[list[Any]]) -> list[MemoryEntry]:
     """The entries :func:`_columns` took apart (ValueError: not the columns of entries)."""
     timed = [c for n, c in zip(FIELDS, columns, strict=True) if n in _TIMES]
-    # The entries one session wrote share their times: each is made once, and shared.
-    distinct = dict.fromkeys(chain.from_iterable(timed))
-    distinct.pop(None, None)
-    made = map(datetime.fromtimestamp, distinct, repeat(timezone.utc))
-    times: dict[float | None, datetime | None] = dict(zip(distinct, made, strict=True))
-    times[None] = None
+    done: list[tuple[list[Any], list[Any]]] = []  # each column read, and its times
     for column in timed:
-        column[:] = map(times.__getitem__, column)
+        # A column that is another's (an entry's anchor is most often its last activation)
+        # shares that one's times.
+        same = next((made for seen, made in done if seen == column), None)
+        if same is None:
+            same = _times(column)
+            done.append((list(column), same))
+        column[:] = same
     return restored(columns)
+
+
+def _times(column: list[Any]) -> list[Any]:
+    """Each time of ``column`` (seconds since the epoch, or None) as a datetime in UTC: the
+    entries one session wrote share their times, made once and shared, unless most of them
+    differ (then each is made, without a table of them). C loops."""
+    utc = repeat(timezone.utc)
+    distinct = dict.fromkeys(column)
+    if None not in distinct and 2 * len(distinct) > len(column):
+        return list(map(datetime.fromtimestamp, column, utc))
+    distinct.pop(None, None)
+    made = map(datetime.fromtimestamp, distinct, utc)
+    times: dict[Any, datetime | None] = dict(zip(distinct, made, strict=True))
+    times[None] = None
+    return list(map(times.__getitem__, column))
 
 
 def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
@@ -128,13 +144,23 @@ def of_save(header: str, rendered: Body, doc: Document) -> Record | None:
     # (a save from the record derives it again only when a memory it comes from changed).
     result.derived = rendered.derived
     lines, offsets = rendered.starts  # in file order, as the entries
-    sizes = array("q", map(len, map(itemgetter(1), rendered.sources.values())))
+    sizes = _numbers(list(map(len, map(itemgetter(1), rendered.sources.values()))))
     fresh = frozenset(map(attrgetter("id"), rendered.fresh))
     if rendered.head:  # the header is in the rendered bytes: they count from the file's start
         return Record(result, lines, offsets, sizes, 1, 0, fresh)
     # The body's first line (from 1) and first byte.
     skip = header.count("\n") + 1
     return Record(result, lines, offsets, sizes, skip, len(header.encode()), fresh)
+
+
+def _numbers(values: Sequence[int]) -> array[int]:
+    """``values`` in 4-byte numbers when they fit (most files: under 2 GB), else in 8-byte
+    ones: an array of the record's own width is copied into a part as it is, not number by
+    number (see :func:`_part`)."""
+    try:
+        return array("i", values)
+    except OverflowError:
+        return array("q", values)
 
 
 class Record(NamedTuple):
@@ -226,7 +252,7 @@ def record(
 
         write_atomically(path, [part], durable=False)
         count = len(entries)
-        order = array("q", range(count))
+        order = _numbers(range(count))
         by_row = _by_row(until, order, count)
         return Log(version, ids, order, count, len(part), len(part), mark, at, by_row)
     return None
@@ -298,16 +324,60 @@ def _rows(
     entry, when the record ``after`` holds: the rows of the entries it holds unchanged, and
     new rows after its own for the others; None when it has grown enough to be written
     whole again."""
-    row_of = dict(zip(after.ids, after.rows, strict=True))
-    for gone in fresh:
-        row_of.pop(gone, None)
-    rows: list[int | None] = list(map(row_of.get, ids))
+    rows = _kept_rows(after, ids, fresh)
+    if rows is None:
+        row_of = dict(zip(after.ids, after.rows, strict=True))
+        for gone in fresh:
+            row_of.pop(gone, None)
+        rows = list(map(row_of.get, ids))
     new = list(compress(range(len(ids)), map(is_, rows, repeat(None))))
     if 2 * len(new) > len(ids) or after.total + len(new) > len(ids) + len(ids) // _DEAD + 64:
         return None  # most rows new, or too many of no entry: written whole
     for number, at in enumerate(new, after.total):
         rows[at] = number
-    return new, array("q", rows)  # type: ignore[arg-type]  # none is None now
+    return new, _numbers(rows)  # type: ignore[arg-type]  # none is None now
+
+
+#: At most this many entries, on either side, between what two versions begin and end with
+#: alike (see :func:`common_ends`) are looked up one by one; more, and every one is.
+_WINDOW = 64
+
+
+def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """How many ids ``old`` and ``new`` begin with alike, and how many of the rest they end
+    with alike. (A save changes a few memories of many, most of them in place: what lies
+    between is those few.) C loops, stopping at the first difference."""
+    most = min(len(old), len(new))
+    head = next(compress(range(most), map(ne, old, new)), most)
+    rest = most - head
+    tail = next(compress(range(rest), map(ne, reversed(old), reversed(new))), rest)
+    return head, tail
+
+
+def _kept_rows(after: Log, ids: list[str], fresh: Collection[str]) -> list[int | None] | None:
+    """The row of each of ``ids`` in the record ``after`` (None: a new row, for an entry not
+    there or rendered anew, one of ``fresh``), found without a table of every entry when the
+    two versions differ in a few places (see :func:`common_ends`); None when they differ in
+    more (look each one up)."""
+    old = after.ids
+    head, tail = common_ends(old, ids)
+    old_end, new_end = len(old) - tail, len(ids) - tail
+    if max(old_end - head, new_end - head, len(fresh)) > _WINDOW:
+        return None
+    between = dict(zip(old[head:old_end], after.rows[head:old_end], strict=True))
+    for gone in fresh:
+        between.pop(gone, None)
+    rows: list[int | None] = []
+    rows += after.rows[:head].tolist()
+    rows += map(between.get, ids[head:new_end])
+    rows += after.rows[old_end:].tolist()
+    for gone in fresh:
+        # Rendered anew where the two are alike: found in the ends (each one once: ids
+        # are the entries').
+        for start, stop in ((0, head), (new_end, len(ids))):
+            with contextlib.suppress(ValueError):
+                rows[ids.index(gone, start, stop)] = None
+    return rows
 
 
 def _part(
@@ -346,10 +416,13 @@ def _part(
     }
     places = [kept.lines, kept.offsets, kept.sizes, *([] if order is None else [order])]
     # The numbers in 4 bytes each when they fit (most files: under 2 GB), else in 8.
-    wide = any(max(numbers, default=0) >= 1 << 31 for numbers in places)
-    head["places"] = typecode = "q" if wide else "i"
+    try:
+        narrow: list[array[int] | None] = [array("i", numbers) for numbers in places]
+        typecode = "i"
+    except OverflowError:
+        narrow, typecode = [array("q", numbers) for numbers in places], "q"
+    head["places"] = typecode
     head["width"] = array(typecode).itemsize
-    narrow: list[array[int] | None] = [array(typecode, numbers) for numbers in places]
     narrow += [None] * (4 - len(narrow))  # no order: the rows are the entries, in order
     rest = marshal.dumps((narrow, array("d", until).tobytes()), _MARSHAL)
     rows = marshal.dumps(_columns(new), _MARSHAL)
@@ -515,7 +588,9 @@ def _texts(
     headings = map(add, repeat(b"### ["), map(str.encode, ids))
     if not all(map(bytes.startswith, texts, headings)):
         return None
-    after = map(data.__getitem__, map(slice, ends, map(add, ends, repeat(1))))
-    if not all(map(eq, after, repeat(b"\n"))):
+    if ends and max(ends) >= len(data):
+        return None
+    # Each followed by a line break (its byte, as a number: no one-byte slices).
+    if not all(map(eq, map(data.__getitem__, ends), repeat(10))):
         return None
     return texts

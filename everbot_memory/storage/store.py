@@ -93,6 +93,9 @@ class MemoryStore:
         #: The last bytes (their version) that looked unfinished but stayed as they were for
         #: a while: not waited for again while they stay so.
         self._settled: str | None = None
+        #: The last bytes (their version) read as a finished save, or written by this store:
+        #: the same bytes read again are not looked over again.
+        self._whole: str | None = None
 
     @property
     def target(self) -> Path:
@@ -460,7 +463,7 @@ class MemoryStore:
                     continue
                 if result.displaced is None:
                     # What was written: the hooks' files just built are this version's.
-                    new_doc.version = result.version
+                    new_doc.version = self._whole = result.version
                     self._loaded, self._sources = (result.version, new_doc), ()
                     cached.put()
                     # A record of the version this save was made from (the one its texts
@@ -515,6 +518,8 @@ class MemoryStore:
         deadline = monotonic() + SETTLE_TIMEOUT
         while True:
             snapshot = self.backend.read()
+            if not force and snapshot.version is not None and snapshot.version == self._whole:
+                return snapshot  # these very bytes read as whole before (or written whole)
             if force or not _complete(snapshot):
                 if not force and snapshot.version == self._settled:
                     return snapshot  # waited for once already (a load, then its save)
@@ -528,8 +533,10 @@ class MemoryStore:
                     return quiet
                 continue  # it became whole: read it again as whole
             if snapshot.data is None or self.journal.wrote(snapshot.version):
+                self._whole = snapshot.version
                 return snapshot  # the engine's own: written whole, never in place
             if snapshot.age is None or snapshot.age >= WRITE_GAP_SECONDS:
+                self._whole = snapshot.version
                 return snapshot
             # Looks whole but was written a moment ago: a prefix of an in-place save can look
             # whole (what a person adds comes last). Read it again once the moment has passed.
