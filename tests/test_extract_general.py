@@ -1659,3 +1659,31 @@ def test_a_text_quoted_line_by_line_after_a_request_is_not_the_users() -> None:
     contents = " | ".join(c.content for c in _extracted([message]))
     assert "night nurse" in contents
     assert "Lockers" not in contents and "Facilities" not in contents
+
+
+@pytest.mark.parametrize(
+    "said, fixed",
+    [
+        # The word of the new value's shape is the one corrected, not the last word said.
+        ("我的电脑是air m2 装了docker很卡，哦不对，是m3", "air m3 装了docker"),
+        ("我用python3.9跑的 不对 是python3.11", "python3.11跑的"),
+        # A name in words still replaces the name said last, whole.
+        ("我用的是VS Code，不对，是Cursor", "我用的是Cursor"),
+    ],
+)
+def test_a_latin_value_corrected_in_chinese_replaces_the_one_of_its_shape(
+    said: str, fixed: str
+) -> None:
+    assert fixed in corrected(said)
+
+
+def test_a_year_corrected_after_oh_wait_in_the_next_message() -> None:
+    found = _extracted(
+        [
+            "I drive a 2016 Mazda 3, how often should I rotate the tires",
+            "oh wait it's actually a 2017",
+        ]
+    )
+    contents = [c.content for c in found]
+    assert any("2017" in content for content in contents), contents
+    assert not any("2016" in content for content in contents), contents

@@ -521,6 +521,12 @@ def _said_of_old(rest: str, old: str) -> str:
     return rest[:cut].rstrip(",，;；、 ") if cut >= 0 else rest
 
 
+def _latin_shape(word: str) -> str:
+    """A word's shape: its letters as "a", its digits as "0", runs of each as one ("m3" and
+    "m2" are "a0", "iPhone15" is "a0")."""
+    return re.sub(r"(.)\1+", r"\1", re.sub(r"\d", "0", re.sub(r"[A-Za-z]", "a", word)))
+
+
 def corrected(said: str) -> str:
     """``said`` with a value the speaker corrected in passing replaced by the correction."""
     said = _without_denied(said)
@@ -531,7 +537,9 @@ def corrected(said: str) -> str:
     left, right = said[: match.start()], said[match.end() :]
     new = _VALUE.search(right)
     old = list(_VALUE.finditer(left))
-    if new and old and new.start() <= 12:
+    # "it's actually a 2018": the words before the value say nothing of it.
+    lead = re.match(r"(?i:\s*(?:it'?s|it is|actually|really|a|an|the|just)\b)*", right)
+    if new and old and new.start() <= 12 + (lead.end() if lead else 0):
         # The value replaced has the new one's shape ("the 22nd at 6:40am, no sorry, the
         # 23rd": a day of the month, not the time), else it is the last one said.
         shape = _value_shape(right, new)
@@ -562,7 +570,21 @@ def corrected(said: str) -> str:
         latin = re.match(r"[A-Za-z][\w.+-]*(?: [A-Za-z][\w.+-]*)*", right)
         runs = list(re.finditer(r"[A-Za-z][\w.+-]*(?: [A-Za-z][\w.+-]*)*", left))
         if latin and runs:
+            # The word of the new one's shape ("m2" for "m3", not "docker" after it), else the
+            # last run said.
+            shape = _latin_shape(latin.group(0))
+            shaped_words = [
+                (run.start() + m.start(), m.group(0))
+                for run in runs
+                for m in re.finditer(r"[A-Za-z][\w.+-]*", run.group(0))
+                if _latin_shape(m.group(0)) == shape
+            ]
             last = runs[-1]
+            # (Only for a value with digits: a name in words replaces the last run whole.)
+            if shaped_words and shape != "a" and " " not in latin.group(0):
+                start, replaced = shaped_words[-1]
+                rest = _said_of_old(right[latin.end() :], replaced)
+                return left[:start] + latin.group(0) + left[start + len(replaced) :] + rest
             rest = _said_of_old(right[latin.end() :], last.group(0))
             return left[: last.start()] + latin.group(0) + left[last.end() :] + rest
     if CJK_RE.search(right[:1] or " "):
@@ -680,7 +702,8 @@ def corrected(said: str) -> str:
 
 # Words that own to a slip of the tongue or the keyboard, not to another thought.
 _SLIP = re.compile(
-    r"\b(?:typo|sorry|oops|i mean|i meant|make that|or rather|mistyped|misspoke|my bad)\b"
+    r"\b(?:typo|sorry|oops|i mean|i meant|make that|or rather|mistyped|misspoke|my bad|"
+    r"oh wait|no wait|wait no)\b"
     r"|打错了|发错了|写错了|说错了|口误|手滑|更正",
     re.I,
 )
@@ -694,7 +717,8 @@ _CORRECTION_TAIL = re.compile(r"^\s*,?\s*(?:really|actually|technically|sorry)\b
 _CORRECTS_BEFORE = re.compile(
     r"^(?i:(?:no|well|oh|oops|sorry|wait|actually|i mean|i meant|or rather|technically|"
     r"make that|typo|my bad|hold on|hang on|scratch that|ugh|uh|um)[,.!:]?\s+)+"
-    r"(?i:it's |its |it is |in |at |on |for |the )*(?!I\b)[A-Z0-9][\w.:'-]*(?: [A-Z0-9][\w'-]*)*"
+    r"(?i:it's |its |it is |in |at |on |for |the |actually |really |an? )*(?!I\b)[A-Z0-9][\w.:'-]*"
+    r"(?: [A-Z0-9][\w'-]*)*"
     r"\s*(?:[,.!;]|$|\s(?i:since|but|now|though|not)\b)"
     r"|^(?:[哦啊呃额嗯噢]\s*)?(?:不对|哦不|啊不|说错了|我说错了|更正一下|打错了|发错了|写错了|口误|手滑)"
     r"[，,!！\s]"
