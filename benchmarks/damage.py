@@ -53,8 +53,10 @@ _CANNOT_END = re.compile(
     re.I,
 )
 _FIRST_PERSON_VERB = re.compile(
-    r"\bthe user (?:keep|have|are|am|were|do|don't|doesn't care|go|want|need|think|like|love|"
-    r"hate|live|work)\b",
+    r"\bthe user (?:keep|have|are|am|were|do|don't|doesn't care|go|want|need|think|love|"
+    r"hate|live|work"
+    # "like" before a quantity is no verb: "it took the user like two weeks".
+    r"|like(?!\s+(?:a|an|\d+|two|three|four|five|six|seven|eight|nine|ten|half|several)\b))\b",
     re.I,
 )
 _ENGLISH_SELF = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b")
