@@ -263,6 +263,10 @@ ORDINARY = [
     "用户的验证码 2024年换过一次手机号。",
     "The user's order 4680 9587 3652 1727 shipped on Monday.",
     "The user compares the build with assert digest == 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4'.",
+    'The user named it PBESv1SHA1And3KeyTripleDESCBC = "PBESv1 using SHA1 and 3-Key TripleDES".',
+    "The user's test reads {'key_sha256': '16b791a1e04886ccbbb4d448d6ff791267dc458ae599475d08d5'}.",
+    "Example: Model(b64='VGhlc2UgYXJlbid0IHRoZSBkcm9pZHMgeW91J3JlIGxvb2tpbmcgZm9y')",
+    "The user's reader class is NFCISO15693ReadMultipleBlocksConfiguration.",
 ]
 
 

@@ -258,7 +258,7 @@ def _far_from_label(match: re.Match[str]) -> bool:
         generated(value)
         and token_value(value)
         and not names_data(before)
-        and _SHARED_KEY.search(before + match["gap"]) is None
+        and _SHARED_KEY.search((before + match["gap"]).rstrip("\"'` ")) is None
         and _DATA_VALUE.search(value) is None
     )
 

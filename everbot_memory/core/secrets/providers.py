@@ -8,6 +8,8 @@ one it starts with (``sk-ant-`` before ``sk-``).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
 from .checks import mixed_hex, random_body
@@ -74,11 +76,25 @@ def _generated(value: str) -> bool:
     return random_body(body)
 
 
+def _encoded_prose(value: str) -> bool:
+    """True for base64 of plain words ("VGhlc2UgYXJl..." is "These are..."): an example's
+    text, not a key."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    return decoded.count(" ") * 8 >= len(decoded) and all(c.isprintable() for c in decoded)
+
+
 def _bare_random(value: str) -> bool:
     """True for a run with no prefix that reads as generated: upper and lower case letters and
     digits, three or more of each (see :func:`.checks.random_body`). Not the body of a public
     key (an SSH key's "AAAA...", a DER key's "MII...")."""
     if value.startswith(("AAAA", "MII")):
+        return False
+    if len(re.findall(r"[A-Z][a-z]{4,}", value)) >= 2:
+        return False  # a name made of words: "NFCISO15693ReadMultipleBlocksConfiguration"
+    if _encoded_prose(value):
         return False
     counts = (
         sum(c.isupper() for c in value),
@@ -356,7 +372,8 @@ PROVIDERS: tuple[Rule, ...] = (
     token(
         "secret",
         "",
-        r"(?<![/+=.:@#$%&?_-])[A-Za-z0-9]{28,256}(?![/+=.@_-])",
+        # (Nor a name given a value: "PBESv1SHA1And3KeyTripleDESCBC = ...".)
+        r"(?<![/+=.:@#$%&?_-])[A-Za-z0-9]{28,256}(?![/+=.@_-])(?!\s*=(?!=))",
         _bare_random,
     ),
 )
