@@ -1687,3 +1687,29 @@ def test_a_year_corrected_after_oh_wait_in_the_next_message() -> None:
     contents = [c.content for c in found]
     assert any("2017" in content for content in contents), contents
     assert not any("2016" in content for content in contents), contents
+
+
+@pytest.mark.parametrize(
+    "lines, contents",
+    [
+        # 他 inside a word is no "he": the guitar given up is the user's.
+        (["吉他暂时不练了 手指疼"], None),
+        (["顺便我住在杭州"], ["用户住在杭州"]),
+        # Two short things to do in Chinese, each with its day.
+        (
+            ["下周三体检 月底交房租"],
+            ["用户下周三体检（2026-04-15）", "用户月底交房租（2026-04-30）"],
+        ),
+        # Someone else's appointment: a brother's, named; his, whoever he is, not kept.
+        (["我哥下周三体检"], ["用户的哥哥下周三体检（2026-04-15）"]),
+        (["他下周三体检"], []),
+    ],
+)
+def test_chinese_chat_things_to_do_and_given_up(
+    lines: list[str], contents: list[str] | None
+) -> None:
+    found = _extracted(lines, "[k1] 用户在练吉他")
+    if contents is None:
+        assert any("k1" in c.contradicts for c in found)
+    else:
+        assert [c.content for c in found] == contents

@@ -156,6 +156,12 @@ def _things_to_do(said: str, today: date) -> list[str]:
     cuts = [m for m in _NEXT_TODO.finditer(said) if m.start() > 0]
     if not cuts or not _RELATIVE_DAY.search(said):
         return [said]
+    # A text given to work on ("翻译成日语：周三开会，周五交报告") is not the user's list, and a
+    # day taken back ("周五要交房租，哦不是周五，是月底前交") is one thing said twice.
+    if _TASK_FOR_ASSISTANT.search(said) or re.search(
+        r"不是|不对|哦不|啊不|(?:no wait|sorry|i mean|i meant|actually)", said, re.I
+    ):
+        return [said]
     parts, start = [], 0
     for cut in cuts:
         parts.append(said[start : cut.start()])
@@ -168,7 +174,11 @@ def _things_to_do(said: str, today: date) -> list[str]:
         or len({day for _, day in dated}) < 2
         or any(day < today for _, day in dated)
         or any(
-            len(re.findall(r"[A-Za-z0-9]+", part)) + len(CJK_RE.findall(part)) // 2 < 3
+            # Three words, or in Chinese five characters ("下周三体检 月底交房租" is two things
+            # to do; "月底前交" names no thing).
+            len(CJK_RE.findall(part)) < 5
+            if CJK_RE.search(part)
+            else len(re.findall(r"[A-Za-z0-9]+", part)) < 3
             for part, _ in dated
         )
     ):
@@ -742,7 +752,7 @@ _LEAD_IN_EN = re.compile(
     r"|quick one|fyi)[,:! ]+)+",
     re.I,
 )
-_LEAD_IN_ZH = re.compile(r"^(?:另外|还有|对了|其实|嗯|你好)[，, ]*")
+_LEAD_IN_ZH = re.compile(r"^(?:另外|还有|对了|顺便(?:说一下|提一句)?|其实|嗯|你好)[，, ]*")
 
 
 # A request to the assistant tacked on after a comma ("..., please remind me", "，记得提醒我").
@@ -1394,6 +1404,8 @@ class RuleExtractor:
         content = about_the_user(_clean(said))
         if not content or redact(content).only_secret:
             return None
+        if re.match(r"[他她]", content):
+            return None  # "他下周三体检": his, whoever he is
         if CJK_RE.search(content) and "用户" not in content:
             content = "用户" + content
         return Candidate(

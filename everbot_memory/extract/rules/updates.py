@@ -574,7 +574,8 @@ _OTHER_SUBJECT = re.compile(
     r"co-worker|colleague|boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|"
     r"son|daughter|neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws|kid|kids|lead|"
     r"team ?mate|classmate|wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)s?)\b"
-    r"|^[^，,。]{0,4}?(?:他|她|他们|她们|(?:我|我的)?(?:朋友|同事|领导|老板|妹妹?|姐姐?|哥哥?|弟弟?|"
+    # (他 in a word is no "he": "吉他暂时不练了", "其他的".)
+    r"|^[^，,。]{0,4}?(?:(?<![吉其利])他(?:们)?|她(?:们)?|(?:我|我的)?(?:朋友|同事|领导|老板|妹妹?|姐姐?|哥哥?|弟弟?|"
     r"爸爸?|妈妈?|父母|室友|邻居|同学|表[哥姐弟妹]|堂[哥姐弟妹]|儿子|女儿|老公|老婆|媳妇|男朋友|女朋友))",
     re.I,
 )

@@ -295,8 +295,9 @@ def sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-# "我妈" is the user's mother: "用户的妈妈", not "用户妈" ("我的妈呀" is no mother).
-_PARENT = re.compile(r"(?<![自忘本唯])我(?:的)?(妈|爸)(?![妈爸呀啊])")
+# "我妈" is the user's mother: "用户的妈妈", not "用户妈" ("我的妈呀" is no mother); "我哥" the
+# user's brother.
+_PARENT = re.compile(r"(?<![自忘本唯])我(?:的)?(妈|爸|哥|姐|弟|妹)(?![妈爸哥姐弟妹呀啊们])")
 
 
 def zh_third_person(text: str) -> str:
