@@ -1713,3 +1713,11 @@ def test_chinese_chat_things_to_do_and_given_up(
         assert any("k1" in c.contradicts for c in found)
     else:
         assert [c.content for c in found] == contents
+
+
+def test_a_reminder_asked_after_a_fact_a_rule_reads_is_a_todo_too() -> None:
+    found = _extracted(["我女儿生日是10月1号 提前三天提醒我订蛋糕"])
+    categories = sorted(c.category for c in found)
+    assert categories == ["fact", "todo"], [(c.category, c.content) for c in found]
+    todo = next(c for c in found if c.category == "todo")
+    assert "蛋糕" in todo.content and todo.expires_at is not None

@@ -203,6 +203,10 @@ _TO_COME = re.compile(
 )
 
 
+# A reminder asked for, anywhere in a sentence.
+_ASKED_TO_REMIND = re.compile(r"提醒我|\bremind me\b", re.I)
+
+
 def _lead_from_before(said_by_message: list[list[str]], today: date) -> list[list[str]]:
     """Each message's sentences, each that asks for a thing some time before a day it does
     not name ("remind me a week before to order the cake") given the day the sentence said
@@ -1269,6 +1273,14 @@ class RuleExtractor:
                         or self._select(said, today),
                         said=said,
                     )
+                elif (
+                    _ASKED_TO_REMIND.search(said)
+                    and not any(c.category == "todo" for c in found[before:])
+                    and not _HYPOTHETICAL.search(said)
+                ):
+                    # "我儿子生日是10月1号 提前三天提醒我订蛋糕": a rule read the birthday in
+                    # the first clause; the reminder asked for is a thing to do of its own.
+                    add(self._plan(said, today), said=said)
                 values, replaced = replaced_by(said, known)
                 for value in values:
                     naming = [
