@@ -1170,12 +1170,11 @@ class RuleExtractor:
                 if (
                     candidate.category == "todo"
                     and _YEARLY_DAY.search(candidate.content)
-                    # "纪念日是6月20号 提前两天提醒我买礼物": a reminder of it is a thing to do,
-                    # and so is a party planned for it.
+                    # "纪念日是6月20号 提前两天提醒我买礼物": a reminder of it is a thing to do
+                    # (_MUST reads 提醒 and "remind"; "reminder" too here), and so is a party
+                    # planned for it.
                     and not re.search(
-                        r"提醒|remind|party|parties|lunch|dinner|celebrat|派对|聚餐|庆祝",
-                        said,
-                        re.I,
+                        r"remind|party|parties|lunch|dinner|celebrat|派对|聚餐|庆祝", said, re.I
                     )
                     and not _MUST.search(said)
                 ):
