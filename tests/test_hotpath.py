@@ -4,11 +4,13 @@ and the two memories (the user's and a project's) the hooks read and feed."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from conftest import make_entry
+from freezegun import freeze_time
 
 from everbot_memory import Memory, MemoryStore
 from everbot_memory.core.block import Section, compose, encoded_length, prompt_block
@@ -19,10 +21,17 @@ from everbot_memory.storage.hot import HotFiles
 from everbot_memory.storage.locations import Place, memory_places
 from everbot_memory.storage.paths import SideFiles
 
-# The real time, as the caches a save writes are keyed by its day; but not in the last hours of
-# a UTC day, where "an hour later" is the next day and the caches are rightly stale.
-_CLOCK = datetime.now(timezone.utc).replace(microsecond=0)
-NOW = _CLOCK if _CLOCK.hour < 21 else _CLOCK - timedelta(hours=3)
+# The caches a save writes are keyed by the day of the save. The clock is held at noon (and
+# ticks from there) for every test here, so that a save and the times a test reads the caches
+# at fall on the same UTC day whenever the suite runs, even across a real midnight.
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(autouse=True)
+def _clock_at_noon() -> Iterator[None]:
+    with freeze_time(NOW, tick=True):
+        yield
+
 
 TEXTS = [
     "The user prefers pytest over unittest for new projects.",
