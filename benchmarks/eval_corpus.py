@@ -284,12 +284,18 @@ def main() -> None:
     parser.add_argument("--extractor", default="rules")
     parser.add_argument("--verbose", action="store_true", help="list every mistake")
     parser.add_argument("--show-stored", action="store_true", help="print every stored memory")
+    parser.add_argument(
+        "--fixtures",
+        type=Path,
+        default=FIXTURES,
+        help="a folder of corpus_en.json and corpus_zh.json in the same shape (a set kept apart)",
+    )
     args = parser.parse_args()
     cases = [
         case
         for lang in ("en", "zh")
         if args.lang in ("all", lang)
-        for case in json.loads((FIXTURES / f"corpus_{lang}.json").read_text(encoding="utf-8"))
+        for case in json.loads((args.fixtures / f"corpus_{lang}.json").read_text(encoding="utf-8"))
     ]
     groups: dict[tuple[str, str], Tally] = defaultdict(Tally)
     with tempfile.TemporaryDirectory() as tmp:

@@ -9,6 +9,8 @@ ones.
 from __future__ import annotations
 
 import itertools
+import math
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
@@ -27,7 +29,8 @@ from .chinese import RULES as CHINESE_RULES
 from .dates import CJK_DATE_SPACE, LEAD, WHEN_EN, WHEN_ZH, resolve_date
 from .english import RULES as ENGLISH_RULES
 from .kinds import kinds
-from .selector import load_selector
+from .replacing import load_replacing
+from .selector import embedder, load_selector
 from .sentences import sentences
 from .slots import replaced_by, still_named
 from .updates import _telling, changed_memories, forget_request
@@ -1140,6 +1143,46 @@ def _points_back_only(content: str) -> bool:
 _LASTING_SLOTS = frozenset(["home", "employer", "role", "manager", "birthday"])
 
 
+class _Nearness:
+    """What the fitted model of changes (:mod:`.replacing`) needs of one conversation: the
+    embeddings of the known memories and of the sentences, made in one batch each."""
+
+    def __init__(self, known: Sequence[tuple[str, str]], said: Sequence[str]) -> None:
+        self.known = list(known)
+        self.model = load_replacing() if known else None
+        self.encoder = embedder() if self.model is not None else None
+        self.vectors: dict[str, list[float]] = {}
+        self.known_vectors: list[list[float]] = []
+        if self.encoder is not None and said:
+            texts = list(dict.fromkeys(said))
+            self.vectors = dict(zip(texts, map(_floats, self.encoder.encode(texts)), strict=True))
+            self.known_vectors = list(map(_floats, self.encoder.encode([c for _, c in known])))
+
+    def replaced(self, said: str, retired: set[str]) -> tuple[str, ...]:
+        """The known memory ``said`` replaces, as the model reads it (none without the
+        ``embeddings`` extra or the model's weights), unless already retired: the change
+        the sentence says is then the one the rules read, and the memories near it stay."""
+        vector = self.vectors.get(said)
+        if self.model is None or vector is None:
+            return ()
+        selector = load_selector()
+        sentence = statement(said)
+        durable = selector.judge(sentence).probability if selector and judged(sentence) else 0.0
+        closeness = [_cosine(vector, known) for known in self.known_vectors]
+        best = self.model.replaced(said, self.known, closeness, durable)
+        return () if best is None or best in retired else (best,)
+
+
+def _floats(vector: Any) -> list[float]:
+    return vector.tolist() if hasattr(vector, "tolist") else [float(x) for x in vector]
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(map(operator.mul, a, b))
+    size = math.sqrt(sum(x * x for x in a) * sum(x * x for x in b))
+    return dot / size if size else 0.0
+
+
 class RuleExtractor:
     """The offline extractor: explicit statements by the user, in English and Chinese."""
 
@@ -1201,28 +1244,9 @@ class RuleExtractor:
                 found.append(candidate)
             return True
 
-        # Each user message's sentences, made once: embedded together first, then read.
-        said_by_message = [
-            joined_corrections(sentences(_own_words(message_text(m))))
-            for m in messages
-            if m.get("role") == "user"
-        ]
-        # A message that opens by correcting the one before ("我生日是5月12号…" then "啊打错了，
-        # 是5月21号"): the correction is read with the sentence it corrects.
-        for earlier, later in itertools.pairwise(said_by_message):
-            if earlier and later and corrects_before(later[0]):
-                earlier[-1:] = joined_corrections([earlier[-1], later.pop(0)])
-        said_by_message = [
-            [
-                part
-                for said in map(_earnest, saids)
-                if said
-                for part in _things_to_do(_hedged(corrected(said)), today)
-            ]
-            for saids in said_by_message
-        ]
-        said_by_message = _lead_from_before(said_by_message, today)
+        said_by_message = self.said(messages, today)
         self._prime(said_by_message)
+        nearness = _Nearness(known, [said for saids in said_by_message for said in saids])
         for saids in said_by_message:
             last, last_start = "", len(found)
             message_start, forgotten = len(found), set()
@@ -1316,6 +1340,11 @@ class RuleExtractor:
                             said=said,
                         )
                 changed = tuple(dict.fromkeys((*changed_memories(said, known), *replaced)))
+                if not changed and len(found) > before and not _HYPOTHETICAL.search(said):
+                    # A change said in words no rule reads ("now that I'm actually settled
+                    # in Glasgow"): the fitted model, on the sentences that gave a memory.
+                    retired = {i for c in found for i in c.contradicts}
+                    changed = nearness.replaced(said, retired)
                 if changed:
                     self._retire(found, before, said, changed, today)
             if forgotten:
@@ -1332,6 +1361,31 @@ class RuleExtractor:
                 found[message_start:] = kept
             _fold_endings(found, message_start)
         return found
+
+    @staticmethod
+    def said(messages: Sequence[Mapping[str, Any]], today: date) -> list[list[str]]:
+        """Each user message's sentences as the rules read them: cut, a correction joined to
+        what it corrects, hedges and fillers taken off, several things to do apart."""
+        said_by_message = [
+            joined_corrections(sentences(_own_words(message_text(m))))
+            for m in messages
+            if m.get("role") == "user"
+        ]
+        # A message that opens by correcting the one before ("我生日是5月12号…" then "啊打错了，
+        # 是5月21号"): the correction is read with the sentence it corrects.
+        for earlier, later in itertools.pairwise(said_by_message):
+            if earlier and later and corrects_before(later[0]):
+                earlier[-1:] = joined_corrections([earlier[-1], later.pop(0)])
+        said_by_message = [
+            [
+                part
+                for said in map(_earnest, saids)
+                if said
+                for part in _things_to_do(_hedged(corrected(said)), today)
+            ]
+            for saids in said_by_message
+        ]
+        return _lead_from_before(said_by_message, today)
 
     @staticmethod
     def _retire(
