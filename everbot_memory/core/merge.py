@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from itertools import compress, repeat
@@ -68,13 +68,14 @@ class MergeResult:
 
 _SCORE = attrgetter("score")
 _EXPIRES = attrgetter("expires_at")
+_ID = attrgetter("id")
 
 
 def settle(
     entries: Sequence[MemoryEntry],
     now: datetime,
     stats: MergeStats,
-    was_active: set[str],
+    was_active: Container[str],
     steady: Collection[int] = frozenset(),
 ) -> list[MemoryEntry]:
     """Bring every entry to ``now``: decay, expire what has lapsed, forget what fell below
@@ -139,7 +140,8 @@ class MemoryMerger:
         """
         now = (now or utcnow()).replace(microsecond=0)
         stats = MergeStats()
-        by_id = {entry.id: entry for entry in existing}
+        # C loops (the last of an id twice, as before).
+        by_id = dict(zip(map(_ID, existing), existing, strict=True))
         # Every memory's text, case-folded, looked in once for what the candidates say (by
         # both tests below): made once per merge, not once per test (tens of MB at 100,000).
         folded = whole_text(existing) if existing else ""
@@ -209,7 +211,7 @@ class MemoryMerger:
                     placed.append(twin.id)
                     continue
             entry = MemoryEntry(
-                id=new_id(set(by_id) | {e.id for e in added.values()}),
+                id=_fresh_id(by_id, added),
                 content=candidate.content,
                 category=candidate.category,
                 score=initial_score(candidate.importance),
@@ -228,11 +230,38 @@ class MemoryMerger:
             placed.append(entry.id)
             stats.new += 1
 
-        was_active = {e.id for e in existing if e.score >= ACTIVE_MIN_SCORE}
-        was_active.update(e.id for e in added.values())
+        # Asked only of a memory that falls below Active (most merges: none): made then.
+        was_active = _Lazy(
+            lambda: (
+                {e.id for e in existing if e.score >= ACTIVE_MIN_SCORE}
+                | {e.id for e in added.values()}
+            )
+        )
         still = steady(now) if steady is not None else frozenset()
         kept = settle([*by_id.values(), *added.values()], now, stats, was_active, still)
         return MergeResult(entries=kept, stats=stats, placed=placed, settled_at=now)
+
+
+class _Lazy(Container[str]):
+    """A set made the first time something is looked for in it (``make()``)."""
+
+    def __init__(self, make: Callable[[], set[str]]) -> None:
+        self._make: Callable[[], set[str]] | None = make
+        self._made: set[str] = set()
+
+    def __contains__(self, item: object) -> bool:
+        if self._make is not None:
+            self._made, self._make = self._make(), None
+        return item in self._made
+
+
+def _fresh_id(by_id: Mapping[str, MemoryEntry], added: Mapping[str, MemoryEntry]) -> str:
+    """A new id, in neither ``by_id`` nor ``added`` (without a set of every id of the file)."""
+    taken = {e.id for e in added.values()}
+    while True:
+        candidate = new_id(taken)
+        if candidate not in by_id:
+            return candidate
 
 
 # Words that turn a statement around, and words that weigh one thing over another.
