@@ -998,3 +998,30 @@ def test_a_date_before_the_year_1000_is_written_with_four_digits(memory_path: Pa
     doc = parse(text)
     assert doc.problems == []
     assert {e.id: e.last_activated.year for e in doc.entries}["a1b2c3"] == 1
+
+
+@given(
+    st.lists(st.sampled_from("abcdefgh"), max_size=12),
+    st.lists(st.tuples(st.integers(0, 12), st.sampled_from("abcdefghz")), max_size=4),
+    st.lists(st.integers(0, 12), max_size=4),
+    st.sampled_from([None, 2, 100]),
+)
+@settings(max_examples=400, deadline=None)
+def test_the_ids_a_save_removes_are_those_a_set_difference_gives(
+    before: list[str],
+    inserted: list[tuple[int, str]],
+    removed: list[int],
+    long: int | None,
+) -> None:
+    """Ids twice, ids moved, and lists alike but for a few places or for many."""
+    from everbot_memory.storage import store
+
+    if long is not None:  # many alike at both ends, or more than the window between
+        before = [f"x{n}" for n in range(long)] + before + [f"y{n}" for n in range(long)]
+    after = list(before)
+    for place in removed:
+        if after:
+            del after[place % len(after)]
+    for place, name in inserted:
+        after.insert(place % (len(after) + 1), name)
+    assert store._gone(before, after) == set(before) - set(after)
