@@ -38,7 +38,6 @@ def most_similar(
     over the same memories (:func:`whole_text`)."""
     wanted = token_set(content)
     marks, folded_content = numbers(content), content.strip().casefold()
-    first = marks[0] if marks else None
     # Tokenizing every memory of a large file would cost far more than the merge itself (and
     # every ``remember`` is the first merge of its process, with nothing memoized), so a
     # memory is tokenized only when two cheap tests leave it a chance. Both are exact:
@@ -55,7 +54,7 @@ def most_similar(
     if folded is None:
         folded = whole_text(entries)
     maybe_same = bool(folded_content) and folded_content in folded
-    places = _numbers_alike(texts, marks, first)
+    places = _numbers_alike(texts, marks)
     if maybe_same:
         # The same text passes whatever its numbers (a few memories at most).
         same = map(eq, map(str.casefold, map(str.strip, texts)), repeat(folded_content))
@@ -82,14 +81,15 @@ def whole_text(entries: Sequence[MemoryEntry]) -> str:
 _CONTENT = attrgetter("content")
 
 
-def _numbers_alike(texts: list[str], marks: tuple[str, ...], first: str | None) -> list[int]:
-    """The places of ``texts`` whose numbers may be ``marks`` (a text without the first of
-    them cannot give the same numbers; one with a digit gives some where there are none)."""
-    if first is None:
+def _numbers_alike(texts: list[str], marks: tuple[str, ...]) -> list[int]:
+    """The places of ``texts`` whose numbers are ``marks`` (a text without one of them
+    cannot give the same numbers: the longest, which most texts lack, is looked for first;
+    one with a digit gives some where there are none)."""
+    if not marks:
         return list(
             compress(range(len(texts)), map(is_, map(_DIGIT_RE.search, texts), repeat(None)))
         )
-    holding = compress(range(len(texts)), map(contains, texts, repeat(first)))
+    holding = compress(range(len(texts)), map(contains, texts, repeat(max(marks, key=len))))
     return [n for n in holding if numbers(texts[n]) == marks]
 
 
