@@ -42,7 +42,7 @@ from .backend import (
     monotonic,
 )
 from .git_state import refuse_while_merging
-from .journal import Journal, Packing, without_secrets
+from .journal import Journal, without_secrets
 from .lock import DEFAULT_LOCK_TIMEOUT
 from .paths import SideFiles
 
@@ -420,8 +420,9 @@ class MemoryStore:
             if rendered.fresh:
                 exhaust(map(doc.sources.pop, map(_ID, rendered.fresh), repeat(None)))
                 doc.derived = None
-            # The journal's copy is compressed on another thread meanwhile.
-            packing = Packing(written)
+            # The journal's copy is compressed on another thread meanwhile (the pieces of the
+            # version read that it holds as they are keep their compressed bytes).
+            packing = self.journal.packing(written, snapshot.version, snapshot.data)
             version = digest(written)
             assert version is not None
             # What the hooks read instead of the file, built from what is to be written (and
