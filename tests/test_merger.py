@@ -404,3 +404,26 @@ def test_a_value_said_again_retires_the_one_that_replaced_it() -> None:
     by_id = {e.id: e for e in result.entries}
     assert result.stats.updated == 1 and result.stats.contradicted == 1
     assert by_id[berlin.id].score > 0.19 and by_id[lisbon.id].score < 0.2
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.05, 0.1, 0.2, 0.5, 0.6, 0.999, 1.0]),
+            st.integers(0, 3),
+            st.sampled_from(["a1", "b2", "c3", "d4"]),
+        ),
+        max_size=30,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_sort_entries_is_the_file_order_sort(rows: list[tuple[float, int, str]]) -> None:
+    from everbot_memory.core.scoring import file_order, sort_entries
+
+    # Ties on score, on age, and entries alike in all three (their order kept as given).
+    entries = [
+        make_entry(f"{name}x{n % 3}", score=score, at=T0 + days(age))
+        for n, (score, age, name) in enumerate(rows)
+    ]
+    expected = sorted(entries, key=file_order)
+    assert list(map(id, sort_entries(entries))) == list(map(id, expected))

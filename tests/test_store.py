@@ -998,3 +998,82 @@ def test_a_date_before_the_year_1000_is_written_with_four_digits(memory_path: Pa
     doc = parse(text)
     assert doc.problems == []
     assert {e.id: e.last_activated.year for e in doc.entries}["a1b2c3"] == 1
+
+
+@given(
+    st.lists(st.sampled_from("abcdefgh"), max_size=12),
+    st.lists(st.tuples(st.integers(0, 12), st.sampled_from("abcdefghz")), max_size=4),
+    st.lists(st.integers(0, 12), max_size=4),
+    st.sampled_from([None, 2, 100]),
+)
+@settings(max_examples=400, deadline=None)
+def test_the_ids_a_save_removes_are_those_a_set_difference_gives(
+    before: list[str],
+    inserted: list[tuple[int, str]],
+    removed: list[int],
+    long: int | None,
+) -> None:
+    """Ids twice, ids moved, and lists alike but for a few places or for many."""
+    from everbot_memory.storage import store
+
+    if long is not None:  # many alike at both ends, or more than the window between
+        before = [f"x{n}" for n in range(long)] + before + [f"y{n}" for n in range(long)]
+    after = list(before)
+    for place in removed:
+        if after:
+            del after[place % len(after)]
+    for place, name in inserted:
+        after.insert(place % (len(after) + 1), name)
+    assert store._gone(before, after) == set(before) - set(after)
+
+
+def test_a_kept_version_reuses_the_compressed_pieces_of_the_one_it_came_from(
+    tmp_path: Path,
+) -> None:
+    import gzip
+
+    from everbot_memory.storage import journal as journal_module
+
+    path = tmp_path / "MEMORY.md"
+    path.write_text("# Memory\n", encoding="utf-8")
+    journal = Journal(path)
+    # Memories enough for a few pieces (at least a megabyte each).
+    body = "".join(
+        f"### [{n:06x}] fact | 0.60 | 2026-03-01 | 1\nMemory {n} says {'words ' * 40}\n\n"
+        for n in range(12_000)
+    )
+    before = f"# Memory\n\n<!-- Last updated: 2026-03-01T00:00:00Z -->\n\n{body}".encode()
+    first = digest(before)
+    journal.record(before, version=first, packed=journal.packing(before, None, None))
+    cut = before.index(b"\n### [", len(before) // 2) + 1
+    after = (
+        before[:cut].replace(b"2026-03-01T00:00:00Z", b"2026-03-02T00:00:00Z")
+        + b"### [zzzzzz] fact | 0.60 | 2026-03-02 | 1\nA new memory.\n\n"
+        + before[cut:]
+    )
+    second = digest(after)
+    journal.record(
+        after, parents=[first], version=second, packed=journal.packing(after, first, before)
+    )
+    head = journal.head()
+    assert head is not None and head == (second[:16], after)
+    kept = sorted(journal.folder.glob("*.gz"))
+    assert gzip.decompress(kept[-1].read_bytes()).split(b"\n", 1)[1] == after
+    # The pieces after the new memory's are the same compressed bytes as before.
+    old = journal_module._Kept(kept[0], before).places
+    new = journal_module._Kept(kept[1], after).places
+    assert len(old) >= 3
+    shared = {k for k in old if k in new and bytes(old[k][1]) == bytes(new[k][1])}
+    assert len(shared) >= len(old) - 2
+    # A piece damaged on disk is compressed again, not carried on.
+    damaged = bytearray(kept[1].read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF  # a piece the next version holds as it is
+    kept[1].write_bytes(bytes(damaged))
+    third = digest(after + b"\n")
+    journal.record(
+        after + b"\n",
+        parents=[second],
+        version=third,
+        packed=journal.packing(after + b"\n", second, after),
+    )
+    assert journal.head() == (third[:16], after + b"\n")

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import add, attrgetter, contains, eq, is_, not_, or_
 
 from .entry import MemoryEntry
 from .rules import DUPLICATE_MIN_SIMILARITY
 from .text import casefolded, numbers, probes, similarity, token_set
 
-__all__ = ["find_duplicates", "merge_duplicates", "most_similar"]
+__all__ = ["find_duplicates", "merge_duplicates", "most_similar", "whole_text"]
 
 _DIGIT_RE = re.compile(r"\d")  # what :func:`numbers` finds starts at any such digit
 _COMMON = 200  # a token in more memories than this is too common to pair memories by
@@ -26,12 +27,17 @@ def most_similar(
     content: str,
     entries: Sequence[MemoryEntry],
     min_similarity: float = DUPLICATE_MIN_SIMILARITY,
+    *,
+    folded: str | None = None,
 ) -> MemoryEntry | None:
     """The entry that says most nearly what ``content`` says, if at least ``min_similarity``
-    alike."""
+    alike.
+
+    ``folded``: the case-folded text of every memory's content (``casefold`` of them joined,
+    or of more memories than ``entries``), when the caller made it already for another test
+    over the same memories (:func:`whole_text`)."""
     wanted = token_set(content)
-    marks, folded = numbers(content), content.strip().casefold()
-    first = marks[0] if marks else None
+    marks, folded_content = numbers(content), content.strip().casefold()
     # Tokenizing every memory of a large file would cost far more than the merge itself (and
     # every ``remember`` is the first merge of its process, with nothing memoized), so a
     # memory is tokenized only when two cheap tests leave it a chance. Both are exact:
@@ -39,37 +45,71 @@ def most_similar(
     # - a token of ``content`` is in a memory only if the memory's text holds one of its
     #   probes (:func:`probes`: a CJK token itself, the start of an English stem); with the
     #   tokens it cannot hold, the memory cannot reach the similarity needed.
+    # Both are asked of every memory at once, by C loops: a file may hold 100,000 memories.
     tested = [found for found in map(probes, wanted) if found]
     untested = len(wanted) - len(tested)
+    texts = list(map(_CONTENT, entries))
     # Whether some memory may be ``content`` itself (the same text but for case and spaces
     # around it): one test over the whole file's text, not one per memory.
-    whole = "\n".join(map(attrgetter("content"), entries)).casefold()
-    maybe_same = bool(folded) and folded in whole
-    del whole
+    if folded is None:
+        folded = whole_text(entries)
+    maybe_same = bool(folded_content) and folded_content in folded
+    places = _numbers_alike(texts, marks)
+    if maybe_same:
+        # The same text passes whatever its numbers (a few memories at most).
+        same = map(eq, map(str.casefold, map(str.strip, texts)), repeat(folded_content))
+        places = sorted({*places, *compress(range(len(texts)), same)})
+    shared = _shared(list(map(texts.__getitem__, places)), tested, untested)
     best, best_score = None, min_similarity
-    for entry in entries:
-        text = entry.content
-        # The numbers test, cheaper first: a text without the first number of ``content``
-        # cannot give the same numbers; one with a digit gives some where ``content`` has none.
-        if first is not None:
-            if (first not in text or numbers(text) != marks) and not (
-                maybe_same and text.strip().casefold() == folded
-            ):
-                continue
-        elif _DIGIT_RE.search(text) is not None and not (
-            maybe_same and text.strip().casefold() == folded
-        ):
+    for place, count in zip(places, shared, strict=True):
+        # At most this many tokens in common, out of at least len(wanted) in all.
+        if tested and count / len(wanted) < best_score:
             continue
-        if tested:
-            # At most this many tokens in common, out of at least len(wanted) in all.
-            normal = text.lower() if text.isascii() else casefolded(text)
-            shared = untested + sum(1 for found in tested if any(p in normal for p in found))
-            if shared / len(wanted) < best_score:
-                continue
-        score = similarity(content, text)
+        entry = entries[place]
+        score = similarity(content, entry.content)
         if score >= best_score:
             best, best_score = entry, score
     return best
+
+
+def whole_text(entries: Sequence[MemoryEntry]) -> str:
+    """Every memory's content, case-folded, one a line: what a test for a text in any of them
+    looks in (a text in one memory is in it; one found in it may span two)."""
+    return "\n".join(map(_CONTENT, entries)).casefold()
+
+
+_CONTENT = attrgetter("content")
+
+
+def _numbers_alike(texts: list[str], marks: tuple[str, ...]) -> list[int]:
+    """The places of ``texts`` whose numbers are ``marks`` (a text without one of them
+    cannot give the same numbers: the longest, which most texts lack, is looked for first;
+    one with a digit gives some where there are none)."""
+    if not marks:
+        return list(
+            compress(range(len(texts)), map(is_, map(_DIGIT_RE.search, texts), repeat(None)))
+        )
+    holding = compress(range(len(texts)), map(contains, texts, repeat(max(marks, key=len))))
+    return [n for n in holding if numbers(texts[n]) == marks]
+
+
+def _shared(texts: list[str], tested: list[tuple[str, ...]], untested: int) -> list[int]:
+    """For each of ``texts``, at most how many of the wanted tokens it holds: ``untested``
+    (tokens without probes, which may be anywhere), and each token one of whose probes is in
+    its normal form (C loops, a probe at a time over every text)."""
+    counts = [untested] * len(texts)
+    if not tested or not texts:
+        return counts
+    # As :func:`casefolded` reads them: an ASCII text needs no NFKC, and lower-cases alike.
+    normal = list(map(str.lower, texts))
+    for n in compress(range(len(texts)), map(not_, map(str.isascii, texts))):
+        normal[n] = casefolded(texts[n])
+    for found in tested:
+        holds = [False] * len(texts)
+        for probe in found:
+            holds = list(map(or_, holds, map(contains, normal, repeat(probe))))
+        counts = list(map(add, counts, holds))
+    return counts
 
 
 def find_duplicates(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from itertools import compress, repeat
@@ -17,10 +17,15 @@ from operator import attrgetter, ge, is_not, lt, ne, not_
 from typing import TYPE_CHECKING
 
 from .clock import new_id, utcnow
-from .duplicates import most_similar
+from .duplicates import most_similar, whole_text
 from .entry import MemoryEntry, exhaust, with_scores
 from .groups import guess_group
-from .rules import ACTIVE_MIN_SCORE, FORGET_REQUEST_MIN_SIMILARITY, KEEP_MIN_SCORE
+from .rules import (
+    ACTIVE_MIN_SCORE,
+    DUPLICATE_MIN_SIMILARITY,
+    FORGET_REQUEST_MIN_SIMILARITY,
+    KEEP_MIN_SCORE,
+)
 from .scoring import contradict, expire, initial_score, reinforce, scores_at, sort_entries
 from .text import normalize_content, token_set
 
@@ -63,13 +68,14 @@ class MergeResult:
 
 _SCORE = attrgetter("score")
 _EXPIRES = attrgetter("expires_at")
+_ID = attrgetter("id")
 
 
 def settle(
     entries: Sequence[MemoryEntry],
     now: datetime,
     stats: MergeStats,
-    was_active: set[str],
+    was_active: Container[str],
     steady: Collection[int] = frozenset(),
 ) -> list[MemoryEntry]:
     """Bring every entry to ``now``: decay, expire what has lapsed, forget what fell below
@@ -134,8 +140,13 @@ class MemoryMerger:
         """
         now = (now or utcnow()).replace(microsecond=0)
         stats = MergeStats()
-        by_id = {entry.id: entry for entry in existing}
-        by_content = _saying(existing, [normalize_content(c.content) for c in candidates])
+        # C loops (the last of an id twice, as before).
+        by_id = dict(zip(map(_ID, existing), existing, strict=True))
+        # Every memory's text, case-folded, looked in once for what the candidates say (by
+        # both tests below): made once per merge, not once per test (tens of MB at 100,000).
+        folded = whole_text(existing) if existing else ""
+        keys = [normalize_content(c.content) for c in candidates]
+        by_content = _saying(existing, keys, folded)
         reinforced: set[str] = set()
         added: dict[str, MemoryEntry] = {}  # normalized content -> the new entry
         placed: list[str] = []
@@ -144,13 +155,11 @@ class MemoryMerger:
             target = candidate.confirms if candidate.confirms in by_id else by_content.get(key)
             if target is None and by_id:
                 # Said in other words: reinforce the memory that says it (seed Phase 1.5).
-                near = (
-                    most_similar(candidate.content, list(by_id.values()))
-                    if not candidate.forget
-                    else most_similar(
-                        candidate.content, list(by_id.values()), FORGET_REQUEST_MIN_SIMILARITY
-                    )
+                # (``folded`` holds every memory of ``by_id``: it holds more, at most.)
+                least = (
+                    FORGET_REQUEST_MIN_SIMILARITY if candidate.forget else DUPLICATE_MIN_SIMILARITY
                 )
+                near = most_similar(candidate.content, list(by_id.values()), least, folded=folded)
                 if (
                     near is not None
                     and not candidate.forget
@@ -202,7 +211,7 @@ class MemoryMerger:
                     placed.append(twin.id)
                     continue
             entry = MemoryEntry(
-                id=new_id(set(by_id) | {e.id for e in added.values()}),
+                id=_fresh_id(by_id, added),
                 content=candidate.content,
                 category=candidate.category,
                 score=initial_score(candidate.importance),
@@ -221,11 +230,38 @@ class MemoryMerger:
             placed.append(entry.id)
             stats.new += 1
 
-        was_active = {e.id for e in existing if e.score >= ACTIVE_MIN_SCORE}
-        was_active.update(e.id for e in added.values())
+        # Asked only of a memory that falls below Active (most merges: none): made then.
+        was_active = _Lazy(
+            lambda: (
+                {e.id for e in existing if e.score >= ACTIVE_MIN_SCORE}
+                | {e.id for e in added.values()}
+            )
+        )
         still = steady(now) if steady is not None else frozenset()
         kept = settle([*by_id.values(), *added.values()], now, stats, was_active, still)
         return MergeResult(entries=kept, stats=stats, placed=placed, settled_at=now)
+
+
+class _Lazy(Container[str]):
+    """A set made the first time something is looked for in it (``make()``)."""
+
+    def __init__(self, make: Callable[[], set[str]]) -> None:
+        self._make: Callable[[], set[str]] | None = make
+        self._made: set[str] = set()
+
+    def __contains__(self, item: object) -> bool:
+        if self._make is not None:
+            self._made, self._make = self._make(), None
+        return item in self._made
+
+
+def _fresh_id(by_id: Mapping[str, MemoryEntry], added: Mapping[str, MemoryEntry]) -> str:
+    """A new id, in neither ``by_id`` nor ``added`` (without a set of every id of the file)."""
+    taken = {e.id for e in added.values()}
+    while True:
+        candidate = new_id(taken)
+        if candidate not in by_id:
+            return candidate
 
 
 # Words that turn a statement around, and words that weigh one thing over another.
@@ -253,18 +289,24 @@ def _says_alike(one: str, other: str) -> bool:
     return True
 
 
-def _saying(existing: Sequence[MemoryEntry], keys: Sequence[str]) -> dict[str, str]:
+def _saying(
+    existing: Sequence[MemoryEntry], keys: Sequence[str], folded: str | None = None
+) -> dict[str, str]:
     """For each of ``keys`` (normalized contents), the id of the memory whose normalized
     content it is, the last one when several are: what a map of every memory would give for
-    these keys, without the normal form of every memory of a large file."""
+    these keys, without the normal form of every memory of a large file. ``folded``: every
+    memory's text case-folded (``duplicates.whole_text``), when made already."""
     wanted = set(keys)
     few = len(wanted) <= 8
     found: dict[str, str] = {}
     if few:
         # Most keys are in no memory at all: one test over the whole file's text (a match
-        # across two memories is looked at below, and found to be none).
-        everything = "\n".join(map(attrgetter("content"), existing)).lower()
-        if not any(key in everything for key in wanted):
+        # across two memories is looked at below, and found to be none). Case-folded: a key
+        # (lower-cased) in a memory's lower-cased text is, case-folded, in its case-folded
+        # text (case folding goes a character at a time, and folds a lower-cased character
+        # as it folds the character).
+        everything = whole_text(existing) if folded is None else folded
+        if not any(key.casefold() in everything for key in wanted):
             return found
     for entry in existing:
         text = entry.content

@@ -12,7 +12,7 @@ import errno
 import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 __all__ = ["can_exchange", "digest", "exchange", "fsync_dir", "temp_file", "write_atomically"]
@@ -38,7 +38,7 @@ def fsync_dir(directory: str | os.PathLike[str]) -> None:
 
 def write_atomically(
     path: Path,
-    data: bytes | Sequence[bytes | memoryview],
+    data: bytes | Iterable[bytes | memoryview],
     *,
     mode: int | None = None,
     ready: Callable[[], bool] | None = None,
@@ -73,7 +73,7 @@ def write_atomically(
 
 def temp_file(
     path: Path,
-    data: bytes | Sequence[bytes | memoryview],
+    data: bytes | Iterable[bytes | memoryview],
     mode: int | None = None,
     *,
     durable: bool = True,

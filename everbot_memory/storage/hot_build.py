@@ -19,14 +19,25 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core import ranking
 from ..core.entry import MemoryEntry
 from .hot import PROMPT_FILE, SEARCH_FILE, VERSION, file_digest
 from .paths import SideFiles
 
-__all__ = ["LINES_FILE", "Built", "build", "decay_day", "prepare", "read_lines", "write"]
+__all__ = [
+    "LINES_FILE",
+    "Built",
+    "Span",
+    "build",
+    "decay_day",
+    "prepare",
+    "read_at",
+    "read_lines",
+    "signature",
+    "write",
+]
 
 #: Beside the search file, for the next save only: each memory's id and line size.
 LINES_FILE = "hook-lines"
@@ -376,6 +387,74 @@ def write(
     return built.prompt, built.search
 
 
+class Span(NamedTuple):
+    """Bytes ``start`` to ``end`` of the file at ``path`` as it was when read (``seen``: its
+    :func:`signature` then): a run of the last search file's lines, copied into the new one
+    a piece at a time when it is written, not held (a large file's search file is tens of
+    MB). The hooks' files are only ever replaced whole (a hook that rebuilds them renames
+    new ones in place): a file with another signature is another file."""
+
+    path: Path
+    start: int
+    end: int
+    seen: tuple[int, int, int]
+
+
+def signature(handle: Any) -> tuple[int, int, int]:
+    """What tells one file from another at the same path, or the same file written since:
+    the inode, size and time of the last write of the file open as ``handle``."""
+    info = os.fstat(handle.fileno())
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def read_at(path: Path, seen: tuple[int, int, int], start: int, size: int) -> bytes:
+    """``size`` bytes from ``start`` of the file at ``path``, while it is the file whose
+    :func:`signature` was ``seen``; OSError when it is another, or shorter."""
+    with open(path, "rb") as handle:
+        if signature(handle) != seen:
+            raise OSError(f"{path} changed since it was read")
+        data = os.pread(handle.fileno(), size, start)
+    if len(data) != size:
+        raise OSError(f"{path} is shorter than it was")
+    return data
+
+
+#: How many bytes of a :class:`Span` are read at a time.
+_CHUNK = 1 << 20
+
+
+def _chunks(
+    pieces: Iterable[bytes | memoryview | Span], crc: list[int]
+) -> Iterator[bytes | memoryview]:
+    """The bytes of ``pieces`` one after the other (a span's read a megabyte at a time), and,
+    once all are given, their checksum (``zlib.crc32``) in ``crc[0]``. OSError when a span's
+    file no longer holds its bytes."""
+    import zlib
+
+    checksum = 0
+    with contextlib.ExitStack() as stack:
+        opened: dict[tuple[Path, tuple[int, int, int]], int] = {}  # each file opened once
+        for piece in pieces:
+            if not isinstance(piece, Span):
+                checksum = zlib.crc32(piece, checksum)
+                yield piece
+                continue
+            fd = opened.get((piece.path, piece.seen))
+            if fd is None:
+                handle = stack.enter_context(open(piece.path, "rb"))
+                if signature(handle) != piece.seen:
+                    raise OSError(f"{piece.path} changed since it was read")
+                fd = opened[piece.path, piece.seen] = handle.fileno()
+            for at in range(piece.start, piece.end, _CHUNK):
+                size = min(_CHUNK, piece.end - at)
+                chunk = os.pread(fd, size, at)
+                if len(chunk) != size:
+                    raise OSError(f"{piece.path} is shorter than it was")
+                checksum = zlib.crc32(chunk, checksum)
+                yield chunk
+    crc[0] = checksum
+
+
 class Built:
     """The hooks' files built for one version of a memory file, to write once it is on disk."""
 
@@ -385,14 +464,15 @@ class Built:
         prompt: dict[str, Any],
         search: dict[str, Any] | None,
         parts: list[_Part],
-        search_file: list[bytes | memoryview] | None = None,
+        search_file: list[bytes | memoryview | Span] | None = None,
         lines: tuple[list[str], list[int]] | None = None,
         steady: float = 0.0,
     ) -> None:
         self.files, self.prompt, self._parts = files, prompt, parts
         self._search = search
-        #: The search file's bytes, when spliced from the last one (``search`` is then made
-        #: from them when asked), and each memory's id and line size.
+        #: The search file's pieces (bytes, and runs of the last file's), when spliced from
+        #: the last one (``search`` is then made from them when asked), and each memory's id
+        #: and line size.
         self._search_file, self._lines = search_file, lines
         #: Until when the next save may splice these files (see :func:`build`).
         self.steady = steady
@@ -408,40 +488,45 @@ class Built:
             if self._search_file is None and self._search_at is not None:
                 self._search_file = [self._search_at.read_bytes()]
             assert self._search_file is not None
-            self._search = _search_part(json.loads(b"".join(self._search_file)))
+            whole = b"".join(_chunks(self._search_file, [0]))
+            self._search = _search_part(json.loads(whole))
         return self._search
 
-    def _payloads(self) -> list[tuple[str, bytes | list[bytes | memoryview]]]:
+    def _payloads(
+        self,
+    ) -> tuple[bytes, list[bytes | memoryview | Span], tuple[list[str], list[int]]]:
+        """The prompt file's bytes, the search file's pieces, each memory's id and line size."""
         search, lines = self._search_file, self._lines
         if search is None or lines is None:
             encoded = [p.json() for p in self._parts]
-            search = _search_file(self.search, encoded)
+            search = list(_search_file(self.search, encoded))
             lines = ([p.entry.id for p in self._parts], [len(e) for e in encoded])
-        prompt = _encoded(self.prompt)
-        beside = _lines_file(self.prompt["sha256"], *lines, self.steady, prompt, search)
-        return [
-            (PROMPT_FILE, prompt),
-            (SEARCH_FILE, search),
-            # Last: one that does not match the files beside it is not used.
-            (LINES_FILE, beside),
-        ]
+        return _encoded(self.prompt), search, lines
 
     def stage(self) -> None:
         """Write the files' bytes now, each to a temp file beside it, for :meth:`put` to
         rename: a save lets go of what they are made from (the last search file, tens of MB
-        for a large file) before it writes the memory file. A folder that cannot be written
-        stages nothing, and costs the next hook a rebuild."""
+        for a large file, whose runs of lines are copied a piece at a time) before it
+        writes the memory file. A folder that cannot be written stages nothing, and costs
+        the next hook a rebuild."""
         from .atomic import temp_file
 
         if self._staged is not None:
             return
         staged: list[tuple[Path, Path]] = []
         try:
-            for file_name, payload in self._payloads():
-                path = self.files.hook_file(file_name)
-                # Checked by their key when read, and rebuilt when they do not check out: a
-                # power cut that empties one costs a rebuild, so they are not fsynced.
-                staged.append((path, temp_file(path, payload, durable=False)))
+            prompt, search, lines = self._payloads()
+            # Checked by their key when read, and rebuilt when they do not check out: a
+            # power cut that empties one costs a rebuild, so they are not fsynced.
+            path = self.files.hook_file(PROMPT_FILE)
+            staged.append((path, temp_file(path, prompt, durable=False)))
+            path = self.files.hook_file(SEARCH_FILE)
+            crc = [0]  # the search file's checksum, once written
+            staged.append((path, temp_file(path, _chunks(search, crc), durable=False)))
+            beside = _lines_file(self.prompt["sha256"], *lines, self.steady, prompt, crc[0])
+            # Last: one that does not match the files beside it is not used.
+            path = self.files.hook_file(LINES_FILE)
+            staged.append((path, temp_file(path, beside, durable=False)))
         except OSError:
             self._staged = staged
             self.discard()
@@ -523,8 +608,8 @@ def _groups_of(by_id: Mapping[str, _Part]) -> Callable[[str], str]:
 
 
 def _search_file(
-    part: Mapping[str, Any], pieces: Sequence[bytes | memoryview]
-) -> list[bytes | memoryview]:
+    part: Mapping[str, Any], pieces: Sequence[bytes | memoryview | Span]
+) -> list[bytes | memoryview | Span]:
     """The search file: a line of its key, then a line per memory (each its
     :meth:`_Part.json`; ``pieces`` are lines, or runs of lines joined by ``",\\n"``), as one
     JSON object."""
@@ -532,7 +617,7 @@ def _search_file(
     head["length"] = sum(part["lengths"]) if "lengths" in part else part["length"]
     # Its pieces, written one after the other (a file of 100,000 memories is tens of MB,
     # not to be copied to be joined): each piece, and a separator between two.
-    body: list[bytes | memoryview] = [b",\n"] * (2 * len(pieces) - 1) if pieces else []
+    body: list[bytes | memoryview | Span] = [b",\n"] * (2 * len(pieces) - 1) if pieces else []
     body[::2] = pieces
     return [_encoded(head)[:-1], b',"rows":[\n', *body, b"\n]}"]
 
@@ -543,19 +628,16 @@ def _lines_file(
     sizes: list[int],
     steady: float,
     prompt: bytes,
-    search: Sequence[bytes | memoryview],
+    crc: int,
 ) -> bytes:
     """Beside the hooks' files (the hooks never read it), for the next save to splice them:
     each memory's id and the size of its line, in order, until when a splice is right, and
-    a checksum of each file (one changed since, by hand or by damage, is built anew, not
-    carried on); its first line, a checksum of the rest."""
+    a checksum of each file (``crc``: the search file's; one changed since, by hand or by
+    damage, is built anew, not carried on); its first line, a checksum of the rest."""
     import marshal
     import zlib
     from array import array
 
-    crc = 0
-    for piece in search:
-        crc = zlib.crc32(piece, crc)
     head = {"version": VERSION, "lines": _LINES_FORMAT, "sha256": sha256, "steady": steady}
     head["prompt_crc"], head["search_crc"] = zlib.crc32(prompt), crc
     # The ids and sizes (100,000 of each for a large file) in marshal's format, the sizes as

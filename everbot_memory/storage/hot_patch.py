@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from itertools import accumulate, chain, compress, repeat
 from operator import add, attrgetter, eq, is_, itemgetter, ne, not_, sub
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..core import ranking
@@ -36,6 +37,7 @@ from .hot_build import (
     _DAY,
     LINES_FILE,
     Built,
+    Span,
     _group_part,
     _made,
     _prompt_key,
@@ -43,7 +45,9 @@ from .hot_build import (
     _search_file,
     _strongest,
     decay_day,
+    read_at,
     read_lines,
+    signature,
 )
 from .paths import SideFiles
 
@@ -64,7 +68,10 @@ def prepare(
     if base is not None:
         when = now or datetime.now(timezone.utc)
         digest = sha256 or file_digest(data)
-        built = patched(SideFiles.of(memory_path), entries, when, profile, digest, base)
+        try:
+            built = patched(SideFiles.of(memory_path), entries, when, profile, digest, base)
+        except OSError:  # the last search file replaced (a hook rebuilt it) while read
+            built = None
         if built is not None:
             return built
     return hot_build.prepare(memory_path, data, entries, now, profile, sha256, base)
@@ -338,17 +345,54 @@ def _places(
     return places, (head, tail)
 
 
-def _head(search: bytes) -> dict[str, Any] | None:
-    cut = search.find(b"\n")
-    if cut < 0 or not search.endswith(b"\n]}"):
+class _Search(NamedTuple):
+    """The last search file, read a piece at a time (a large file's is tens of MB): its
+    path, size, key (its first line, with where the lines start as ``body``), checksum, and
+    its signature (see :func:`.hot_build.signature`)."""
+
+    path: Path
+    size: int
+    head: dict[str, Any] | None
+    crc: int
+    seen: tuple[int, int, int]
+
+    def line(self, start: int, size: int) -> bytes:
+        """``size`` bytes from ``start`` (OSError: the file changed since it was read)."""
+        return read_at(self.path, self.seen, start, size)
+
+
+def _search_of(files: SideFiles) -> _Search | None:
+    """The last search file (None: missing or unreadable), its checksum made a megabyte at
+    a time."""
+    path = files.hook_file(SEARCH_FILE)
+    try:
+        with open(path, "rb") as handle:
+            seen = signature(handle)
+            first = handle.readline()
+            crc, size = zlib.crc32(first), len(first)
+            tail = first[-3:]
+            while chunk := handle.read(1 << 20):
+                crc, size = zlib.crc32(chunk, crc), size + len(chunk)
+                tail = (tail + chunk)[-3:]
+    except OSError:
+        return None
+    if size != seen[1]:
+        return None  # written into meanwhile
+    return _Search(path, size, _head(first, tail), crc, seen)
+
+
+def _head(first: bytes, tail: bytes) -> dict[str, Any] | None:
+    """The key of a search file whose first line is ``first`` and whose last three bytes
+    are ``tail``."""
+    if not first.endswith(b"\n") or tail != b"\n]}":
         return None
     try:
-        head = json.loads(search[:cut] + b"]}")
+        head = json.loads(first[:-1] + b"]}")
     except ValueError:
         return None
     if not isinstance(head, dict):
         return None
-    head["body"] = cut + 1  # where the lines start
+    head["body"] = len(first)  # where the lines start
     return head
 
 
@@ -367,10 +411,11 @@ def patched(
     from .hot_build import _profile_key, _profile_parts
 
     version, old_entries = base
-    search, prompt_data = _read_file(files, SEARCH_FILE), _read_file(files, PROMPT_FILE)
+    prompt_data = _read_file(files, PROMPT_FILE)
+    search = None if prompt_data is None else _search_of(files)
     if search is None or prompt_data is None:
         return None
-    head = _head(search)
+    head = search.head
     stamp = now.timestamp()
     try:
         prompt = json.loads(prompt_data)
@@ -401,7 +446,7 @@ def patched(
             return None  # made for another version
         if beside["prompt_crc"] != zlib.crc32(prompt_data):
             return None  # changed since it was written
-        if beside["search_crc"] != zlib.crc32(search):
+        if beside["search_crc"] != search.crc:
             return None
         ids, sizes, steady = beside["ids"], beside["sizes"], float(beside["steady"])
     except (KeyError, TypeError, ValueError):
@@ -421,7 +466,7 @@ def patched(
     # Where each memory's line starts in the file's bytes (each line and its ",\n").
     sizes = sizes.tolist()
     starts = list(accumulate(map(add, sizes, repeat(2)), initial=head["body"]))
-    if starts[-1] - (2 if count else 0) != len(search) - 3:
+    if starts[-1] - (2 if count else 0) != search.size - 3:
         return None  # the lines' sizes do not add up to the file
     new_id_list = list(map(attrgetter("id"), entries))
     new_ids = set(new_id_list)
@@ -453,7 +498,6 @@ def patched(
     # The new file's lines: runs of old lines copied as they are, and a new line for each
     # memory changed or added (made below, once it is known the splice can be done). Found
     # with C loops (map, compress) over the memories: a file may hold 100,000 of them.
-    view = memoryview(search)  # runs of lines joined into the new file without a copy each
     olds: list[MemoryEntry | None] = [*old_entries, None]
     same = list(map(is_, entries, map(olds.__getitem__, places)))
     # Another object of a memory the base holds may have the same row: one whose score alone
@@ -480,7 +524,10 @@ def patched(
     firsts = map(starts.__getitem__, map(places.__getitem__, bounds[:-1]))
     lasts = list(map(places.__getitem__, map(sub, bounds[1:], repeat(1))))
     ends = map(add, map(starts.__getitem__, lasts), map([*sizes, 0].__getitem__, lasts))
-    pieces: list[bytes | memoryview] = list(map(view.__getitem__, map(slice, firsts, ends)))
+    # (Each run a span of the last file, copied into the new one when it is written.)
+    pieces: list[bytes | memoryview | Span] = list(
+        map(Span, repeat(search.path), firsts, ends, repeat(search.seen))
+    )
     # Where in pieces and sizes each changed memory goes, and the memory (its line is made
     # below, once it is known the splice can be done).
     changed: list[tuple[int, int, MemoryEntry]] = []
@@ -489,7 +536,7 @@ def patched(
         pieces[run] = b""
 
     def old_line(number: int) -> bytes:
-        return search[starts[number] : starts[number] + sizes[number]]
+        return search.line(starts[number], sizes[number])
 
     # What leaves: the memories removed, and the old versions of those changed (each with
     # its row).

@@ -34,6 +34,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from ..core.redaction import redact
@@ -89,33 +90,135 @@ class Packing:
     """A file's bytes being compressed for the journal on another thread, while the save goes
     on with other work (zlib lets other threads run while it compresses).
 
-    A kept version is two gzip members, its ancestry and then the file's bytes, which
-    ``gzip.decompress`` reads as one; the bytes can be compressed before the ancestry is known.
+    A kept version is gzip members one after the other, its ancestry and then the file's
+    bytes in pieces (see :func:`_pieces`), which ``gzip.decompress`` reads as one; the bytes
+    can be compressed before the ancestry is known. ``base``: the version the bytes were
+    made from, if the journal keeps it (its hash and bytes): a piece it holds as it is keeps
+    its compressed bytes, not compressed again (a save changes a few memories of many).
     """
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, base: tuple[Path, bytes] | None = None) -> None:
         import threading
 
         self.data = data
-        self._packed: bytes | None = None
+        self._base = base
+        self._packed: tuple[list[bytes | memoryview], list[list[int]]] | None = None
         self._thread = threading.Thread(target=self._run, name="journal-pack", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         # A failure here (out of memory) leaves _packed unset: result() compresses again
         # on the caller's thread, where the error is raised and handled.
+        kept = None
+        if self._base is not None:
+            # A kept version that cannot be read so: every piece compressed.
+            with contextlib.suppress(OSError, ValueError, TypeError, zlib.error):
+                kept = _Kept(*self._base)
         with contextlib.suppress(Exception):
-            self._packed = _pack(self.data)
+            self._packed = _pack_pieces(self.data, kept)
 
-    def result(self) -> bytes:
-        """The compressed bytes (waits for the thread)."""
+    def result(self) -> tuple[list[bytes | memoryview], list[list[int]]]:
+        """The compressed bytes (gzip members) and their pieces (waits for the thread)."""
         self._thread.join()
-        return _pack(self.data) if self._packed is None else self._packed
+        return _pack_pieces(self.data, None) if self._packed is None else self._packed
 
 
-def _pack(data: bytes) -> bytes:
+def _pack(data: bytes | memoryview) -> bytes:
     packer = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # gzip, level 1
     return packer.compress(data) + packer.flush()
+
+
+#: A kept version's bytes are compressed in pieces of at least this many bytes (a gzip
+#: member each), each beginning where a memory does: see :func:`_pieces`.
+_PIECE = 1 << 20
+_HEADING = b"\n### ["
+
+
+def _pieces(data: bytes) -> list[int]:
+    """Where the pieces of ``data`` begin (0 first): each at a memory's heading at least
+    :data:`_PIECE` bytes after the last, one whose first id bytes (a checksum of them) pick
+    it, about one memory in 16. Where the pieces begin then depends on the memories, not on
+    where they are: a memory added or changed changes its own piece, and the pieces after
+    it begin where they began, so the next version keeps their compressed bytes."""
+    cuts = [0]
+    at = _PIECE
+    while at < len(data):
+        found = data.find(_HEADING, at)
+        while found >= 0 and zlib.crc32(data[found + 6 : found + 14]) & 15:
+            found = data.find(_HEADING, found + 1)
+        if found < 0:
+            break
+        cuts.append(found + 1)  # the heading's line
+        at = found + 1 + _PIECE
+    return cuts
+
+
+def _pack_pieces(
+    data: bytes, kept: _Kept | None
+) -> tuple[list[bytes | memoryview], list[list[int]]]:
+    """``data`` compressed a piece at a time (see :func:`_pieces`): the gzip members, and
+    each piece's size, compressed size and compressed checksum. A piece ``kept`` holds (the
+    last version's, found by its size and start) with the same bytes is not compressed
+    again: its compressed bytes are taken as they are. No piece is copied whole."""
+    cuts = [*_pieces(data), len(data)]
+    members: list[bytes | memoryview] = []
+    sizes: list[list[int]] = []
+    view = memoryview(data)
+    for start, end in pairwise(cuts):
+        member: bytes | memoryview | None = None
+        if kept is not None:
+            member = kept.member(data, start, end)
+        if member is None:
+            member = _pack(view[start:end])
+        members.append(member)
+        sizes.append([end - start, len(member), zlib.crc32(member)])
+    return members, sizes
+
+
+#: How many of a piece's first bytes look it up among the last version's (with its size).
+_KEY = 256
+
+
+class _Kept:
+    """The pieces of a kept version (its file's bytes ``raw``, and the memory file's bytes
+    ``data`` it holds), by size and start: where each is in ``data``, and its compressed
+    bytes in ``raw``, each checked against the checksum its version recorded (a damaged one
+    is compressed again, never carried on)."""
+
+    def __init__(self, path: Path, data: bytes) -> None:
+        self.data = data
+        self.places: dict[tuple[int, bytes], tuple[int, memoryview]] = {}
+        raw = path.read_bytes()
+        # The ancestry, the first member: most often in the file's first bytes.
+        stream = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        head, fed = b"", 0
+        while not stream.eof and fed < len(raw):
+            head += stream.decompress(raw[fed : fed + _START_READ])
+            fed += _START_READ
+        if not stream.eof or not head.startswith(_MAGIC) or b"\n" not in head:
+            return
+        body = memoryview(raw)[min(fed, len(raw)) - len(stream.unused_data) :]
+        meta = json.loads(head[1 : head.index(b"\n")])
+        sizes = meta.get("pieces") if isinstance(meta, dict) else None
+        if not isinstance(sizes, list):
+            return
+        if sum(s[0] for s in sizes) != len(data) or sum(s[1] for s in sizes) != len(body):
+            return
+        at = packed = 0
+        for size, length, crc in sizes:
+            member = body[packed : packed + length]
+            if zlib.crc32(member) == crc:
+                self.places[size, data[at : at + min(size, _KEY)]] = (at, member)
+            at, packed = at + size, packed + length
+
+    def member(self, data: bytes, start: int, end: int) -> memoryview | None:
+        """The compressed bytes of ``data[start:end]`` when a kept piece holds those bytes."""
+        found = self.places.get((end - start, data[start : start + min(end - start, _KEY)]))
+        if found is None:
+            return None
+        at, member = found
+        same = data.startswith(memoryview(self.data)[at : at + end - start], start)
+        return member if same else None
 
 
 #: How many bytes of a kept version are read for its start: its ancestry and the first of
@@ -257,6 +360,14 @@ class Journal:
 
     # -- recording
 
+    def packing(self, data: bytes, since: str | None, before: bytes | None) -> Packing:
+        """``data`` being compressed for :meth:`record`, made from the version ``since`` (its
+        hash; ``before``: its bytes): when the engine wrote that version and the journal
+        keeps it, the compressed pieces of it that ``data`` holds as they are are reused."""
+        found = None if since is None else self._find(key(since), self._engine_versions())
+        base = None if found is None or before is None else (found.path, before)
+        return Packing(data, base)
+
     def record(
         self,
         data: bytes,
@@ -296,14 +407,14 @@ class Journal:
         inherited.update(forgot or {})
         if inherited:
             meta["forgot"] = dict(list(inherited.items())[-FORGOT_KEPT:])
-        header = _MAGIC + json.dumps(meta, separators=(",", ":")).encode("ascii") + b"\n"
         mark = "" if by_engine else _PERSON
         path = self.folder / f"{time.time_ns():020d}-{name_key}{mark}.gz"
         try:
             self.files.ensure()
             self.folder.mkdir(mode=0o700, exist_ok=True)
-            body = _pack(data) if packed is None else packed.result()
-            write_atomically(path, _pack(header) + body)
+            body, meta["pieces"] = _pack_pieces(data, None) if packed is None else packed.result()
+            header = _MAGIC + json.dumps(meta, separators=(",", ":")).encode("ascii") + b"\n"
+            write_atomically(path, [_pack(header), *body])
         except OSError:
             return None
         self._prune([Version(path, name_key, 0, by_engine), *versions])

@@ -105,14 +105,22 @@ def _entries(columns: list[list[Any]]) -> list[MemoryEntry]:
     return restored(columns)
 
 
+#: How many of a column's times tell whether most of them differ (see :func:`_times`).
+_SAMPLE = 1000
+
+
 def _times(column: list[Any]) -> list[Any]:
     """Each time of ``column`` (seconds since the epoch, or None) as a datetime in UTC: the
     entries one session wrote share their times, made once and shared, unless most of them
     differ (then each is made, without a table of them). C loops."""
     utc = repeat(timezone.utc)
+    if None not in column:
+        # Told from the first of them (a table of every time only to count them cost as
+        # much as making them): most differ, or most are shared, all through a file.
+        first = column[:_SAMPLE]
+        if 2 * len(set(first)) > len(first):
+            return list(map(datetime.fromtimestamp, column, utc))
     distinct = dict.fromkeys(column)
-    if None not in distinct and 2 * len(distinct) > len(column):
-        return list(map(datetime.fromtimestamp, column, utc))
     distinct.pop(None, None)
     made = map(datetime.fromtimestamp, distinct, utc)
     times: dict[Any, datetime | None] = dict(zip(distinct, made, strict=True))

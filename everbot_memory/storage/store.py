@@ -42,7 +42,7 @@ from .backend import (
     monotonic,
 )
 from .git_state import refuse_while_merging
-from .journal import Journal, Packing, without_secrets
+from .journal import Journal, without_secrets
 from .lock import DEFAULT_LOCK_TIMEOUT
 from .paths import SideFiles
 
@@ -309,8 +309,7 @@ class MemoryStore:
         # 100,000 memories, and a save removes none or a few.)
         forgot: dict[str, str] = {}
         if loaded is not None:
-            ids = attrgetter("id")
-            gone = set(map(ids, loaded[1].entries)).difference(map(ids, entries))
+            gone = _gone(list(map(_ID, loaded[1].entries)), list(map(_ID, entries)))
             if gone:
                 forgot = {e.id: fingerprint(e) for e in loaded[1].entries if e.id in gone}
         # The entries a merge brought to ``settled``: all of those written when they are
@@ -421,8 +420,9 @@ class MemoryStore:
             if rendered.fresh:
                 exhaust(map(doc.sources.pop, map(_ID, rendered.fresh), repeat(None)))
                 doc.derived = None
-            # The journal's copy is compressed on another thread meanwhile.
-            packing = Packing(written)
+            # The journal's copy is compressed on another thread meanwhile (the pieces of the
+            # version read that it holds as they are keep their compressed bytes).
+            packing = self.journal.packing(written, snapshot.version, snapshot.data)
             version = digest(written)
             assert version is not None
             # What the hooks read instead of the file, built from what is to be written (and
@@ -747,6 +747,25 @@ def _scrub_new(
 
 def _scrub(entries: Sequence[MemoryEntry]) -> tuple[list[MemoryEntry], list[str]]:
     return scrub(entries, lambda e, text: e.replace(content=text), lambda e: f"memory [{e.id}]")
+
+
+def _gone(before: list[str], after: list[str]) -> set[str]:
+    """The ids of ``before`` that ``after`` lacks. A save changes a few memories of many, in
+    place or moved a little: the ids both lists begin and end with alike are in both, and
+    only those between are looked at (C loops; a file may hold 100,000 memories). An id
+    only ``before`` holds between is looked for in all of ``after`` (a list may hold an id
+    twice, at its ends too)."""
+    head, tail = parsed.common_ends(before, after)
+    between, others = before[head : len(before) - tail], after[head : len(after) - tail]
+    if len(between) > _WINDOW or len(others) > _WINDOW:
+        return set(before).difference(after)
+    found = set(between).difference(others)
+    return {i for i in found if i not in after}
+
+
+#: At most this many ids between what two lists of ids begin and end with alike are looked
+#: at one by one (see :func:`_gone`).
+_WINDOW = 64
 
 
 def _vanished(before: Document, after: Document) -> bool:
