@@ -1721,3 +1721,20 @@ def test_a_reminder_asked_after_a_fact_a_rule_reads_is_a_todo_too() -> None:
     assert categories == ["fact", "todo"], [(c.category, c.content) for c in found]
     todo = next(c for c in found if c.category == "todo")
     assert "蛋糕" in todo.content and todo.expires_at is not None
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "我们组长总说“先上线再说”，我真的受不了",
+            "用户说：“我们组长总说‘先上线再说’，我真的受不了”",
+        ),
+        (
+            'that "quick fix" of mine broke prod again',
+            "The user said: \"that 'quick fix' of mine broke prod again\".",
+        ),
+    ],
+)
+def test_quotes_inside_a_quotation_become_the_inner_kind(said: str, memory: str) -> None:
+    assert about_the_user(said) == memory

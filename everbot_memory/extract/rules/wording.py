@@ -360,6 +360,12 @@ _STATE = re.compile(
 )
 
 
+def _nested(text: str) -> str:
+    """``text`` ready to go inside quotation marks: its own quotes become the inner kind
+    (“…” to ‘…’, "…" to '…'), so the quotation still reads as one."""
+    return text.replace("“", "‘").replace("”", "’").replace('"', "'")
+
+
 def about_the_user(said: str) -> str:
     """A sentence the user said, as a memory: turned into a sentence about the user where that
     can be done whole, else kept in the user's words, quoted, never half-rewritten."""
@@ -369,7 +375,7 @@ def about_the_user(said: str) -> str:
         if not text:
             return ""
         if "我们" in text or "咱们" in text or "你" in text:
-            return f"用户说：“{text}”"
+            return f"用户说：“{_nested(text)}”"
         return re.sub("我", "用户", _PARENT.sub(r"用户的\1\1", text)) + "。"
     text = _TRAILER_EN.sub("", _FILLER_EN.sub("", text)).strip()
     if not text:
@@ -380,10 +386,10 @@ def about_the_user(said: str) -> str:
         # statement before the question is the user's; the question is not rewritten.
         text = re.sub(r"[\s,;:—–-]*[\U0001F300-\U0001FAFF]*\s*$", "", text[: asked.start()])
     elif asked:
-        return f'The user asked: "{text}"'
+        return f'The user asked: "{_nested(text)}"'
     if _QUESTION_EN.search(text):
         # "how do I move my codes to the new Pixel?" cannot become a statement about the user.
-        return f'The user asked: "{text}"'
+        return f'The user asked: "{_nested(text)}"'
     # Chat drops the subject ("Lost my job yesterday", "Started pottery in May"): a sentence
     # that opens with a verb in the past tense and speaks of the user is the user's.
     if _STATE.match(text) and re.search(r"\b(?:my|me|myself|i)\b", text, re.I):
@@ -397,7 +403,7 @@ def about_the_user(said: str) -> str:
         else text
     )
     if _STILL_SPEAKING_EN.search(rewritten) or re.search(r"\bi'd\b|\bmine\b", rewritten, re.I):
-        return f'The user said: "{text.rstrip(".!")}".'
+        return f'The user said: "{_nested(text).rstrip(".!")}".'
     # A second sentence the splitter left in ("pray for me. I'm 31") starts with a capital too.
     rewritten = re.sub(r"([.!?] )the user\b", r"\1The user", rewritten)
     return sentence(rewritten)
