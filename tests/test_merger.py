@@ -427,3 +427,18 @@ def test_sort_entries_is_the_file_order_sort(rows: list[tuple[float, int, str]])
     ]
     expected = sorted(entries, key=file_order)
     assert list(map(id, sort_entries(entries))) == list(map(id, expected))
+
+
+def test_a_memory_forgotten_then_said_again_in_one_merge_is_new_again() -> None:
+    tea = make_entry("aaaaaa", "The user likes tea", 0.6)
+    result = MemoryMerger().merge(
+        [tea],
+        [
+            Candidate(content="The user likes tea", forget=True),
+            Candidate(content="The user likes tea"),
+        ],
+        "s2",
+        now=T0,
+    )
+    assert [e.content for e in result.entries] == ["The user likes tea"]
+    assert result.entries[0].id != "aaaaaa" and result.stats.forgotten == 1

@@ -1077,3 +1077,21 @@ def test_a_kept_version_reuses_the_compressed_pieces_of_the_one_it_came_from(
         packed=journal.packing(after + b"\n", second, after),
     )
     assert journal.head() == (third[:16], after + b"\n")
+
+
+@pytest.mark.parametrize("pieces", [[{"size": 1}], [[1, 2]], "x", [[1, 2, "3"]]])
+def test_a_kept_version_with_a_damaged_record_of_its_pieces_reuses_none(
+    tmp_path: Path, pieces: object
+) -> None:
+    import gzip
+    import json
+
+    from everbot_memory.storage import journal as journal_module
+
+    data = b"# Memory\n"
+    meta = json.dumps({"pieces": pieces}).encode()
+    kept = tmp_path / "v.gz"
+    kept.write_bytes(gzip.compress(journal_module._MAGIC + meta + b"\n") + gzip.compress(data))
+    assert journal_module._Kept(kept, data).places == {}
+    kept.write_bytes(gzip.compress(journal_module._MAGIC + b"{not json\n") + gzip.compress(data))
+    assert journal_module._Kept(kept, data).places == {}

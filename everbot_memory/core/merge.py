@@ -153,6 +153,8 @@ class MemoryMerger:
         for candidate in candidates:
             key = normalize_content(candidate.content)
             target = candidate.confirms if candidate.confirms in by_id else by_content.get(key)
+            if target is not None and target not in by_id:
+                target = None  # forgotten earlier in this merge: said again, it is new again
             if target is None and by_id:
                 # Said in other words: reinforce the memory that says it (seed Phase 1.5).
                 # (``folded`` holds every memory of ``by_id``: it holds more, at most.)

@@ -198,9 +198,14 @@ class _Kept:
         if not stream.eof or not head.startswith(_MAGIC) or b"\n" not in head:
             return
         body = memoryview(raw)[min(fed, len(raw)) - len(stream.unused_data) :]
-        meta = json.loads(head[1 : head.index(b"\n")])
+        try:
+            meta = json.loads(head[1 : head.index(b"\n")])
+        except ValueError:
+            return  # a damaged record: everything is compressed again
         sizes = meta.get("pieces") if isinstance(meta, dict) else None
-        if not isinstance(sizes, list):
+        if not isinstance(sizes, list) or not all(
+            isinstance(s, list) and len(s) == 3 and all(type(x) is int for x in s) for s in sizes
+        ):
             return
         if sum(s[0] for s in sizes) != len(data) or sum(s[1] for s in sizes) != len(body):
             return
