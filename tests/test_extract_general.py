@@ -1738,3 +1738,36 @@ def test_a_reminder_asked_after_a_fact_a_rule_reads_is_a_todo_too() -> None:
 )
 def test_quotes_inside_a_quotation_become_the_inner_kind(said: str, memory: str) -> None:
     assert about_the_user(said) == memory
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("I just found out I'm pregnant!!! 🎉 what should I do first??", "pregnant"),
+        ("Just got a puppy!!! 🐶 crate training tips??", "The user just got a puppy."),
+        ("Got laid off today. 8 years at the same company.", "The user got laid off today."),
+        ("I was diagnosed with ADHD last year, any tips for focus", "diagnosed with ADHD"),
+        ("we just got engaged!! help me plan", 'The user said: "We just got engaged".'),
+        ("我怀孕了！！第一胎 好紧张", "用户怀孕了"),
+        ("今天被裁了 干了八年 不知道该干嘛", "用户今天被裁了"),
+        ("上个月确诊了甲减 要吃一辈子药吗", "用户上个月确诊了甲减"),
+    ],
+)
+def test_a_turn_of_the_users_life_said_as_news_is_kept(said: str, memory: str) -> None:
+    found = [c for c in _extracted([said]) if memory in c.content]
+    assert found and found[0].category == "fact", _extracted([said])
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my sister just got engaged, what do I get her",
+        "got fired up about this idea for a side project",
+        "他被裁了 我该怎么安慰他",
+        "我同事结婚了 随多少份子合适",
+    ],
+)
+def test_someone_elses_news_or_a_turn_of_phrase_is_no_turn_of_the_users_life(said: str) -> None:
+    assert not any(
+        w in c.content for c in _extracted([said]) for w in ("engaged", "fired", "被裁", "结婚")
+    )

@@ -14,6 +14,12 @@ __all__ = ["RULES"]
 _KIN = {"妈": "妈妈", "爸": "爸爸"}
 
 
+def _news(said: str) -> str:
+    """The news as a memory about the user, 用户 put where chat dropped the subject."""
+    text = zh_third_person(said.strip())
+    return text if text.startswith("用户") else "用户" + text
+
+
 def _zh_rules() -> list[Rule]:
     c = re.compile
     return [
@@ -22,6 +28,19 @@ def _zh_rules() -> list[Rule]:
             "explicit",
             "high",
             lambda m: zh_third_person(m.group(1)),
+        ),
+        (
+            # A turn of the user's life, said as news, with or without 我 ("我怀孕了", "今天被裁了
+            # 干了八年", "刚领养了一只猫", "上个月确诊了甲减").
+            c(
+                r"^(?:我|本人)?(?:(?:刚刚?|终于|已经|也|上个?月|上周|今天|昨天|前几天|前两天|最近)[，, ]?)*"
+                r"(?:发现)?(?:怀孕了|怀孕\d+周|被裁(?:员)?了|被辞退了|被优化了|领养了|捡了一只|"
+                r"结婚了|离婚了|订婚了|毕业了|退休了|确诊了?|查出(?:来)?了?)"
+                r"([^，,。！!？?~～ ]{0,30})"
+            ),
+            "fact",
+            "high",
+            lambda m: _news(m.group(0)),
         ),
         (
             c(r"^我(?:的名字)?叫([\u4e00-\u9fffA-Za-z]{1,12})$"),

@@ -91,6 +91,28 @@ def _en_rules() -> list[Rule]:
             lambda m: sentence(f"The user has {m.group(1)}{_rest(m.group(2))}"),
         ),
         (
+            # A turn of the user's life, said as news, with or without "I" ("I just found out
+            # I'm pregnant", "just got a puppy", "got laid off today", "we adopted a rescue
+            # cat", "I was diagnosed with ADHD", "we just got engaged").
+            r(
+                r"^(?:(?:so|ok|okay|well|guess what|big news|news)[,!:]* )?(?:(?:I|we) )?"
+                r"(?:(?:just|finally|officially|recently|actually) )?"
+                r"(?:(?:found out|learned|learnt) (?:that )?(?:I'm|I am|we're|we are) pregnant"
+                r"|(?:(?<=I )am|(?<=we )are|(?<=^)(?:I'm|I am|we're|we are)) (?:\w+ (?:weeks|months) )?pregnant"
+                r"|(?:got|adopted|brought home|rescued) (?:a|an|our|my|two) (?:new )?(?:[\w-]+ ){0,2}"
+                r"(?:puppy|dog|kitten|cat|pup|rescue)"
+                r"|(?:got|was|been|have been|'ve been) (?:laid off|let go|made redundant|fired(?! up))"
+                r"|(?:got|are|'re) (?:engaged|married|divorced)"
+                r"|(?:graduated|retired)(?: from| last| this| yesterday| today|$)"
+                r"|(?:had|welcomed) (?:a|our) (?:baby|son|daughter|little)"
+                r"|(?:was|got|been|have been|'ve been) diagnosed with)"
+                r"\b([^!?]{0,80})"
+            ),
+            "fact",
+            "high",
+            lambda m: _life_event(m.group(0)),
+        ),
+        (
             r(r"^(?:I am|I'm) (\d{1,2})(?: years old| yo)?$"),
             "fact",
             "medium",
@@ -276,6 +298,17 @@ def _en_rules() -> list[Rule]:
             lambda m: _preference_en(m),
         ),
     ]
+
+
+def _life_event(said: str) -> str:
+    """The news as a memory about the user, "I" put back where chat dropped it."""
+    text = re.sub(r"^(?:(?:so|ok|okay|well|guess what|big news|news)[,!:]* )", "", said, flags=re.I)
+    text = re.sub(r"[!?.\s\U0001F300-\U0001FAFF\u2600-\u27BF]+$", "", text)
+    if re.match(r"we\b", text, re.I):
+        return f'The user said: "{text[0].upper()}{text[1:]}".'  # theirs and someone else's
+    if not re.match(r"I\b", text):
+        text = "I " + text[0].lower() + text[1:]
+    return sentence(third_person(text))
 
 
 def _rest(text: str) -> str:
