@@ -7,8 +7,10 @@ damaged when
 - it was cut at a dot inside a name, a host or a version ("staging." from "staging.acme.io"),
   or after an abbreviation ("at St.");
 - it ends on a word that cannot end a sentence ("..., and.", "...the.", "...因为。");
-- it is half rewritten: "the user" with a verb left in the first person ("the user keep"),
-  or the user's "I"/"my"/"我" beside "the user"/"用户" outside a quotation;
+- it is half rewritten: "the user" with a verb left in the first person ("the user keep",
+  "the user works at Acme and live in Leeds"), an adverb inflected as a verb ("the user
+  genuinelies can't"), or the user's "I"/"my"/"我" beside "the user"/"用户" outside a
+  quotation;
 - nothing is left of it but a redacted secret;
 - a todo keeps the request made to the assistant ("remind me to...", "帮我...").
 """
@@ -106,6 +108,33 @@ def _said_words(said: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(said)}
 
 
+# Verbs that end in -ly ("relies", "applies" are right); any other "-lies" after the user is
+# an adverb made a verb ("the user genuinelies can't").
+_VERBS_IN_LY = frozenset(
+    [
+        "rely",
+        "apply",
+        "reapply",
+        "reply",
+        "supply",
+        "imply",
+        "comply",
+        "multiply",
+        "rally",
+        "tally",
+        "bully",
+        "ally",
+        "fly",
+    ]
+)
+# "the user works at Acme and live in Leeds": the second verb of the same subject.
+_SECOND_VERB_BARE = re.compile(
+    r"\bthe user (?:is|has|\w+s)\b(?:(?! to |[,;.!?]).)*? and (?:live|work|love|like|hate|meet|"
+    r"use|need|want|teach|write|play|study|drive|own|speak|prefer|enjoy|cook|manage|spend)\b",
+    re.I,
+)
+
+
 def damage(content: str, said: str, category: str = "") -> str | None:
     """Why ``content`` (a stored memory) is damaged against ``said`` (the user's words), or
     None."""
@@ -139,6 +168,11 @@ def damage(content: str, said: str, category: str = "") -> str | None:
         return "ends on a word that cannot end it"
     if _FIRST_PERSON_VERB.search(bare):
         return "half rewritten: a first-person verb after 'the user'"
+    for word in re.findall(r"\b[a-z]{4,}lies\b", bare):
+        if word[:-3] + "y" not in _VERBS_IN_LY and word not in lowered_said:
+            return f"an adverb inflected as a verb: {word!r}"
+    if _SECOND_VERB_BARE.search(bare):
+        return "half rewritten: a second verb of 'the user' left uninflected"
     if re.search(r"\bthe user\b", bare, re.I) and _ENGLISH_SELF.search(bare):
         return "half rewritten: 'the user' beside the user's own 'I'/'my'"
     if "用户" in bare and _ZH_SELF.search(bare):

@@ -14,7 +14,7 @@ from everbot_memory.core.candidate import Candidate
 from everbot_memory.extract.rules import RuleExtractor, judged, statement
 from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.extractor import _selected_category
-from everbot_memory.extract.rules.wording import about_the_user, corrected
+from everbot_memory.extract.rules.wording import about_the_user, corrected, third_person
 
 TODAY = date(2026, 4, 8)  # a Wednesday
 
@@ -1771,3 +1771,20 @@ def test_someone_elses_news_or_a_turn_of_phrase_is_no_turn_of_the_users_life(sai
     assert not any(
         w in c.content for c in _extracted([said]) for w in ("engaged", "fired", "被裁", "结婚")
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("I genuinely can't afford the flight", "the user genuinely can't afford the flight"),
+        ("I honestly don't care", "the user honestly doesn't care"),
+        ("I work at Acme and live in Leeds", "the user works at Acme and lives in Leeds"),
+        ("I'm a nurse and work nights", "the user is a nurse and works nights"),
+        ("I have two kids and love hiking", "the user has two kids and loves hiking"),
+        # An infinitive's second verb stays as it is.
+        ("I want to move and live in Spain", "the user wants to move and live in Spain"),
+        ("I like cats and dogs", "the user likes cats and dogs"),
+    ],
+)
+def test_every_verb_of_the_user_agrees_and_no_adverb_is_inflected(said: str, memory: str) -> None:
+    assert third_person(said) == memory

@@ -168,11 +168,17 @@ _ADVERBS = (
 )
 
 
+_AN_ADVERB = re.compile(f"(?:{_ADVERBS})$", re.I)
+
+
 def _verb_s(match: re.Match[str]) -> str:
     word = match.group(2)
     lowered = word.lower()
     if (
-        lowered in _NOT_VERBS
+        # An adverb before what cannot agree ("I genuinely can't", "I honestly don't care"):
+        # the match gave up the adverbs to find a verb, and there is none to inflect.
+        _AN_ADVERB.match(lowered)
+        or lowered in _NOT_VERBS
         or lowered in _PAST
         or not word.isalpha()
         or (lowered.endswith("ed") and not lowered.endswith("eed"))
@@ -219,6 +225,14 @@ def _compound(clause: str) -> str:
     return _COMPOUND.sub(joined, clause)
 
 
+_SECOND_VERB = re.compile(
+    r"(\bI(?:'m|'ve| am| have)?\b(?:(?! to |[,;.!?]).)*? and (?:(?:also|still|often|usually|"
+    r"sometimes|always|now) )?)(live|work|love|like|hate|meet|run|use|need|want|teach|write|"
+    r"play|study|drive|own|speak|prefer|enjoy|cook|manage|lead|help|spend|walk|commute|"
+    r"volunteer|coach|train)\b(?!')",
+)
+
+
 def third_person(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user."""
     clause = clause.strip().rstrip(".!")
@@ -251,6 +265,9 @@ def third_person(clause: str) -> str:
         _verb_s,
         clause,
     )
+    # A second verb of the same subject agrees too ("I work at Acme and live in Leeds", "I'm
+    # a nurse and work nights"), unless it goes with an infinitive ("I want to move and live").
+    clause = _SECOND_VERB.sub(_verb_s, clause)
     replacements = [
         (r"\bI don't\b", "the user doesn't"),
         (r"\bI do not\b", "the user does not"),
