@@ -1784,7 +1784,38 @@ def test_someone_elses_news_or_a_turn_of_phrase_is_no_turn_of_the_users_life(sai
         # An infinitive's second verb stays as it is.
         ("I want to move and live in Spain", "the user wants to move and live in Spain"),
         ("I like cats and dogs", "the user likes cats and dogs"),
+        (
+            "I work nights and usually sleep till noon",
+            "the user works nights and usually sleeps till noon",
+        ),
     ],
 )
 def test_every_verb_of_the_user_agrees_and_no_adverb_is_inflected(said: str, memory: str) -> None:
     assert third_person(said) == memory
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("plz explain async/await in python like im dumb", None),
+        ("Draft a text to my neighbor asking if they can water my plants while I'm away", None),
+        ("write me a haiku about my cat", None),
+        ("帮我写一段生日祝福 给我妈的", None),
+        # What follows the task's clause is the user's.
+        ("explain this like I'm a backend person, I write Go all day and barely touch CSS", "Go"),
+        ("帮我写封邮件给导师，我研二了，开题还没过", "研二"),
+    ],
+)
+def test_a_task_given_to_the_assistant_is_no_memory_but_what_follows_it_is(
+    said: str, kept: str | None
+) -> None:
+    found = [c.content for c in _extracted([said])]
+    if kept is None:
+        assert found == []
+    else:
+        assert any(kept in content for content in found), found
+
+
+def test_a_second_verb_after_what_a_rule_read_agrees() -> None:
+    found = [c.content for c in _extracted(["I'm a new sales manager and meet 20 people a week"])]
+    assert found == ["The user is a new sales manager and meets 20 people a week."]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from .dates import WEEKDAYS, WHEN_EN
-from .wording import Rule, sentence, third_person, verb_phrase
+from .wording import Rule, agreeing_rest, sentence, third_person, verb_phrase
 
 __all__ = ["RULES"]
 
@@ -313,14 +313,14 @@ def _life_event(said: str) -> str:
 
 def _rest(text: str) -> str:
     """The rest of a clause after the part a rule read, about the user, with its space."""
-    rest = third_person(text)
+    rest = agreeing_rest(third_person(text))
     return f" {rest}" if rest else ""
 
 
 def _profession(match: re.Match[str]) -> str:
     """'I'm a nurse on night shifts' -> 'The user is a nurse on night shifts.' (the space and
     the article kept right)."""
-    job, rest = match.group(1), third_person(match.group(2))
+    job, rest = match.group(1), agreeing_rest(third_person(match.group(2)))
     article = "an" if job[0].lower() in "aeiou" else "a"
     return sentence(f"The user is {article} {job}" + (f" {rest}" if rest else ""))
 

@@ -305,8 +305,31 @@ _HYPOTHETICAL = re.compile(
 _USER_VOICE = re.compile(
     r"(《[^》]*》|“[^”]*”|「[^」]*」|\"[^\"]*\")|(?<![自忘本唯])我(?!们|行我素)"
 )
+
+
 # A task given to the assistant, about a text it is given: its days are the text's, not the
 # user's ("tl;dr this for me: ...", "翻译成英文：...", "帮我润色一下：...").
+def _after_the_task(said: str) -> str:
+    """``said``, or when it opens by giving the assistant a task, what follows the task's
+    clause ("" when nothing does)."""
+    if not _COMMAND.search(said):
+        return said
+    parts = re.split(r"[,，;；:：]\s*", said, maxsplit=1)
+    rest = parts[1].strip() if len(parts) == 2 else ""
+    return rest if len(rest.split()) >= 3 or len(CJK_RE.findall(rest)) >= 4 else ""
+
+
+# A sentence that opens by giving the assistant a task, "please" or "can you" before it or not.
+_COMMAND = re.compile(
+    r"^(?:(?:ok|okay|so|now|and|also|pls|plz|please|quick(?:ly)?|hey|yo|can you|could you|"
+    r"can u|could u|would you|will you)[,!]?\s+)*"
+    r"(?:explain|write|draft|compose|make|give|tell|show|list|suggest|recommend|create|generate|"
+    r"convert|compare|summari[sz]e|translate|rewrite|reword|proofread|brainstorm|describe|define|"
+    r"outline|calculate)\b(?! (?:it|that) down)"
+    r"|^(?:请|麻烦|帮我|给我|你帮我|能不能帮我|可以帮我)(?:写|起草|解释|列|推荐|总结|翻译|改写|"
+    r"润色|算|讲讲|介绍|出|做|画|生成)",
+    re.I,
+)
 _TASK_FOR_ASSISTANT = re.compile(
     r"^(?:(?:ok|okay|so|and|also|pls|please|can you|could you)[,]?\s+)*(?:(?:tl;? ?dr|summari[sz]e) "
     r"(?:this|it|that|the following)|translate|rewrite|reword|proofread|paraphrase|polish|"
@@ -1290,10 +1313,16 @@ class RuleExtractor:
                         candidate = self._match(clause.strip(), today)
                     add(candidate, old_value, said)
                 if len(found) == before and not _HYPOTHETICAL.search(said):
+                    # A task given to the assistant ("plz explain async like im dumb", "Draft
+                    # a text to my neighbor ... while I'm away Oct 5-12") is no memory, and its
+                    # day is the text's: only a standing request is read in it.
+                    # What it says of the user after the task is read on its own ("explain
+                    # this like I'm a backend person, I write Go all day").
+                    told = _after_the_task(said)
                     add(
                         _standing_request(said)
-                        or self._plan(said, today)
-                        or self._select(said, today),
+                        or (self._plan(told, today) if told else None)
+                        or (self._select(told, today) if told else None),
                         said=said,
                     )
                 elif (

@@ -15,6 +15,7 @@ from ...core.text import CJK_RE
 __all__ = [
     "Rule",
     "about_the_user",
+    "agreeing_rest",
     "corrected",
     "corrects_before",
     "joined_corrections",
@@ -225,12 +226,23 @@ def _compound(clause: str) -> str:
     return _COMPOUND.sub(joined, clause)
 
 
-_SECOND_VERB = re.compile(
-    r"(\bI(?:'m|'ve| am| have)?\b(?:(?! to |[,;.!?]).)*? and (?:(?:also|still|often|usually|"
-    r"sometimes|always|now) )?)(live|work|love|like|hate|meet|run|use|need|want|teach|write|"
-    r"play|study|drive|own|speak|prefer|enjoy|cook|manage|lead|help|spend|walk|commute|"
-    r"volunteer|coach|train)\b(?!')",
+# Verbs a second predicate of the user's often opens with ("... and live in Leeds").
+_SECOND_VERBS = (
+    r"(live|work|love|like|hate|meet|run|use|need|want|teach|write|play|study|drive|own|speak|"
+    r"prefer|enjoy|cook|manage|lead|help|spend|walk|commute|volunteer|coach|train|touch|read|"
+    r"watch|eat|drink|keep|know|think|feel|miss|struggle|try|go|do|get|take|make|sleep|wake|"
+    r"swim|hike|travel|stay)\b(?!')"
 )
+_SECOND_VERB = re.compile(
+    rf"(\bI(?:'m|'ve| am| have)?\b(?:(?! to |[,;.!?]).)*? and (?:(?:{_ADVERBS}) )*)" + _SECOND_VERBS
+)
+_AND_VERB = re.compile(rf"^(and (?:(?:{_ADVERBS}) )*)" + _SECOND_VERBS)
+
+
+def agreeing_rest(rest: str) -> str:
+    """The rest of a clause whose subject a rule made "the user", a second verb of it
+    agreeing ("and meet 20 people a week" -> "and meets 20 people a week")."""
+    return _AND_VERB.sub(_verb_s, rest)
 
 
 def third_person(clause: str) -> str:
