@@ -1819,3 +1819,30 @@ def test_a_task_given_to_the_assistant_is_no_memory_but_what_follows_it_is(
 def test_a_second_verb_after_what_a_rule_read_agrees() -> None:
     found = [c.content for c in _extracted(["I'm a new sales manager and meet 20 people a week"])]
     assert found == ["The user is a new sales manager and meets 20 people a week."]
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("俺是种苹果的 在陕西洛川 今年苹果价格太低了", "用户是种苹果的"),
+        ("本人38岁，高血压，医生让我少吃盐", "用户38岁，高血压，医生让用户少吃盐"),
+    ],
+)
+def test_the_other_words_chinese_users_call_themselves_become_the_user(
+    said: str, memory: str
+) -> None:
+    found = [c.content for c in _extracted([said])]
+    assert any(content.startswith(memory) for content in found), found
+    assert not any("俺" in content or "本人" in content for content in found)
+
+
+def test_an_english_title_right_after_chinese_does_not_end_a_sentence() -> None:
+    from everbot_memory.extract.rules.sentences import sentences
+
+    assert sentences("给我的导师Dr. Zhang发了邮件，说我下周要请假") == (
+        "给我的导师Dr. Zhang发了邮件，说我下周要请假",
+    )
+
+
+def test_a_question_opening_with_ruhe_is_no_memory() -> None:
+    assert _extracted(["如何用 pandas 把两个 DataFrame 按照 user_id 合并，保留左边全部数据"]) == []

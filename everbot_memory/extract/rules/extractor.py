@@ -542,7 +542,7 @@ _ASKS = re.compile(
     r"^(?i:(?:(?:ok|okay|so|now|and|also|then|btw|anyway|hmm|right)[, ]+)*(?:how|what|why|where|"
     r"which|who|any tips|any ideas|anything|any way|any good|simplest way|best way|is there|"
     r"are there)\b)"
-    r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家)|(?:吗|么|呢|来着)[。！!~～]?$"
+    r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家|如何)|(?:吗|么|呢|来着)[。！!~～]?$"
     r"|为啥|为什么|会不会|能不能|是不是|要不要|有没有|咋整|咋办|怎么办|怎么弄|怎么回事"
     r"|多久|多长时间|多远|几个小时|多少钱|哪(?:趟|班|款|种|位|一个|一家|一款)|哪里好|哪儿好|去哪"
     # A question word closing the sentence, with or without its mark ("销户要注意啥。", "35 寸

@@ -72,6 +72,11 @@ def _prose(line: str) -> bool:
     return symbols <= 0.1 * len(line)
 
 
+_TITLE_AFTER_CJK = re.compile(
+    rf"(?<={CJK_RE.pattern})((?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|No|vs|Inc|Ltd|Co))\.(?=\s*\w)"
+)
+
+
 @functools.lru_cache(maxsize=4096)
 def sentences(text: str) -> tuple[str, ...]:
     """The sentences of one message, secrets already replaced by placeholders."""
@@ -80,8 +85,12 @@ def sentences(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for paragraph in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)", clean):
         language = "zh" if len(CJK_RE.findall(paragraph)) * 3 > len(paragraph) else "en"
+        if language == "zh":
+            # An English title right after a Chinese character ("导师Dr. Zhang") is not seen
+            # as one: its dot is held out of the cutting, and put back.
+            paragraph = _TITLE_AFTER_CJK.sub("\\1\ue000", paragraph)
         for part in segment(language, paragraph):
-            for line in part.split("\n"):
+            for line in part.replace("\ue000", ".").split("\n"):
                 line = _SPACE.sub(" ", line).strip()
                 if language == "en":
                     line = _apostrophes(line)

@@ -336,7 +336,14 @@ def zh_third_person(text: str) -> str:
     # "我妈" is the user's mother ("用户的妈妈", not "用户妈").
     text = _PARENT.sub(r"用户的\1\1", text)
     # Every "我" is the user, not only a leading one ("…班主任点名要我去" too); "我们" stays.
-    return re.sub(r"(?<![自忘本唯])我(?!们|行我素)", "用户", text)
+    return _zh_self(text)
+
+
+def _zh_self(text: str) -> str:
+    """The user's words for themselves as 用户: 我, and 俺 and a leading 本人 as people
+    write them too ("俺是种苹果的", "本人38岁")."""
+    text = re.sub(r"(?:^|(?<=[，,。！!？? ]))本人(?!的)", "用户", text)
+    return re.sub(r"(?<![自忘本唯])我(?!们|行我素)|俺(?!们)", "用户", text)
 
 
 # Words a rewrite to "the user" cannot carry: "we" and "our" (the user and someone: family,
@@ -403,9 +410,9 @@ def about_the_user(said: str) -> str:
         text = _FILLER_ZH.sub("", text).strip().rstrip("。！!～~ ")
         if not text:
             return ""
-        if "我们" in text or "咱们" in text or "你" in text:
+        if "我们" in text or "咱们" in text or "俺们" in text or "你" in text:
             return f"用户说：“{_nested(text)}”"
-        return re.sub("我", "用户", _PARENT.sub(r"用户的\1\1", text)) + "。"
+        return _zh_self(_PARENT.sub(r"用户的\1\1", text)) + "。"
     text = _TRAILER_EN.sub("", _FILLER_EN.sub("", text)).strip()
     if not text:
         return ""
