@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...core.text import CJK_RE, search_tokens
-from .slots import denied, still_named
+from .slots import _SOMEONE_ELSE, denied, still_named
 from .updates import _kept_within
 
 __all__ = ["Replacing", "load_replacing", "pair_features", "ruled_out"]
@@ -104,19 +104,10 @@ _AWAY = re.compile(
     r"|出差|旅游|旅行|度假|玩几天|住几天",
     re.I,
 )
-# A capitalized word not opening a sentence, without the full stop after it.
-# Someone else the sentence is about, and the user named as its subject.
-_SOMEONE_ELSE = re.compile(
-    r"\b(?:he|she|they|his|her|their|(?:my|our) (?:\w+ )?(?:friend|friends|coworker|colleague|"
-    r"boss|manager|brother|sister|cousin|parents?|mom|mum|dad|mother|father|son|daughter|"
-    r"neighbou?r|roommate|flatmate|aunt|uncle|husband|wife|partner|girlfriend|boyfriend|"
-    r"fianc[ée]e?|spouse))\b"
-    r"|他|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学|老公|老婆|媳妇|男朋友|女朋友|对象",
-    re.I,
-)
 # The user in it too: "my wife and I moved", "我和老公搬到了…".
 _WITH_THE_USER = re.compile(r"\b(?:and i|and me|me and|with me|i and)\b|我和|我跟|和我|跟我", re.I)
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+#.-]*[A-Za-z0-9+#]|[A-Za-z]")
+# A capitalized word not opening a sentence, without the full stop after it.
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*(?:\.[\w'&-]+)*")
 
 
@@ -127,8 +118,6 @@ def _names(text: str, every: bool = False) -> set[str]:
         found = _LATIN.findall(text)
     else:
         found = re.findall(r"\b[A-Za-z][\w'&-]*", text) if every else _NAME.findall(text)
-        if not every:
-            found = [w for w in found if w[0].isupper()]
     return {w.casefold() for w in found}
 
 
@@ -147,9 +136,11 @@ def _pairs(text: str) -> set[str]:
 
 
 def ruled_out(said: str, known: str) -> bool:
-    """True when the fixed rules already say ``said`` leaves ``known`` as it is: the value
-    denied ("I never moved to Berlin"), named as still so ("still at Acme") or as the place the
-    change stays within ("switched teams inside Google")."""
+    """True when ``said`` plainly leaves ``known`` as it is, so the model is not asked: the
+    value denied ("I never moved to Berlin"), named as still so ("still at Acme"), as the
+    place a change stays within ("switched teams inside Google") or whole; a stay away, a
+    plan, someone else's news; or the memory's thing named with nothing said to happen to
+    it."""
     if denied(said) or still_named(said, known) or _kept_within(said, known):
         return True
     if _AWAY.search(said):
