@@ -21,7 +21,7 @@ import re
 
 __all__ = ["damage"]
 
-_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|「[^」]*」|'[^']{12,}'")
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|「[^」]*」|(?<!\w)'[^']{12,}'(?!\w)")
 _DATE_NOTE = re.compile(r"\s*[(（]\d{4}-\d{2}-\d{2}[)）]\s*$")
 _ABBREVIATIONS = frozenset(
     [
