@@ -1747,6 +1747,8 @@ def test_quotes_inside_a_quotation_become_the_inner_kind(said: str, memory: str)
         ("Just got a puppy!!! 🐶 crate training tips??", "The user just got a puppy."),
         ("Got laid off today. 8 years at the same company.", "The user got laid off today."),
         ("I was diagnosed with ADHD last year, any tips for focus", "diagnosed with ADHD"),
+        ("i got laid off today :(", "The user got laid off today."),
+        ("i'm pregnant omg", "The user is pregnant."),
         ("we just got engaged!! help me plan", 'The user said: "We just got engaged".'),
         ("我怀孕了！！第一胎 好紧张", "用户怀孕了"),
         ("今天被裁了 干了八年 不知道该干嘛", "用户今天被裁了"),
@@ -1764,6 +1766,7 @@ def test_a_turn_of_the_users_life_said_as_news_is_kept(said: str, memory: str) -
         "my sister just got engaged, what do I get her",
         "got fired up about this idea for a side project",
         "他被裁了 我该怎么安慰他",
+        "我确诊了",
         "我同事结婚了 随多少份子合适",
     ],
 )
@@ -1804,6 +1807,7 @@ def test_every_verb_of_the_user_agrees_and_no_adverb_is_inflected(said: str, mem
         # What follows the task's clause is the user's.
         ("explain this like I'm a backend person, I write Go all day and barely touch CSS", "Go"),
         ("帮我写封邮件给导师，我研二了，开题还没过", "研二"),
+        ("Explain quantum computing to me, I'm a physics student.", "physics student"),
     ],
 )
 def test_a_task_given_to_the_assistant_is_no_memory_but_what_follows_it_is(

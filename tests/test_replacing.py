@@ -99,6 +99,15 @@ def test_without_the_model_the_rules_alone_miss_it(without_model: None) -> None:
         ("I might move to Denver next year, the rents look ok", "The user lives in Austin."),
         # Nothing said about the memory's thing.
         ("can you explain how python decorators work?", "The user lives in Austin."),
+        # Still to come.
+        ("I'm flying to Portland tomorrow.", "The user lives in Seattle."),
+        ("I'll be in Portland next week.", "The user lives in Seattle."),
+        ("I'm transferring to Stanford next semester.", "The user is a student at MIT."),
+        # One more, nothing given up.
+        ("I just got a kitten!", "The user has two cats."),
+        ("我刚领养了一只小猫。", "用户养了一只猫。"),
+        # The memory's thing, still so.
+        ("I'm teaching at a new school now.", "The user works as a teacher."),
     ],
 )
 def test_what_says_no_change_retires_nothing(text: str, known: str) -> None:

@@ -16,7 +16,7 @@ _KIN = {"妈": "妈妈", "爸": "爸爸"}
 
 def _news(said: str) -> str:
     """The news as a memory about the user, 用户 put where chat dropped the subject."""
-    text = zh_third_person(said.strip())
+    text = zh_third_person(re.sub(r"(?:哈+|呜+|啊+|嘿嘿|耶|[~～]+)$", "", said.strip()))
     return text if text.startswith("用户") else "用户" + text
 
 
@@ -40,7 +40,8 @@ def _zh_rules() -> list[Rule]:
             ),
             "fact",
             "high",
-            lambda m: _news(m.group(0)),
+            # A diagnosis without what it was is nothing to keep ("我确诊了").
+            lambda m: _news(m.group(0)) if m.group(1) or "确诊" not in m.group(0) else None,
         ),
         (
             c(r"^我(?:的名字)?叫([\u4e00-\u9fffA-Za-z]{1,12})$"),

@@ -303,12 +303,20 @@ def _en_rules() -> list[Rule]:
 def _life_event(said: str) -> str:
     """The news as a memory about the user, "I" put back where chat dropped it."""
     text = re.sub(r"^(?:(?:so|ok|okay|well|guess what|big news|news)[,!:]* )", "", said, flags=re.I)
-    text = re.sub(r"[!?.\s\U0001F300-\U0001FAFF\u2600-\u27BF]+$", "", text)
+    text = _CHAT_TAIL.sub("", text)
     if re.match(r"we\b", text, re.I):
         return f'The user said: "{text[0].upper()}{text[1:]}".'  # theirs and someone else's
-    if not re.match(r"I\b", text):
+    if not re.match(r"i\b", text, re.I):
         text = "I " + text[0].lower() + text[1:]
     return sentence(third_person(text))
+
+
+# What chat puts after news: marks, emoji and words of feeling ("... puppy lol", "today :(").
+_CHAT_TAIL = re.compile(
+    r"(?:[\s,!?.:;()]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]|\b(?:lol|lmao|omg|omfg|haha+|ugh|wtf|"
+    r"yay|woo+|fml|smh|tbh)\b)+$",
+    re.I,
+)
 
 
 def _rest(text: str) -> str:

@@ -316,7 +316,7 @@ def _after_the_task(said: str) -> str:
         return said
     parts = re.split(r"[,，;；:：]\s*", said, maxsplit=1)
     rest = parts[1].strip() if len(parts) == 2 else ""
-    return rest if len(rest.split()) >= 3 or len(CJK_RE.findall(rest)) >= 4 else ""
+    return rest if len(rest.split()) >= 2 or len(CJK_RE.findall(rest)) >= 4 else ""
 
 
 # A sentence that opens by giving the assistant a task, "please" or "can you" before it or not.
@@ -1319,12 +1319,17 @@ class RuleExtractor:
                     # What it says of the user after the task is read on its own ("explain
                     # this like I'm a backend person, I write Go all day").
                     told = _after_the_task(said)
-                    add(
-                        _standing_request(said)
-                        or (self._plan(told, today) if told else None)
-                        or (self._select(told, today) if told else None),
-                        said=said,
-                    )
+                    if told and told != said:
+                        # The rules read it too ("Explain taxes to me; I'm self-employed").
+                        for clause in _clauses(told):
+                            add(self._match(clause.strip(), today), said=told)
+                    if len(found) == before:
+                        add(
+                            _standing_request(said)
+                            or (self._plan(told, today) if told else None)
+                            or (self._select(told, today) if told else None),
+                            said=said,
+                        )
                 elif (
                     _ASKED_TO_REMIND.search(said)
                     and not any(c.category == "todo" for c in found[before:])
@@ -1369,7 +1374,13 @@ class RuleExtractor:
                             said=said,
                         )
                 changed = tuple(dict.fromkeys((*changed_memories(said, known), *replaced)))
-                if not changed and len(found) > before and not _HYPOTHETICAL.search(said):
+                if (
+                    not changed
+                    and len(found) > before
+                    and not _HYPOTHETICAL.search(said)
+                    # A thing still to do or to come is no change yet.
+                    and not any(c.category == "todo" for c in found[before:])
+                ):
                     # A change said in words no rule reads ("now that I'm actually settled
                     # in Glasgow"): the fitted model, on the sentences that gave a memory.
                     retired = {i for c in found for i in c.contradicts}

@@ -104,6 +104,29 @@ _AWAY = re.compile(
     r"|出差|旅游|旅行|度假|玩几天|住几天",
     re.I,
 )
+# Still to come: a trip or a move ahead is no change yet.
+_TO_COME = re.compile(
+    r"\b(?:will|'ll|gonna|going to|tomorrow|next (?:week|weekend|month|year|semester|term|"
+    r"quarter|spring|summer|autumn|fall|winter)|this (?:weekend|coming)|(?:on|this|next) "
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in (?:a|two|three|\d+) "
+    r"(?:days?|weeks?|months?))\b|明天|后天|下周|下个?月|明年|下学期|将要|周末要",
+    re.I,
+)
+# One more of what the user has: a pet or a child added, none given up.
+_ONE_MORE = re.compile(
+    r"\b(?:got|adopted|bought|brought home|rescued|welcomed|had) (?:a|an|another|our|my|a "
+    r"(?:second|third|fourth)|two) (?:new |little |baby |rescue )?(?:kitten|puppy|pup|cat|dog|"
+    r"pet|baby|son|daughter|bunny|rabbit|hamster|parrot)s?\b"
+    r"|(?:领养|又养|添|生|多)了(?:一|两)?[只个条位]?(?:小)?(?:猫|狗|宝宝|孩子|儿子|女儿)",
+    re.I,
+)
+# A word that says the old value was left for another (not only that something is new).
+_AWAY_FROM = re.compile(
+    r"\b(?:moved|relocated|switched|swapped|replaced|converted|transferred|instead of|"
+    r"no longer|anymore|any more|joined|started|hired|promoted|bought|got|upgraded)\b"
+    r"|搬|换|改用|改成|转到|跳槽|不再|入职|升|调到|买了|提车",
+    re.I,
+)
 # The user in it too: "my wife and I moved", "我和老公搬到了…".
 _WITH_THE_USER = re.compile(r"\b(?:and i|and me|me and|with me|i and)\b|我和|我跟|和我|跟我", re.I)
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+#.-]*[A-Za-z0-9+#]|[A-Za-z]")
@@ -135,6 +158,16 @@ def _pairs(text: str) -> set[str]:
     return {run[i : i + 2] for run in runs for i in range(len(run) - 1)} - {"用户"}
 
 
+def _share_a_word(said: set[str], known: set[str]) -> bool:
+    """True when the two hold a word in common, or one word the start of the other
+    ("teach", "teacher")."""
+    return bool(said & known) or any(
+        len(a) >= 4 and len(b) >= 4 and (a.startswith(b) or b.startswith(a))
+        for a in said
+        for b in known
+    )
+
+
 def ruled_out(said: str, known: str) -> bool:
     """True when ``said`` plainly leaves ``known`` as it is, so the model is not asked: the
     value denied ("I never moved to Berlin"), named as still so ("still at Acme"), as the
@@ -145,19 +178,22 @@ def ruled_out(said: str, known: str) -> bool:
         return True
     if _AWAY.search(said):
         return True  # "landed in Vancouver, conference till thursday": a stay, not a change
-    if _CUES["plan"].search(said) or _CUES["not_yet"].search(said):
-        return True  # "I might move to Denver next year": not so yet
+    if _CUES["plan"].search(said) or _CUES["not_yet"].search(said) or _TO_COME.search(said):
+        return True  # "I might move to Denver next year", "flying to Portland tomorrow"
+    if _ONE_MORE.search(said):
+        return True  # "just got a kitten": one more, the cats known are still there
     if _SOMEONE_ELSE.search(said) and not _WITH_THE_USER.search(said):
         return True  # "my husband just joined Canva", "helped my sister unpack in Leipzig"
     names = _names(known)
     if names and names <= _names(said, every=True):
         return True  # "I used to hate VS Code but now I love it": the value, named whole
-    shared = bool(_telling(said) & _telling(known) or _pairs(said) & _pairs(known))
+    shared = _share_a_word(_telling(said), _telling(known)) or bool(_pairs(said) & _pairs(known))
     if shared and _CUES["still"].search(said):
         return True  # "still doing ruby for my side projects", "还是觉得微信读书顺手"
     # The memory's thing named with nothing said to have happened to it: "my kids are 5 and
-    # 7 now" (has two kids), "真的比 Chrome 好用吗？" (uses Chrome).
-    return shared and not (_CUES["end"].search(said) or _CUES["change"].search(said))
+    # 7 now" (has two kids), "真的比 Chrome 好用吗？" (uses Chrome), "teaching at a new school
+    # now" (works as a teacher).
+    return shared and not (_CUES["end"].search(said) or _AWAY_FROM.search(said))
 
 
 def pair_features(
