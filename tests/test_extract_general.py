@@ -1850,3 +1850,17 @@ def test_an_english_title_right_after_chinese_does_not_end_a_sentence() -> None:
 
 def test_a_question_opening_with_ruhe_is_no_memory() -> None:
     assert _extracted(["如何用 pandas 把两个 DataFrame 按照 user_id 合并，保留左边全部数据"]) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("Write down that I'm allergic to peanuts.", "The user is allergic to peanuts."),
+        ("Don't forget that my birthday is May 3.", "The user's birthday is May 3."),
+        ("jot down that my router is in the hallway closet", "The user's router is in the"),
+        ("please make a note that I take my coffee black", "The user takes their coffee black."),
+    ],
+)
+def test_a_request_to_write_down_or_not_forget_keeps_what_it_names(said: str, memory: str) -> None:
+    found = [c.content for c in _extracted([said])]
+    assert any(content.startswith(memory) for content in found), found

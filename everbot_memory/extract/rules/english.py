@@ -37,7 +37,8 @@ def _en_rules() -> list[Rule]:
             # allergic to peanuts", "remember: I take my coffee black", "please remember for
             # next time: this repo uses conventional commits".
             r(
-                r"^(?:please |pls |plz )?(?:remember|note|keep in mind)"
+                r"^(?:please |pls |plz )?(?:remember|note|keep in mind|(?:write|note|jot|put) (?:it |this |that )?down|"
+                r"make (?:a )?note(?: of)?|don'?t forget(?= that)|do not forget(?= that))"
                 r"(?: (?:this )?for (?:next time|the future|later|future reference))?"
                 r"(?: that |[:,] *| (?=(?:my|our|i'm|i am|i|we)\b))(?!to |when |how |what |why )"
                 r"(.{6,})$"
