@@ -1173,13 +1173,22 @@ class _Nearness:
     def __init__(self, known: Sequence[tuple[str, str]], said: Sequence[str]) -> None:
         self.known = list(known)
         self.model = load_replacing() if known else None
-        self.encoder = embedder() if self.model is not None else None
+        encoder = embedder() if self.model is not None else None
         self.vectors: dict[str, list[float]] = {}
         self.known_vectors: list[list[float]] = []
-        if self.encoder is not None and said:
-            texts = list(dict.fromkeys(said))
-            self.vectors = dict(zip(texts, map(_floats, self.encoder.encode(texts)), strict=True))
-            self.known_vectors = list(map(_floats, self.encoder.encode([c for _, c in known])))
+        if encoder is None or not said:
+            return
+        # The sentences the selector embedded already (most of them, as said) are not
+        # embedded again: one batch for the rest and the known memories.
+        selector = load_selector()
+        for text in dict.fromkeys(said):
+            vector = selector.primed(text) if selector is not None else None
+            if vector is not None:
+                self.vectors[text] = _floats(vector)
+        rest = [text for text in dict.fromkeys(said) if text not in self.vectors]
+        made = list(map(_floats, encoder.encode([*rest, *(c for _, c in known)])))
+        self.vectors.update(zip(rest, made, strict=False))
+        self.known_vectors = made[len(rest) :]
 
     def replaced(self, said: str, retired: set[str]) -> tuple[str, ...]:
         """The known memory ``said`` replaces, as the model reads it (none without the

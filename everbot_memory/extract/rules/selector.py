@@ -181,6 +181,10 @@ class Selector:
             return
         self._vectors = dict(zip(wanted, model.encode(wanted), strict=True))
 
+    def primed(self, text: str) -> Any:
+        """The embedding :meth:`prime` made of ``text``, or None."""
+        return self._vectors.get(text)
+
     def judge(self, text: str) -> Verdict:
         """The verdict on one sentence the user said."""
         verdict = self.judge_features(features(text))
