@@ -590,3 +590,74 @@ def test_the_users_voice_reads_as_one_clean_sentence(said: str, memory: str) -> 
 )
 def test_a_dropped_subject_in_lower_case_or_before_a_state(said: str, memory: str) -> None:
     assert about_the_user(said) == memory
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        (
+            "i've been in leipzig for about 3 weeks, sorry, dresden — leipzig is where i "
+            "interviewed",
+            "i've been in dresden for about 3 weeks",
+        ),
+        (
+            "my go-to is the blue line, oops, red line lol, blue is the one at my old place",
+            "my go-to is the red line",
+        ),
+        ("we adopted a beagle, sorry, basset - beagle was my parents' dog", "we adopted a basset"),
+    ],
+)
+def test_a_value_corrected_in_lower_case_is_the_one_named_again_after_it(
+    said: str, kept: str
+) -> None:
+    assert corrected(said) == kept
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # A date's words are the dates' to correct, not a name's.
+        "the form is due april 30, no wait that's january, the april 30 thing is the appeal",
+        # No value after the slip, and nothing named again: nothing replaced.
+        "i work with rust, sorry, my cat walked on the keyboard",
+    ],
+)
+def test_lower_case_words_after_a_slip_change_nothing_unless_the_old_one_is_named(
+    said: str,
+) -> None:
+    assert corrected(said) == said
+
+
+def test_a_correction_in_lower_case_in_the_next_sentence_keeps_the_later_value() -> None:
+    from everbot_memory.extract.rules.wording import joined_corrections
+
+    assert joined_corrections(
+        ["officially in tacoma now.", "wait no, olympia lol, tacoma was the one we lost."]
+    ) == ["officially in olympia now."]
+    assert joined_corrections(
+        ["i lead the osprey team now.", "sorry not osprey, kestrel — osprey is the sister team."]
+    ) == ["i lead the kestrel team now."]
+    # An apology that opens something else is no correction.
+    said = ["i moved to paris.", "sorry, i need help with my code."]
+    assert joined_corrections(said) == said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the car's in the shop till next tuesday so they gave me a loaner",
+        "landed in vancouver, the conference runs until thursday",
+        "four analysts reporting to me now, starting monday",
+        "i swim at lunch mon/wed/fri now instead of running",
+        "我现在只有周二周四去公司",
+    ],
+)
+@freeze_time("2026-04-08 09:00:00")
+def test_a_state_with_a_day_or_a_weekly_schedule_is_no_todo(said: str) -> None:
+    assert all(category != "todo" for category, _, _, _ in _close([said]))
+
+
+@freeze_time("2026-04-08 09:00:00")
+def test_something_due_by_a_day_stays_a_todo_beside_a_state_until_then() -> None:
+    found = _close(["my accountant needs the tax documents by friday and I'm away until then"])
+    assert [category for category, _, _, _ in found] == ["todo"]

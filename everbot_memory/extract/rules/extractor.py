@@ -823,7 +823,11 @@ _RECURRING = re.compile(
     r"|每(?:天|周|个?月|年|晚|早|次|个?星期)|一周[一二两三四五六七\d]次|[一二三四五六日](?:[一二三四五六日]){1,2}(?:上午|下午|晚上)"
     # Two weekdays or both ends of the month named together, not as next week's ("上线都放在
     # 周二和周四", "月底月初忙成狗").
-    r"|(?<![下这本上])周[一二三四五六日天](?:和|、|跟|或)周[一二三四五六日天]|月底月初|月初月底",
+    r"|(?<![下这本上])周[一二三四五六日天](?:和|、|跟|或)?周[一二三四五六日天]|月底月初|月初月底"
+    r"|(?<![下这本上])周[一二三四五六日天](?:、[一二三四五六日天])+"
+    # Weekdays listed by their short names ("mon/wed/fri", "tue+thu"): a schedule.
+    r"|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:\s*[/+&]\s*(?:mon|tue|tues|wed|thu|thur|"
+    r"thurs|fri|sat|sun)\b)+",
     re.I,
 )
 # A request to the assistant opening a sentence ("帮我列个提纲吧，", "can you draft it, ...",
@@ -888,6 +892,23 @@ _CLOCK = re.compile(
     r"|[\d一二两三四五六七八九十]{1,3}点",
     re.I,
 )
+
+
+# A state said with the day it ends ("in the shop till next tuesday", "stuck in Singapore
+# until end of April", "住到月底"): it lasts until then, nothing is to be done on that day.
+_LASTS_UNTIL = re.compile(r"\b(?:till|until|til|untill|thru)\b|一直到|住到|待到|呆到", re.I)
+# Something due by a day, beside such a state ("needs the documents by Jan 5 and I'm in
+# holiday mode until then"): still to do.
+_DUE_BY = re.compile(
+    r"\bneeds?\b|\bby (?:then|the|next|this|end|\d|(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|"
+    r"apr|may|jun|jul|aug|sep|oct|nov|dec)\w*)\b",
+    re.I,
+)
+
+
+def _lasting(said: str) -> bool:
+    """True when ``said`` tells of a state until a day, and of nothing to do by then."""
+    return bool(_LASTS_UNTIL.search(said)) and not _MUST.search(said) and not _DUE_BY.search(said)
 
 
 def _to_do_on(day: date | None, today: date, said: str) -> bool:
@@ -1046,9 +1067,15 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
     day = resolve_date(said, today)
     if category == "todo" and day is not None and not _to_do_on(day, today, said):
         category = "experience" if _past(said) else "fact"  # today's, being lived
+    if category == "todo" and _lasting(said):
+        category = "fact"  # a state that lasts until a day ("in the shop till tuesday")
     if (
         _to_do_on(day, today, said)
         and category in ("fact", "todo", "experience")
+        and not _lasting(said)
+        # A day alone makes no todo ("four analysts reporting to me starting monday"): the
+        # model's word, or something to do or a time to be somewhere.
+        and (category == "todo" or _MUST.search(said) or re.search(_TO_DO, said, re.I))
         and not (_NEW_STATE.search(said) and not _MUST.search(said))
         and not _TASTE.search(said)
         and not _RECURRING.search(said)
@@ -1510,6 +1537,8 @@ class RuleExtractor:
             return None  # "周五中午提醒一下吧", "remind me tomorrow": when, but nothing to do
         if not _to_do_on(day, today, said) and not reminder:
             return None
+        if _lasting(said) and not reminder:
+            return None  # "conference till thursday": a state until then, nothing to do then
         if day is None or day < today:
             return None
         # A taste said with a day ("国庆想出去玩，我最讨厌人挤人") is the taste.

@@ -564,6 +564,123 @@ def _said_of_old(rest: str, old: str) -> str:
     return rest[:cut].rstrip(",，;；、 ") if cut >= 0 else rest
 
 
+# Words too common to be the value a slip named ("leipzig is where i interviewed": "is",
+# "where" are in any sentence).
+_PLAIN = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "it's",
+        "i",
+        "i'm",
+        "im",
+        "my",
+        "me",
+        "we",
+        "our",
+        "you",
+        "your",
+        "they",
+        "them",
+        "this",
+        "that",
+        "there",
+        "where",
+        "one",
+        "was",
+        "the",
+        "and",
+        "or",
+        "but",
+        "so",
+        "not",
+        "no",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "as",
+        "by",
+        "lol",
+        "just",
+        "now",
+        "then",
+        "what",
+        "which",
+        "who",
+        "when",
+        "how",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "get",
+        "got",
+    ]
+)
+
+
+def _renamed(left: str, right: str) -> str | None:
+    """``left`` with the value a slip named replaced by the one after the slip, in lower
+    case as chat types it, when the words after the new value name the old one again
+    ("i've been in leipzig for 3 weeks, sorry, dresden — leipzig is where i interviewed",
+    "in tacoma now, wait no, olympia lol, tacoma was the one we lost") or deny it first
+    ("sorry not osprey, kestrel"): what follows is about the slip, and the memory keeps the
+    corrected sentence alone. None otherwise, or when the value is part of a date (those
+    are :data:`_VALUE`'s)."""
+    denied = re.match(
+        rf"\s*not (?:the )?{_WORDS}\s*[,;—–]\s*(?:it'?s |the )?{_WORDS}{_AFTER}", right
+    )
+    if denied:
+        olds, new = [denied.group(1).lower()], denied.group(2)
+    else:
+        value = re.match(rf"\s*(?:it'?s |it is |in |at |to |the ){{0,2}}{_WORDS}{_AFTER}", right)
+        if value is None:
+            return None
+        new = value.group(1)
+        olds = re.findall(r"[a-z][\w'-]{2,}", right[value.end() :].lower())
+    first = new.split()[0].lower()
+    if first in _PLAIN or _CALENDAR.match(first):
+        return None
+    for old in olds:
+        if old in _PLAIN or old in new.lower().split():
+            continue
+        spots = list(re.finditer(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", left, re.I))
+        if spots:
+            last = spots[-1]
+            if re.match(r"\s*\d", left[last.end() :]) or re.search(r"\d\s*$", left[: last.start()]):
+                return None  # "due april 30, no wait that's january": a date's
+            after = left[last.end() :]
+            words = new.split()
+            if len(words) > 1 and re.match(rf"\s+{re.escape(words[-1])}(?![\w'-])", after, re.I):
+                new = words[0]  # "the blue line, oops, red line": "line" said once
+            return left[: last.start()] + new + after
+    return None
+
+
+# One or two words in lower case (not a laugh), and what may end them.
+_WORDS = r"([a-z][\w'-]*(?: (?!(?:lol|lmao|haha|ha)\b)[a-z][\w'-]*)?)"
+_AFTER = r"(?:\s+(?:lol|lmao|haha|ha|lmfao))?\s*(?:[,.;!—–]|\s-\s|$)"
+_CALENDAR = re.compile(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*$"
+)
+
+
 def _latin_shape(word: str) -> str:
     """A word's shape: its letters as "a", its digits as "0", runs of each as one ("m3" and
     "m2" are "a0", "iPhone15" is "a0")."""
@@ -709,6 +826,9 @@ def corrected(said: str) -> str:
             + left[last.end() :]
             + _said_of_old(rest, last.group(0))
         )
+    renamed = _renamed(left, right)
+    if renamed is not None:
+        return renamed
     # Words in lower case said again after a word that owns to a slip, and nothing more
     # ("allergic to walnuts, sorry, pecans", "every morning, sorry, every other morning"):
     # they replace the sentence's last word, or its words from the first said again. ("no"
@@ -803,6 +923,13 @@ _SWAPPED = re.compile(
 )
 
 
+# A sentence that opens by owning to a slip, in any case.
+_SLIP_FIRST = re.compile(
+    r"^(?i:(?:ugh|uh|um|oh|ah)[,.]?\s+)?(?i:wait,? no|no,? wait|oops|sorry|i mean|i meant|my bad|"
+    r"scratch that)(?![\w'])[,.!:]?\s+"
+)
+
+
 def joined_corrections(said: Sequence[str]) -> list[str]:
     """The sentences with each one that only corrects the sentence before it joined to it, so
     that :func:`corrected` keeps the later value."""
@@ -826,6 +953,15 @@ def joined_corrections(said: Sequence[str]) -> list[str]:
                 # "oops its porto not lisbon, I was looking at the wrong booking": the value
                 # said before is the one denied; the rest explains the slip.
                 joined[-1] = re.sub(old, new.replace("\\", r"\\"), joined[-1], flags=re.I)
+                continue
+        slip = _SLIP_FIRST.match(text)
+        if joined and slip:
+            # "officially in tacoma now. wait no, olympia lol, tacoma was the one we lost":
+            # in lower case, the old value named again tells what was corrected.
+            before = joined[-1].rstrip(" .!。！")
+            renamed = _renamed(before, text[slip.end() :])
+            if renamed is not None:
+                joined[-1] = renamed + joined[-1][len(before) :]
                 continue
         if joined and _CORRECTS_BEFORE.match(text):
             before = joined[-1].rstrip(" .!。！")
