@@ -661,3 +661,39 @@ def test_a_state_with_a_day_or_a_weekly_schedule_is_no_todo(said: str) -> None:
 def test_something_due_by_a_day_stays_a_todo_beside_a_state_until_then() -> None:
     found = _close(["my accountant needs the tax documents by friday and I'm away until then"])
     assert [category for category, _, _, _ in found] == ["todo"]
+
+
+def test_what_the_user_says_inside_a_role_play_is_the_roles() -> None:
+    found = _close(
+        [
+            "来 你扮演面试官面我 我就假装自己有五年B端产品经验",
+            "我会先看数据 然后按客户规模和行业拆分 看流失集中在哪一类",
+            "ok stop the roleplay. I actually live in Osaka.",
+        ]
+    )
+    assert [content for _, content, _, _ in found] == ["The user lives in Osaka."]
+
+
+@pytest.mark.parametrize(
+    "said, category",
+    [
+        # "我之前" is "before now", not a deadline.
+        ("这周一开始在后端组了 我之前只写过python的测试脚本", "fact"),
+        ("周五之前还得把报价单发出去", "todo"),
+        # From then on: a state, not a day's task.
+        ("快过年了 今年开始我吃素 回老家我妈肯定一桌子肉", "fact"),
+    ],
+)
+def test_chinese_before_and_from_now_on(said: str, category: str) -> None:
+    assert [c for c, _, _, _ in _close([said])][:1] == [category]
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("I actually live in Osaka", "The user lives in Osaka."),
+        ("i'm currently based in Leeds", "The user is based in Leeds."),
+    ],
+)
+def test_words_that_only_colour_a_statement_do_not_hide_it(said: str, kept: str) -> None:
+    assert [content for _, content, _, _ in _close([said])] == [kept]

@@ -122,6 +122,15 @@ _HEDGE_FIRST = re.compile(
 )
 
 
+# Words that only colour what the user says of themself ("I actually live in Osaka", "I'm
+# currently based in Leeds"): the rules read it without them ("just" and "finally" tell news).
+_FILLER_FIRST = re.compile(
+    r"^((?:i|we)(?:'m|’m|'re|’re| am| are)?) (?:(?:actually|really|honestly|basically|literally|"
+    r"currently|officially|now|still|also|kinda) )+",
+    re.I,
+)
+
+
 # What the user takes back as a joke: "我宣布我明天就辞职回老家养猪 哈哈哈哈 算了", "I'm moving
 # to Bali, jk". What comes after it is said in earnest.
 _TAKEN_BACK = re.compile(
@@ -296,6 +305,8 @@ _HYPOTHETICAL = re.compile(
     r"(?:just )?thinking out loud|random (?:thought|question)|hypothetically speaking|"
     r"quick (?:question|one)|dumb question)[,:]\s*)?(?:if|what if|suppose|imagine|hypothetically|say)\b"
     r"|\b(?:did you hear|have you heard)\b"
+    # "我就假装自己有五年经验", "pretending I'm a senior dev": not so.
+    r"|\bpretend(?:ing)? (?:i'?m|i am|i have|to be)\b|假装|装作"
     r"|^(?:[^，,。！？]{0,5}[啊呀哈吧嘛哦呢]|随便[^，,。！？]{0,3}|突发奇想|瞎想[^，,。！？]{0,2}"
     r"|好奇[^，,。！？]{0,3})?[，,]?\s*(?:如果|假如|要是|万一|假设)",
     re.I,
@@ -725,8 +736,23 @@ _ROLES = re.compile(
     re.I,
 )
 _ROLE_PLAY = re.compile(
-    r"\b(?:role-?play|roleplay|let'?s pretend|pretend (?:you'?re|to be|i'?m))\b|剧本杀|角色扮演",
+    r"\b(?:role-?play|roleplay|let'?s pretend|pretend (?:you'?re|to be|i'?m))\b|剧本杀|角色扮演"
+    r"|你(?:来)?扮演|你演[^，,。！？\s]{1,8}(?:面试官|客户|老板|医生|老师)",
     re.I,
+)
+
+
+# Leaving a role play ("ok stop the roleplay", "break character", "好了不演了").
+_PLAY_OVER = re.compile(
+    r"\b(?:stop (?:the )?(?:role-?play|roleplay|playing|pretending)|end (?:the )?(?:role-?play|"
+    r"roleplay|game)|break character|out of character|ooc|back to (?:normal|reality)|"
+    r"(?:ok|okay),? (?:that'?s|thats) enough)\b|不演了|不玩了|结束(?:角色扮演|扮演|游戏)|出戏|说正经的|"
+    r"说回正事",
+    re.I,
+)
+# Asking that something be remembered, said in a play or out of it.
+_ASKS_TO_REMEMBER = re.compile(
+    r"^(?:please |pls |plz )?(?:remember|note|keep in mind)\b|记住|记一下|记下|记着", re.I
 )
 
 
@@ -814,6 +840,8 @@ _QUESTION_ZH = re.compile(
 _RECURRING = re.compile(
     r"\b(?:every|each|weekly|daily|monthly|nightly|twice a|once a|\w+ times a|from now on|"
     r"going forward|starting (?:next|this|from))\b|从[^，。]{1,6}起(?!床)"
+    # "今年开始我吃素", "下个月起": so from then on.
+    r"|(?:今天|今年|明天|下周|下个?月|明年|这个?月|本月|现在|今后|以后)(?:开始|起)(?!床|来)"
     # Weekdays in the plural, or a weekday's part of the day ("Sunday nights I batch cook",
     # "mondays are reheating", "mon to wed mornings", "weeknights").
     r"|\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weeknights|"
@@ -881,7 +909,9 @@ def _past(said: str) -> bool:
 # ("PASSED my motorcycle test today", "Today I'm just sleeping").
 _MUST = re.compile(
     r"\b(?:need to|needs to|have to|has to|got to|gotta|must|remind|don't forget|deadline|due|"
-    r"appointment|appt)\b|提醒|记得|别忘|必须|得去|要去|要交|截止|到期|之前",
+    r"appointment|appt)\b|提醒|记得|别忘|必须|得去|要去|要交|截止|到期"
+    # "周五之前" is a deadline; "我之前只写过" is "before now", "之前的" "the last one".
+    r"|(?<![我你他她它们])之前(?!的)",
     re.I,
 )
 
@@ -1306,9 +1336,14 @@ class RuleExtractor:
         said_by_message = self.said(messages, today)
         self._prime(said_by_message)
         nearness = _Nearness(known, [said for saids in said_by_message for said in saids])
+        in_play = False  # a role play set up in an earlier message, still going on
+        playing = False
         for saids in said_by_message:
             last, last_start = "", len(found)
             message_start, forgotten = len(found), set()
+            in_play = in_play or playing
+            if in_play and any(_PLAY_OVER.search(said) for said in saids):
+                in_play = False
             playing = False
             for said in saids:
                 # The roles given out after a role play is set up ("let's do a little roleplay
@@ -1316,6 +1351,10 @@ class RuleExtractor:
                 # are not the user's; the setup and anything else they say still are.
                 playing = playing or bool(_ROLE_PLAY.search(said))
                 if playing and _ROLES.search(said):
+                    continue
+                # What the user says in the play once it is going (an answer to the mock
+                # interviewer, the customer's lines) is the role's, unless asked to remember.
+                if in_play and not _ASKS_TO_REMEMBER.search(said):
                     continue
                 if _TASK_FOR_ASSISTANT.search(said) and not _OWN_TEXT.search(said):
                     continue  # "帮我翻译：我现在在字节工作了": the words are the text's, not the user's
@@ -1617,6 +1656,7 @@ class RuleExtractor:
     @staticmethod
     def _match(text: str, today: date) -> Candidate | None:
         text = _HEDGE_FIRST.sub("", _clean(statement(_without_request(text))), count=1)
+        text = _FILLER_FIRST.sub(r"\1 ", text, count=1)
         if len(text) < 4 or _NOT_A_STATEMENT.search(text.rstrip(".。!！")):
             return None
         if CJK_RE.search(text) and _ASKED_ZH.search(text):
