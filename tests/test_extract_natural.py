@@ -697,3 +697,14 @@ def test_chinese_before_and_from_now_on(said: str, category: str) -> None:
 )
 def test_words_that_only_colour_a_statement_do_not_hide_it(said: str, kept: str) -> None:
     assert [content for _, content, _, _ in _close([said])] == [kept]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "朗逸上周卖了 现在开Model 3 单踏板还在适应",
+        "sold the golf last month and these days I cycle to work",
+    ],
+)
+def test_a_story_that_ends_in_how_things_are_now_is_a_fact(said: str) -> None:
+    assert [c for c, _, _, _ in _close([said])][:1] == ["fact"]

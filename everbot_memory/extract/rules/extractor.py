@@ -936,6 +936,18 @@ _DUE_BY = re.compile(
 )
 
 
+# Saying what one means to do ("planning to sign up next month", "明年打算去考个证").
+_MEANS_TO = re.compile(
+    r"\b(?:plan(?:ning)? to|going to|gonna|intend to|hoping to|aim(?:ing)? to)\b|打算|准备|计划|想去|要去",
+    re.I,
+)
+
+
+# What holds now, after what was done ("sold the golf last week, now I drive a Model 3",
+# "上个月从美团跑路了 现在在一家创业公司"): the story ends in a state.
+_NOW_SO = re.compile(r"\b(?:now|these days|nowadays)\b|现在|目前|如今", re.I)
+
+
 def _lasting(said: str) -> bool:
     """True when ``said`` tells of a state until a day, and of nothing to do by then."""
     return bool(_LASTS_UNTIL.search(said)) and not _MUST.search(said) and not _DUE_BY.search(said)
@@ -1088,6 +1100,7 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
         and _past(said)
         and not _RECURRING.search(said)
         and not _NEW_STATE.search(said)
+        and not _NOW_SO.search(said)
     ):
         category = "experience"
     if category == "todo" and _RECURRING.search(said):
@@ -1105,7 +1118,12 @@ def _selected_category(said: str, fitted: Category, today: date) -> tuple[Catego
         and not _lasting(said)
         # A day alone makes no todo ("four analysts reporting to me starting monday"): the
         # model's word, or something to do or a time to be somewhere.
-        and (category == "todo" or _MUST.search(said) or re.search(_TO_DO, said, re.I))
+        and (
+            category == "todo"
+            or _MUST.search(said)
+            or re.search(_TO_DO, said, re.I)
+            or _MEANS_TO.search(said)
+        )
         and not (_NEW_STATE.search(said) and not _MUST.search(said))
         and not _TASTE.search(said)
         and not _RECURRING.search(said)
