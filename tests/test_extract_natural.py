@@ -708,3 +708,43 @@ def test_words_that_only_colour_a_statement_do_not_hide_it(said: str, kept: str)
 )
 def test_a_story_that_ends_in_how_things_are_now_is_a_fact(said: str) -> None:
     assert [c for c, _, _, _ in _close([said])][:1] == ["fact"]
+
+
+def test_a_list_of_things_to_do_keeps_each_item() -> None:
+    found = _close(
+        ["errands for this week: renew the car tax, book a haircut, and drop off the library books"]
+    )
+    todos = [content for category, content, _, _ in found if category == "todo"]
+    assert len(todos) == 3
+    assert all(any(w in t for t in todos) for w in ("car tax", "haircut", "library"))
+
+
+@pytest.mark.parametrize(
+    "said, kept, gone",
+    [
+        ("老婆下周三出差 我还得周四去开家长会 早餐吃啥方便", "家长会", "出差"),
+        (
+            "my flatmate has her exam tuesday, also I have to renew my passport by friday",
+            "passport",
+            "exam",
+        ),
+    ],
+)
+def test_a_plan_of_a_clause_of_its_own_and_not_someone_elses(
+    said: str, kept: str, gone: str
+) -> None:
+    todos = [content for category, content, _, _ in _close([said]) if category == "todo"]
+    assert any(kept in t for t in todos) and not any(gone in t for t in todos)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["my roommate has her driving test friday and is freaking out", "同事下周二要去体检"],
+)
+def test_someone_elses_appointment_is_no_todo_of_the_users(said: str) -> None:
+    assert all(category != "todo" for category, _, _, _ in _close([said]))
+
+
+def test_a_relatives_event_the_user_goes_to_is_theirs() -> None:
+    found = _close(["我表姐婚礼是下周六 份子钱一般给多少"])
+    assert any(category == "todo" and "婚礼" in content for category, content, _, _ in found)

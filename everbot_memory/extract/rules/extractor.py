@@ -294,7 +294,8 @@ _PLAN = re.compile(
     r"haircut|defen[cs]e|presentation|demo|launch|review|reservation|closing|move-in|"
     r"inspection|hearing|court|shift|on call|on-call)\b"
     r"|比赛|马拉松|演唱会|音乐会|聚会|聚餐|体检|手术|答辩|汇报|上线|发布会|演出|签约|报名|出差|"
-    r"回国|续费|缴费|还款|交房|提车|看房|搬家|拔牙|产检|值班",
+    r"回国|续费|缴费|还款|交房|提车|看房|搬家|拔牙|产检|值班|签合同|签字|办手续|过户|家长会|"
+    r"复查|挂号|取快递|寄快递",
     re.I,
 )
 # Not about the user's own life: a hypothetical, or news about someone else.
@@ -948,6 +949,59 @@ _MEANS_TO = re.compile(
 _NOW_SO = re.compile(r"\b(?:now|these days|nowadays)\b|现在|目前|如今", re.I)
 
 
+# A list of things to do, by what opens it ("brain dump before i forget: ...", "errands
+# today: ...", "待办：..."), and where its items part.
+_TASK_LIST = re.compile(
+    r"^(?:(?:ok|okay|so|right|alright)[,.]?\s+)*(?:(?:my |a )?(?:brain ?dump|to-?do(?: list)?|"
+    r"todos|errands|chores|things (?:i need )?to do|task list|list for (?:today|tomorrow|the "
+    r"weekend|this week))\b[^:：\n]{0,40}|(?:今天|明天|这周|周末)?(?:的)?(?:待办|要做的事|要办的事|"
+    r"要干的事|清单))\s*[:：]\s*",
+    re.I,
+)
+_LIST_ITEM = re.compile(
+    r"\s*(?:[,，;；、]|\n)\s*(?:and\s+|also\s+|还有|然后)?|\s+and\s+(?=\w+\b)", re.I
+)
+# Where a clause that may tell a plan of its own begins: after a comma or a semicolon, or
+# "also"; in Chinese typed without punctuation, a space.
+_TASK_CLAUSE = re.compile(
+    r"[,;，；]\s*(?:and\s+|also\s+|plus\s+)?|\.\s+(?=also\b)|\s+also\s+"
+    r"|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])",
+    re.I,
+)
+# Someone else as the one a plan is for ("my roommate has her driving test friday", "老公周一
+# 要去出差", "同事下周要去面试"), with nothing the user is to do in it.
+_OTHERS_FIRST = re.compile(
+    r"^(?:(?:lol|omg|ugh|so|and|also|btw|oh)[, ]+)*(?:(?:my|our|the) )?(?:roommate|flatmate|"
+    r"housemate|coworker|co-worker|colleague|boss|manager|husband|wife|partner|boyfriend|"
+    r"girlfriend|bf|gf|friend|buddy|bestie|sister|brother|sis|bro|neighbou?r|cousin|"
+    r"teammate)s?\b(?!'s|’s|\s*[,，:])"
+    r"|^(?:我|我的|我们)?(?:老公|老婆|对象|男朋友|女朋友|男票|女票|同事|领导|老板|室友|舍友|朋友|闺蜜|"
+    r"哥们|表[哥姐弟妹]|堂[哥姐弟妹]|邻居)(?![,，:：]|的?(?:婚礼|生日|婚宴|喜酒|满月|寿宴|毕业典礼|葬礼))",
+    re.I,
+)
+# Saying that something has to be done ("gotta", "还要去", "得交").
+_OBLIGED = re.compile(
+    r"\b(?:gotta|got to|have to|has to|must|need to|needs to|supposed to)\b|还要|还得|得去|要去|得交|要交",
+    re.I,
+)
+# A clause that asks the assistant something ("can you turn that into a list").
+_ASKING_CLAUSE = re.compile(
+    r"(?:can|could|would|will) you\b|(?:please|pls|plz)\b|(?:你|请你?|麻烦你?)?帮(?:我|忙)|你(?:能|可以)",
+    re.I,
+)
+_USERS_PART = re.compile(
+    r"\b(?:i|i'll|i'm|i've|i'd|me|we|we'll|we're)\b|我(?!们?的?(?:老公|老婆|同事|朋友))", re.I
+)
+
+
+def _others_task(said: str) -> bool:
+    """True when a plan said in ``said`` is someone else's: its subject is another person,
+    and the user has no part in it."""
+    said = said.strip()
+    first = _OTHERS_FIRST.match(said)
+    return first is not None and not _USERS_PART.search(said[first.end() :])
+
+
 def _lasting(said: str) -> bool:
     """True when ``said`` tells of a state until a day, and of nothing to do by then."""
     return bool(_LASTS_UNTIL.search(said)) and not _MUST.search(said) and not _DUE_BY.search(said)
@@ -1363,6 +1417,7 @@ class RuleExtractor:
             if in_play and any(_PLAY_OVER.search(said) for said in saids):
                 in_play = False
             playing = False
+            listing = False  # a list of things to do opened earlier in this message
             for said in saids:
                 # The roles given out after a role play is set up ("let's do a little roleplay
                 # ... you're a barista in Madrid, I'm a customer who just moved from Tokyo")
@@ -1417,12 +1472,15 @@ class RuleExtractor:
                         for clause in _clauses(told):
                             add(self._match(clause.strip(), today), said=told)
                     if len(found) == before:
-                        add(
-                            _standing_request(said)
-                            or (self._plan(told, today) if told else None)
-                            or (self._select(told, today) if told else None),
-                            said=said,
-                        )
+                        standing = _standing_request(said)
+                        plans = self._plans(told, today, listing) if told and not standing else []
+                        listing = listing or bool(_TASK_LIST.match(told or ""))
+                        planned = [add(plan, said=said) for plan in plans]
+                        if standing is not None or not any(planned):
+                            add(
+                                standing or (self._select(told, today) if told else None),
+                                said=said,
+                            )
                 elif (
                     _ASKED_TO_REMIND.search(said)
                     and not any(c.category == "todo" for c in found[before:])
@@ -1564,6 +1622,66 @@ class RuleExtractor:
         )
 
     @staticmethod
+    def _plans(said: str, today: date, listing: bool = False) -> list[Candidate]:
+        """The todos of ``said``: its items when it lists things to do ("brain dump: pick up
+        dry cleaning, call the insurance guy, ..."), else the plan it tells, else those of
+        its clauses, each of its own ("老公周一要去出差 我得一个人送娃 还要周三去开家长会",
+        "flight to lisbon is saturday, also must drop the dog at my sister's friday"); never
+        a task of someone else's ("my roommate has her driving test friday"). ``listing``:
+        ``said`` follows the opening of such a list, as one more of its items."""
+        if listing:
+            item = RuleExtractor._listed(re.sub(r"^(?:and|also|then)\s+", "", said), today)
+            return [] if item is None else [item]
+        listed = _TASK_LIST.match(said)
+        if listed:
+            items = [i for i in _LIST_ITEM.split(said[listed.end() :]) if i.strip()]
+            if len(items) >= 2:
+                todos = [RuleExtractor._listed(item.strip(" .。!！"), today) for item in items]
+                return [t for t in todos if t is not None]
+        if not _OTHERS_FIRST.match(said.strip()):
+            whole = RuleExtractor._plan(said, today)
+            if whole is not None:
+                return [whole]
+        if re.search(r"[()（）\"“”]", said):
+            return []  # a clause cut out of a remark or a quotation is no plan
+        if _RECURRING.search(said) or _HYPOTHETICAL.search(said) or _lasting(said):
+            return []  # what the whole says of every clause: a habit, a supposition, a state
+        clauses = [c.strip(" ,，;；") for c in _TASK_CLAUSE.split(said)]
+        clauses = [c for c in clauses if len(c) >= 4]
+        if len(clauses) < 2:
+            return []
+        # A clause alone says it is a plan in words of its own: something to do, or a time.
+        plans = [
+            RuleExtractor._plan(c, today)
+            for c in clauses
+            if not (_others_task(c) or _ASKING_CLAUSE.match(c) or _ASKS.search(c))
+            and (_MUST.search(c) or _CLOCK.search(c) or _MEANS_TO.search(c) or _OBLIGED.search(c))
+        ]
+        return [p for p in plans if p is not None]
+
+    @staticmethod
+    def _listed(item: str, today: date) -> Candidate | None:
+        """A todo of one item of a list of things to do, with its day when it names one."""
+        if len(item) < 4 or _past(item) or _ASKING_CLAUSE.match(item) or _ASKS.search(item):
+            return None
+        # (An item is short by nature: "book a haircut" is whole.)
+        words = re.findall(r"[A-Za-z]{2,}", item)
+        if len(words) < 2 and len(CJK_RE.findall(item)) < 3:
+            return None
+        content = about_the_user(_clean(statement(item)))
+        if not content or redact(content).only_secret:
+            return None
+        day = resolve_date(item, today)
+        if day is not None and day < today:
+            day = None
+        return Candidate(
+            content=RuleExtractor._dated(content, item, day),
+            category="todo",
+            importance="medium",
+            expires_at=expiry_after(day or today + timedelta(days=TODO_DEFAULT_DAYS)),
+        )
+
+    @staticmethod
     def _plan(said: str, today: date) -> Candidate | None:
         """A todo from a sentence that names a coming day and something to do or attend."""
         asked = statement(_without_request(said))
@@ -1698,6 +1816,8 @@ class RuleExtractor:
                 named = resolve_date(text, today)
                 category = _classify(content, named is not None and named >= today)
             expires = None
+            if category == "todo" and _others_task(text):
+                return None  # "老公周一要去出差": his, not the user's to do
             if category == "todo":
                 named = resolve_date(text, today)
                 day = named or today + timedelta(days=TODO_DEFAULT_DAYS)
