@@ -57,7 +57,9 @@ _CUES: dict[str, re.Pattern[str]] = {
     "end": re.compile(
         r"\b(?:quit|left|leaving|sold|gave up|giv(?:e|ing) up|stopp?\w*|ended|over|broke up|"
         r"split up|divorced|died|passed away|put (?:\w+ )?down|lost|retired|graduated|"
-        r"cancel\w*|ditch\w*|dropp?\w*|done with|no more|not \w+ anymore|fired|laid off)\b"
+        r"cancel\w*|ditch\w*|dropp?\w*|done with|no more|not \w+ anymore|fired|laid off|"
+        # "day 40 cig-free", "we killed jenkins", "dumped todoist", "got rid of the car".
+        r"[a-z]+-free|sober|got rid of|killed|dumped|moved off|migrated (?:off|away)|kicked)\b"
         r"|不再|不\w{0,4}了|没了|走了|卖了|出掉|处理掉|扔了|淘汰|离职|辞职|分手|离婚|戒了|退了|去世|"
         r"放弃|停了|"
         r"结束|毕业|裁|不干了",
