@@ -63,6 +63,16 @@ def test_the_shipped_weights_load() -> None:
             "家里那台老雅阁上个月处理掉了 现在开的是理想L6",
             ("用户开本田雅阁。", "用户住在无锡。"),
         ),
+        # The old value named as what is left behind: a switch, and what holds now.
+        (
+            "我们组今年全面转go了 我现在写的新服务基本都是go 老的java服务慢慢迁",
+            ("用户主要用Java写后端。", "用户在成都工作。"),
+        ),
+        # An end said as "-free".
+        (
+            "week 6 smoke-free and my lungs feel better already, any tips for the cravings?",
+            ("The user smokes about ten cigarettes a day.", "The user works in retail."),
+        ),
     ],
 )
 def test_a_change_said_in_passing_retires_the_memory_it_is_about(

@@ -61,7 +61,7 @@ _CUES: dict[str, re.Pattern[str]] = {
         # "day 40 cig-free", "we killed jenkins", "dumped todoist", "got rid of the car".
         r"[a-z]+-free|sober|got rid of|killed|dumped|moved off|migrated (?:off|away)|kicked)\b"
         r"|不再|不\w{0,4}了|没了|走了|卖了|出掉|处理掉|扔了|淘汰|离职|辞职|分手|离婚|戒了|退了|去世|"
-        r"放弃|停了|"
+        r"放弃|停了|落灰|吃灰|送人|送走|送回|送给|迁走|迁到|"
         r"结束|毕业|裁|不干了",
         re.I,
     ),
@@ -187,15 +187,29 @@ def ruled_out(said: str, known: str) -> bool:
     if _SOMEONE_ELSE.search(said) and not _WITH_THE_USER.search(said):
         return True  # "my husband just joined Canva", "helped my sister unpack in Leipzig"
     names = _names(known)
-    if names and names <= _names(said, every=True):
-        return True  # "I used to hate VS Code but now I love it": the value, named whole
+    switched = bool(_SWITCHED.search(said) and _CUES["now"].search(said))
+    if names and names <= _names(said, every=True) and not (switched and _names(said) - names):
+        # "I used to hate VS Code but now I love it": the value, named whole (unless named
+        # as what a switch to another one left behind: "转go了 现在都是go 老的java慢慢迁").
+        return True
     shared = _share_a_word(_telling(said), _telling(known)) or bool(_pairs(said) & _pairs(known))
     if shared and _CUES["still"].search(said):
         return True  # "still doing ruby for my side projects", "还是觉得微信读书顺手"
     # The memory's thing named with nothing said to have happened to it: "my kids are 5 and
     # 7 now" (has two kids), "真的比 Chrome 好用吗？" (uses Chrome), "teaching at a new school
     # now" (works as a teacher).
-    return shared and not (_CUES["end"].search(said) or _AWAY_FROM.search(said))
+    # ("组里全面转kotlin了 我现在新代码都是kotlin写" names Java only as what is left: a change,
+    # and what holds now.)
+    return shared and not (_CUES["end"].search(said) or _AWAY_FROM.search(said) or switched)
+
+
+# A switch away from one thing to another ("转kotlin了", "switched over to Linear"): unlike
+# "a new school", what it names stays behind.
+_SWITCHED = re.compile(
+    r"\b(?:switch\w*|swapp?\w*|replac\w*|instead|converted|migrat\w*|moved (?:over )?to)\b"
+    r"|转|换成|换了|改用|改成|迁",
+    re.I,
+)
 
 
 def pair_features(
