@@ -748,3 +748,41 @@ def test_someone_elses_appointment_is_no_todo_of_the_users(said: str) -> None:
 def test_a_relatives_event_the_user_goes_to_is_theirs() -> None:
     found = _close(["我表姐婚礼是下周六 份子钱一般给多少"])
     assert any(category == "todo" and "婚礼" in content for category, content, _, _ in found)
+
+
+@pytest.mark.parametrize(
+    "lines, kept",
+    [
+        # Left without a word of leaving it, by thanking for it.
+        (
+            [
+                "let's roleplay: you're a barista in Madrid, I'm a customer",
+                "hola, I'd like a cortado please",
+                "ok thanks, that was helpful. anyway I live in Denver.",
+            ],
+            "Denver",
+        ),
+        # Only mentioned, never set up.
+        (["my kids are obsessed with roleplay games lately", "I live in Boston."], "Boston"),
+    ],
+)
+def test_a_role_play_ends_or_never_began(lines: list[str], kept: str) -> None:
+    assert any(kept in content for _, content, _, _ in _close(lines))
+
+
+def test_a_list_of_things_to_do_leaves_out_what_is_done_or_someone_elses() -> None:
+    found = _close(["chores: called the bank, the kids did the dishes, feed the cat, or maybe not"])
+    todos = [content for category, content, _, _ in found if category == "todo"]
+    assert todos == ["Feed the cat."]
+
+
+def test_the_users_part_of_a_plan_told_of_someone_else_is_kept() -> None:
+    found = _close(["my boss wants the report by friday, i need to finish the slides"])
+    assert any(c == "todo" and "slides" in content for c, content, _, _ in found)
+    found = _close(["my roommate has her driving test friday, any tips i can pass along?"])
+    assert all(c != "todo" for c, _, _, _ in found)
+
+
+def test_a_slip_named_again_with_another_word_of_the_sentence_changes_nothing() -> None:
+    said = "i live in denver with my wife, oops, boulder, my wife works in denver"
+    assert corrected(said) == said

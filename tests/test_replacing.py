@@ -102,6 +102,12 @@ def test_without_the_model_the_rules_alone_miss_it(without_model: None) -> None:
             "The user works at Acme.",
         ),
         ("还是觉得微信读书顺手 划线笔记都在那", "用户用微信读书看书。"),
+        # A switch of something else, the memory's value named as what holds now.
+        (
+            "we migrated the repo to GitHub Actions, now I mostly write Python for the CI scripts",
+            "The user codes in Python.",
+        ),
+        ("my dog is gluten-free now, the vet said so", "The user has a dog."),
         # Someone else's news.
         ("my sister just moved to Denver, she loves it", "The user lives in Austin."),
         ("我老公换工作去了华为 以后要经常出差了", "用户在银行工作。"),

@@ -747,10 +747,23 @@ _ROLE_PLAY = re.compile(
 _PLAY_OVER = re.compile(
     r"\b(?:stop (?:the )?(?:role-?play|roleplay|playing|pretending)|end (?:the )?(?:role-?play|"
     r"roleplay|game)|break character|out of character|ooc|back to (?:normal|reality)|"
-    r"(?:ok|okay),? (?:that'?s|thats) enough)\b|不演了|不玩了|结束(?:角色扮演|扮演|游戏)|出戏|说正经的|"
-    r"说回正事",
+    r"enough|thanks|thank you|thx|ty|that was (?:fun|helpful|great|good|useful)|anyway|"
+    r"by the way|btw|real life|for real|irl|that'?s all)\b"
+    r"|不演了|不玩了|结束|出戏|说正经的|说回正事|言归正传|好了|谢谢|多谢|对了|说真的",
     re.I,
 )
+# A role play set up with the assistant ("let's roleplay", "你扮演面试官面我"), not one only
+# mentioned ("my kids love roleplay games", "tomorrow I'll pretend I'm sick").
+_PLAY_SET_UP = re.compile(
+    r"\blet'?s (?:do (?:a |some )?|play (?:a )?)?(?:role-?play|roleplay|pretend)\b"
+    r"|\b(?:can|could|shall) we (?:do (?:a |some )?)?(?:role-?play|roleplay)\b"
+    r"|\bpretend (?:you'?re|you are|to be my)\b|\byou(?:'re| are| play| will be) (?:a|an|the|my) "
+    r"[^.!?]{1,40}\bI(?:'m| am| will be| play|'ll be) (?:a|an|the|your)\b"
+    r"|你(?:来)?扮演|你演|你(?:来)?当[^，,。！？\s]{1,8}[，,\s]+我(?:来)?(?:当|演|是)|来玩个?(?:角色扮演|剧本杀)",
+    re.I,
+)
+#: At most this many messages of the user's are read as a play's once it is set up.
+_PLAY_LENGTH = 6
 # Asking that something be remembered, said in a play or out of it.
 _ASKS_TO_REMEMBER = re.compile(
     r"^(?:please |pls |plz )?(?:remember|note|keep in mind)\b|记住|记一下|记下|记着", re.I
@@ -961,6 +974,14 @@ _TASK_LIST = re.compile(
 _LIST_ITEM = re.compile(
     r"\s*(?:[,，;；、]|\n)\s*(?:and\s+|also\s+|还有|然后)?|\s+and\s+(?=\w+\b)", re.I
 )
+# An item of a list told as done ("called the bank", "bought milk", "已经交了水电费"), or by
+# someone else ("the kids did the dishes"), or an afterthought ("or maybe not").
+_DONE_ITEM = re.compile(
+    r"^(?:(?:i|we|(?:the|my|our) \w+)\s+)?(?:already\s+)?(?:[a-z]{2,}[^e\W]ed|did|bought|sent|paid|got|"
+    r"took|went|made|gave|wrote|told|sold|found|met|left|brought|caught)\b(?! to\b)"
+    r"|^(?:or|but|maybe)\b|^(?:我)?(?:已经|刚)|了$",
+    re.I,
+)
 # Where a clause that may tell a plan of its own begins: after a comma or a semicolon, or
 # "also"; in Chinese typed without punctuation, a space.
 _TASK_CLAUSE = re.compile(
@@ -1000,6 +1021,19 @@ def _others_task(said: str) -> bool:
     said = said.strip()
     first = _OTHERS_FIRST.match(said)
     return first is not None and not _USERS_PART.search(said[first.end() :])
+
+
+def _own_part(said: str) -> bool:
+    """True when a clause of ``said`` gives the user something to do ("i need to finish the
+    slides", "我得去接她"), not only a word ("any tips i can pass along", "(I know)")."""
+    return any(
+        _USERS_PART.search(c)
+        and (_OBLIGED.search(c) or _MUST.search(c) or _MEANS_TO.search(c) or _WILL.search(c))
+        for c in _TASK_CLAUSE.split(said)
+    )
+
+
+_WILL = re.compile(r"\b(?:i'll|i will|we'll|we will|i'm going|we're going)\b|我(?:要|会)", re.I)
 
 
 def _lasting(said: str) -> bool:
@@ -1409,20 +1443,26 @@ class RuleExtractor:
         self._prime(said_by_message)
         nearness = _Nearness(known, [said for saids in said_by_message for said in saids])
         in_play = False  # a role play set up in an earlier message, still going on
-        playing = False
+        playing = set_up = False
+        played = 0  # messages since it was set up
         for saids in said_by_message:
             last, last_start = "", len(found)
             message_start, forgotten = len(found), set()
-            in_play = in_play or playing
-            if in_play and any(_PLAY_OVER.search(said) for said in saids):
+            if playing and set_up:
+                in_play, played = True, 0
+            played += 1
+            # Left by saying so, or by thanking for it, or after a few messages: the facts
+            # said after it are not to be lost to a play that ended without a word.
+            if in_play and (played > _PLAY_LENGTH or any(_PLAY_OVER.search(s) for s in saids)):
                 in_play = False
-            playing = False
+            playing = set_up = False
             listing = False  # a list of things to do opened earlier in this message
             for said in saids:
                 # The roles given out after a role play is set up ("let's do a little roleplay
                 # ... you're a barista in Madrid, I'm a customer who just moved from Tokyo")
                 # are not the user's; the setup and anything else they say still are.
                 playing = playing or bool(_ROLE_PLAY.search(said))
+                set_up = set_up or bool(_PLAY_SET_UP.search(said))
                 if playing and _ROLES.search(said):
                     continue
                 # What the user says in the play once it is going (an answer to the mock
@@ -1638,10 +1678,22 @@ class RuleExtractor:
             if len(items) >= 2:
                 todos = [RuleExtractor._listed(item.strip(" .。!！"), today) for item in items]
                 return [t for t in todos if t is not None]
-        if not _OTHERS_FIRST.match(said.strip()):
+        others_first = bool(_OTHERS_FIRST.match(said.strip()))
+        if not others_first:
             whole = RuleExtractor._plan(said, today)
             if whole is not None:
                 return [whole]
+        clause_plans = RuleExtractor._clause_plans(said, today)
+        if clause_plans or not others_first or not _own_part(said):
+            return clause_plans
+        # "my boss wants the report by friday, i need to finish the slides": the user's part
+        # of a plan whose day is said of someone else's.
+        whole = RuleExtractor._plan(said, today)
+        return [] if whole is None else [whole]
+
+    @staticmethod
+    def _clause_plans(said: str, today: date) -> list[Candidate]:
+        """The plans the clauses of ``said`` tell, each alone (see :meth:`_plans`)."""
         if re.search(r"[()（）\"“”]", said):
             return []  # a clause cut out of a remark or a quotation is no plan
         if _RECURRING.search(said) or _HYPOTHETICAL.search(said) or _lasting(said):
@@ -1664,6 +1716,8 @@ class RuleExtractor:
         """A todo of one item of a list of things to do, with its day when it names one."""
         if len(item) < 4 or _past(item) or _ASKING_CLAUSE.match(item) or _ASKS.search(item):
             return None
+        if _DONE_ITEM.match(item) or _others_task(item) or "?" in item or "？" in item:
+            return None  # "called the bank", "the kids did the dishes": done, or not the user's
         # (An item is short by nature: "book a haircut" is whole.)
         words = re.findall(r"[A-Za-z]{2,}", item)
         if len(words) < 2 and len(CJK_RE.findall(item)) < 3:

@@ -59,7 +59,8 @@ _CUES: dict[str, re.Pattern[str]] = {
         r"split up|divorced|died|passed away|put (?:\w+ )?down|lost|retired|graduated|"
         r"cancel\w*|ditch\w*|dropp?\w*|done with|no more|not \w+ anymore|fired|laid off|"
         # "day 40 cig-free", "we killed jenkins", "dumped todoist", "got rid of the car".
-        r"[a-z]+-free|sober|got rid of|killed|dumped|moved off|migrated (?:off|away)|kicked)\b"
+        r"(?:cig|cigarette|smoke|smoking|nicotine|alcohol|booze|caffeine|vape)-free|sober|"
+        r"got rid of|killed|dumped|moved off|migrated (?:off|away)|kicked)\b"
         r"|不再|不\w{0,4}了|没了|走了|卖了|出掉|处理掉|扔了|淘汰|离职|辞职|分手|离婚|戒了|退了|去世|"
         r"放弃|停了|落灰|吃灰|送人|送走|送回|送给|迁走|迁到|"
         r"结束|毕业|裁|不干了",
@@ -187,7 +188,7 @@ def ruled_out(said: str, known: str) -> bool:
     if _SOMEONE_ELSE.search(said) and not _WITH_THE_USER.search(said):
         return True  # "my husband just joined Canva", "helped my sister unpack in Leipzig"
     names = _names(known)
-    switched = bool(_SWITCHED.search(said) and _CUES["now"].search(said))
+    switched = _switched_from(said, names)
     if names and names <= _names(said, every=True) and not (switched and _names(said) - names):
         # "I used to hate VS Code but now I love it": the value, named whole (unless named
         # as what a switch to another one left behind: "转go了 现在都是go 老的java慢慢迁").
@@ -201,6 +202,21 @@ def ruled_out(said: str, known: str) -> bool:
     # ("组里全面转kotlin了 我现在新代码都是kotlin写" names Java only as what is left: a change,
     # and what holds now.)
     return shared and not (_CUES["end"].search(said) or _AWAY_FROM.search(said) or switched)
+
+
+def _switched_from(said: str, names: set[str]) -> bool:
+    """True when ``said`` tells of a switch and of what holds now, and the clause that says
+    what holds now does not name the memory's value ("now I mostly write Python" keeps
+    "codes in Python" whatever was migrated)."""
+    if not _SWITCHED.search(said):
+        return False
+    now = _CUES["now"].search(said)
+    if now is None:
+        return False
+    clause = re.split(r"[,，。.;；!！?？]|\s(?=[\u4e00-\u9fff])", said[now.start() :], maxsplit=1)[
+        0
+    ]
+    return not (names and names & _names(clause, every=True))
 
 
 # A switch away from one thing to another ("转kotlin了", "switched over to Linear"): unlike

@@ -657,9 +657,18 @@ def _renamed(left: str, right: str) -> str | None:
     first = new.split()[0].lower()
     if first in _PLAIN or _CALENDAR.match(first):
         return None
-    for old in olds:
-        if old in _PLAIN or old in new.lower().split():
-            continue
+    named = [
+        old
+        for old in dict.fromkeys(olds)
+        if old not in _PLAIN
+        and old not in new.lower().split()
+        and re.search(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", left, re.I)
+    ]
+    # Named again alone: with two of the sentence's words named ("with my wife, oops,
+    # boulder, my wife works in denver"), which one the slip was is not told.
+    if len(named) != 1:
+        return None
+    for old in named:
         spots = list(re.finditer(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", left, re.I))
         if spots:
             last = spots[-1]
