@@ -786,3 +786,13 @@ def test_the_users_part_of_a_plan_told_of_someone_else_is_kept() -> None:
 def test_a_slip_named_again_with_another_word_of_the_sentence_changes_nothing() -> None:
     said = "i live in denver with my wife, oops, boulder, my wife works in denver"
     assert corrected(said) == said
+
+
+def test_a_message_of_one_word_over_and_over_is_read_in_one_pass() -> None:
+    # Read in every way it could be cut, "lol lol lol ..." took seconds at 24 words and
+    # doubled with each one more: a chat message must not stall a hook.
+    from everbot_memory.extract.rules.extractor import _own_words
+
+    said = " ".join(["lol"] * 80)
+    assert _own_words(said) == said
+    assert _close([said]) == []

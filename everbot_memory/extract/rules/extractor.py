@@ -360,7 +360,9 @@ _WORK_VERBS = (
 )
 _WORK_ON_TEXT = re.compile(
     # Said as a request: opening the sentence, or after "can you", "please".
-    r"^(?:[\W_]*(?:ok|okay|so|and|also|anyway|just|now|hey|then|ugh|lol|pls|please)\b[,\s]*)*"
+    # (One run of non-word characters between the words: a message of "lol lol lol ..." is
+    # cut one way only, not tried in every way.)
+    r"^[\W_]*(?:(?:ok|okay|so|and|also|anyway|just|now|hey|then|ugh|lol|pls|please)\b[\W_]*)*"
     rf"(?:{_WORK_VERBS})\b[^\n]{{0,60}}?\b(?:this|these|that|it|the following|below|his|her)\b"
     rf"|\b(?:(?:can|could|would) (?:you|u)|please|pls|help me)\b[^\n]{{0,30}}?\b(?:{_WORK_VERBS})\b"
     r"[^\n]{0,60}?\b(?:this|these|the following|below)\b"
