@@ -796,3 +796,14 @@ def test_a_message_of_one_word_over_and_over_is_read_in_one_pass() -> None:
     said = " ".join(["lol"] * 80)
     assert _own_words(said) == said
     assert _close([said]) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I have exams mon/wed/fri next week",
+        "I'll be in Tokyo until June 3, remember my flight home is that day",
+    ],
+)
+def test_days_of_one_week_or_a_day_to_remember_stay_todos(said: str) -> None:
+    assert [c for c, _, _, _ in _close([said])][:1] == ["todo"]

@@ -868,10 +868,11 @@ _RECURRING = re.compile(
     # Two weekdays or both ends of the month named together, not as next week's ("上线都放在
     # 周二和周四", "月底月初忙成狗").
     r"|(?<![下这本上])周[一二三四五六日天](?:和|、|跟|或)?周[一二三四五六日天]|月底月初|月初月底"
-    r"|(?<![下这本上])周[一二三四五六日天](?:、[一二三四五六日天])+"
-    # Weekdays listed by their short names ("mon/wed/fri", "tue+thu"): a schedule.
+    r"|(?<![下这本上])周[一二三四五六日天](?:、[一二三四五六日天])+(?![^，,。]{0,12}(?:这周|下周|本周))"
+    # Weekdays listed by their short names ("mon/wed/fri", "tue+thu"): a schedule, unless
+    # of one week ("exams mon/wed/fri next week").
     r"|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:\s*[/+&]\s*(?:mon|tue|tues|wed|thu|thur|"
-    r"thurs|fri|sat|sun)\b)+",
+    r"thurs|fri|sat|sun)\b)+(?![^,.;]{0,20}\b(?:this|next|coming) week)",
     re.I,
 )
 # A request to the assistant opening a sentence ("帮我列个提纲吧，", "can you draft it, ...",
@@ -1040,7 +1041,12 @@ _WILL = re.compile(r"\b(?:i'll|i will|we'll|we will|i'm going|we're going)\b|我
 
 def _lasting(said: str) -> bool:
     """True when ``said`` tells of a state until a day, and of nothing to do by then."""
-    return bool(_LASTS_UNTIL.search(said)) and not _MUST.search(said) and not _DUE_BY.search(said)
+    return (
+        bool(_LASTS_UNTIL.search(said))
+        and not _MUST.search(said)
+        and not _DUE_BY.search(said)
+        and not re.search(r"\bremember\b|记得|别忘", said, re.I)
+    )
 
 
 def _to_do_on(day: date | None, today: date, said: str) -> bool:
