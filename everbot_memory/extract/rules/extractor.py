@@ -1003,11 +1003,9 @@ _OTHERS_FIRST = re.compile(
     r"哥们|表[哥姐弟妹]|堂[哥姐弟妹]|邻居)(?![,，:：]|的?(?:婚礼|生日|婚宴|喜酒|满月|寿宴|毕业典礼|葬礼))",
     re.I,
 )
-# Saying that something has to be done ("gotta", "还要去", "得交").
-_OBLIGED = re.compile(
-    r"\b(?:gotta|got to|have to|has to|must|need to|needs to|supposed to)\b|还要|还得|得去|要去|得交|要交",
-    re.I,
-)
+# Saying that something has to be done, in words :data:`_MUST` does not read ("supposed to",
+# "还要去", "得交").
+_OBLIGED = re.compile(r"\bsupposed to\b|还要|还得|得交", re.I)
 # A clause that asks the assistant something ("can you turn that into a list").
 _ASKING_CLAUSE = re.compile(
     r"(?:can|could|would|will) you\b|(?:please|pls|plz)\b|(?:你|请你?|麻烦你?)?帮(?:我|忙)|你(?:能|可以)",
@@ -1654,10 +1652,11 @@ class RuleExtractor:
         return f"{content.rstrip('.')} ({day.isoformat()})."
 
     @staticmethod
-    def _todo(said: str, today: date) -> Candidate | None:
-        """A todo of ``said``, which the user asked to put on their list."""
+    def _todo(said: str, today: date, *, item: bool = False) -> Candidate | None:
+        """A todo of ``said``, which the user asked to put on their list; ``item``: one item
+        of a list of things to do, short by nature ("book a haircut" is whole)."""
         content = about_the_user(_clean(statement(said)))
-        if not content or redact(content).only_secret or _too_short(said):
+        if not content or redact(content).only_secret or (_too_short(said) and not item):
             return None
         day = resolve_date(said, today)
         if day is not None and day < today:
@@ -1726,22 +1725,10 @@ class RuleExtractor:
             return None
         if _DONE_ITEM.match(item) or _others_task(item) or "?" in item or "？" in item:
             return None  # "called the bank", "the kids did the dishes": done, or not the user's
-        # (An item is short by nature: "book a haircut" is whole.)
         words = re.findall(r"[A-Za-z]{2,}", item)
         if len(words) < 2 and len(CJK_RE.findall(item)) < 3:
             return None
-        content = about_the_user(_clean(statement(item)))
-        if not content or redact(content).only_secret:
-            return None
-        day = resolve_date(item, today)
-        if day is not None and day < today:
-            day = None
-        return Candidate(
-            content=RuleExtractor._dated(content, item, day),
-            category="todo",
-            importance="medium",
-            expires_at=expiry_after(day or today + timedelta(days=TODO_DEFAULT_DAYS)),
-        )
+        return RuleExtractor._todo(item, today, item=True)
 
     @staticmethod
     def _plan(said: str, today: date) -> Candidate | None:
