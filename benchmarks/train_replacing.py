@@ -44,7 +44,6 @@ from typing import Any
 import numpy as np
 
 from everbot_memory.extract.rules import RuleExtractor, extractor, judged, statement
-from everbot_memory.extract.rules.extractor import _HYPOTHETICAL
 from everbot_memory.extract.rules.replacing import (
     WEIGHTS_FILE,
     Replacing,
@@ -52,6 +51,7 @@ from everbot_memory.extract.rules.replacing import (
     ruled_out,
 )
 from everbot_memory.extract.rules.selector import embedder, load_selector
+from everbot_memory.extract.rules.statements import HYPOTHETICAL
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "extraction"
 VERBOSE = bool(os.environ.get("VERBOSE"))
@@ -190,7 +190,7 @@ def gather(rows: list[dict[str, Any]]) -> tuple[list[Pair], list[Known]]:
                 )
             for i, (f, s) in enumerate(zip(feats, said, strict=True)):
                 label = (1 if i == best else -1) if replaced else 0
-                asked = not (ruled[i] or _HYPOTHETICAL.search(s) or ruled_out(s, k["content"]))
+                asked = not (ruled[i] or HYPOTHETICAL.search(s) or ruled_out(s, k["content"]))
                 pairs.append(Pair(case["id"], k["id"], f, label, s, False, i, asked))
             knowns.append(Known(case["id"], k["id"], replaced, k["id"] in by_rules))
     for case_id, s, v, d in idle:

@@ -421,9 +421,9 @@ def test_a_request_that_holds_from_now_on_is_a_taste(said: str, kept: bool) -> N
 def test_weekdays_or_both_ends_of_the_month_named_together_recur(
     said: str, recurring: bool
 ) -> None:
-    from everbot_memory.extract.rules.extractor import _RECURRING
+    from everbot_memory.extract.rules.todos import RECURRING
 
-    assert bool(_RECURRING.search(said)) == recurring
+    assert bool(RECURRING.search(said)) == recurring
 
 
 @pytest.mark.parametrize(
