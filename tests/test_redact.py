@@ -326,7 +326,8 @@ def _pieces(secret: str) -> list[str]:
 
 def _leaks(secret: str, text: str) -> list[str]:
     """The pieces of ``secret`` in ``text``. A short one (a PIN) counts only standing alone:
-    "4471" inside a random memory id or a hash ("a4471f") is no leak."""
+    "4471" inside a random memory id or a hash ("a4471f"), or as the decimals of a number (a
+    score decayed to 0.4471), is no leak."""
     return [
         piece
         for piece in _pieces(secret)
@@ -335,7 +336,7 @@ def _leaks(secret: str, text: str) -> list[str]:
 
 
 def _alone(piece: str) -> str:
-    return rf"(?<![0-9A-Za-z]){re.escape(piece)}(?![0-9A-Za-z])"
+    return rf"(?<![0-9A-Za-z])(?<![0-9]\.){re.escape(piece)}(?![0-9A-Za-z])"
 
 
 def test_the_corpus_has_80_formats_and_300_ordinary_sentences_in_both_languages() -> None:
