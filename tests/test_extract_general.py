@@ -423,6 +423,10 @@ KNOWN_TO_FORGET = [
         ("I always forget my phone at home", None),
         ("never mind, I found it", None),
         ("my hiking trip got cancelled because of rain", None),
+        # After words that only lead in; what the request names before the reason for it.
+        ("oh and actually forget what i said about the therapist, i'd rather not", "k3"),
+        ("first, forget that i'm planning the peru trip, my phone gets checked lol", "k1"),
+        ("one more thing: please delete my phone number", "k2"),
     ],
 )
 def test_forget_requests_said_in_passing(said: str, target: str | None) -> None:

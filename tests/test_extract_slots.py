@@ -48,6 +48,11 @@ KNOWN = [
         ("入职阿里第二个月了，节奏比想象的快", ["zjob"]),
         ("来厦门快三个月了，台风天真吓人", ["zhome"]),
         ("作为一个新厦门人，沙茶面还没吃腻", ["zhome"]),
+        # A name in lower case after words that make it a workplace; "其他" names no one;
+        # a place may begin with a character of time ("天津"); a space ends a chat clause.
+        ("first week at halcyon done and my brain is fried lol", ["job"]),
+        ("搬到天津快一个月了 现在每周坐城际去南京上三天班 其他两天远程", ["zhome"]),
+        ("上周刚入职字节 leader让我写个双月OKR", ["zjob"]),
     ],
 )
 def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: list[str]) -> None:
@@ -70,6 +75,9 @@ def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: lis
         "来医院一周了，还没出院",
         "我来厦门出差三天了",
         "我是新来的人，多多关照",
+        "first day at work went fine, the team is nice",
+        "my first week at school was rough",
+        "周末搬到了朋友家住两天",
     ],
 )
 def test_plans_questions_others_and_the_same_value_retire_nothing(said: str) -> None:

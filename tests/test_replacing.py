@@ -142,6 +142,13 @@ def test_the_rules_rule_out_what_they_read_as_unchanged() -> None:
     assert ruled_out("still at Acme but on a new team", "The user works at Acme.")
     assert ruled_out("landed in Lisbon for a conference", "The user lives in Porto.")
     assert not ruled_out("we moved to Lisbon last month", "The user lives in Porto.")
+    # Someone else's news is theirs, unless what they changed is the user's own.
+    assert ruled_out("they moved to Lisbon last month", "The user lives in Porto.")
+    standup = "The user has a daily standup at 10am."
+    assert not ruled_out("they moved our standup to 9:30 starting this week", standup)
+    # ("其他" is "other", no one else.)
+    assert not ruled_out("搬到天津一个月了 其他两天远程", "用户住在北京朝阳区。")
+    assert ruled_out("他搬到天津一个月了", "用户住在北京朝阳区。")
 
 
 def test_features_see_the_memorys_words_and_the_cues() -> None:

@@ -131,7 +131,13 @@ _AWAY_FROM = re.compile(
     re.I,
 )
 # The user in it too: "my wife and I moved", "我和老公搬到了…".
-_WITH_THE_USER = re.compile(r"\b(?:and i|and me|me and|with me|i and)\b|我和|我跟|和我|跟我", re.I)
+# ("they moved our standup to 9:30": others changed what is the user's.)
+_WITH_THE_USER = re.compile(
+    r"\b(?:and i|and me|me and|with me|i and)\b|我和|我跟|和我|跟我"
+    r"|\b(?:they|he|she) (?:just |finally )?(?:moved|changed|switched|pushed|bumped|rescheduled|"
+    r"shifted|cancell?ed|renamed) (?:our|my)\b",
+    re.I,
+)
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9+#.-]*[A-Za-z0-9+#]|[A-Za-z]")
 # A capitalized word not opening a sentence, without the full stop after it.
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*(?:\.[\w'&-]+)*")

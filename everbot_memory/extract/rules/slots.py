@@ -501,7 +501,8 @@ _SOMEONE_ELSE = re.compile(
     r"neighbou?r|roommate|flatmate|aunt|uncle|grandma|grandpa|in-laws))\b"
     # A partner's news is theirs, unless the user is in it ("my wife and I moved").
     r"|\bmy (?:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)\b(?! and (?:i|me)\b)"
-    r"|他|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学"
+    # ("其他两天远程": "the other two days", no one's.)
+    r"|(?<!其)他|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学"
     r"|(?<!我和)(?<!我跟)(?:老公|老婆|媳妇|男朋友|女朋友|对象)(?![和跟]我)",
     re.I,
 )
@@ -532,7 +533,7 @@ _EMPLOYER_ZH = re.compile(
     rf"工位|食堂|绩效|年终奖|加班|福利|公积金|考勤|hr|HR)"
     rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?|(?:现在|目前|已经)在|换到了?|去了?|到了?)"
     rf"(?P<z>[{_CJK}A-Za-z]{{2,8}}?)(?:报到|上班|工作|入职|做|当)"
-    rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|$)"
+    rf"|(?:跳槽(?:到|去)了?|入职了?|加入了?)(?P<y>[{_CJK}A-Za-z]{{2,8}}?)(?:了|，|,|。|\s|$)"
     # "我现在是字节的员工了", "现在是字节的人了": one of its staff.
     rf"|(?:^|我|现在|目前|我现在|我目前)是(?P<w>[{_CJK}A-Za-z]{{2,8}}?)的(?:员工|正式员工|一员|人)"
     # "在小米上班半年了": a workplace of some time, said as the user's.
@@ -727,6 +728,55 @@ _HOME_LOWER = re.compile(
     r"(?:my|our) (?:new )?(?:place|flat|apartment|house|condo) (?:here )?in)"
     r" (?P<l>(?-i:[a-z]{4,}))\b(?! (?:of|for|with)\b)",
     re.I,
+)
+# A new workplace typed in lower case, after words that say it is one ("first week at monzo
+# done", "started working at figma"): only these, a lower-case word after "joined" or "at" is
+# as often a gym, an app or a time.
+_EMPLOYER_LOWER = re.compile(
+    r"\b(?:first (?:day|week|month|paycheck|payslip) (?:at|from)|(?:my )?new job (?:at|with)|"
+    r"(?:i|i've|i have|just|finally) started working (?:at|for)|got hired (?:at|by)|"
+    r"onboarding at|(?:accepted|took|signed) (?:the|an|their) offer (?:from|at))"
+    r" (?P<l>(?-i:[a-z][a-z0-9&.-]{2,}))\b(?! (?:of|for|with|to)\b)",
+    re.I,
+)
+_NOT_EMPLOYERS = frozenset(
+    [
+        "a",
+        "all",
+        "an",
+        "another",
+        "camp",
+        "college",
+        "dawn",
+        "daycare",
+        "first",
+        "gym",
+        "her",
+        "his",
+        "home",
+        "kindergarten",
+        "last",
+        "least",
+        "lunch",
+        "midnight",
+        "my",
+        "new",
+        "night",
+        "noon",
+        "once",
+        "one",
+        "our",
+        "preschool",
+        "school",
+        "some",
+        "that",
+        "the",
+        "their",
+        "this",
+        "uni",
+        "university",
+        "work",
+    ]
 )
 _NOT_PLACES = frozenset(
     [
@@ -1000,8 +1050,15 @@ def new_values(said: str) -> list[NewValue]:
                     value = (_zh_place(value) if slot == "home" else _zh_name(value)) or ""
                     if slot == "home" and _ZH_STAY.search(value):
                         continue
+                    # A time or a post is no place ("两天", "周末", "入职"); a name may
+                    # begin with such a word ("天津", "周口").
                     if re.match(r"^(?:家|公司|单位|这|那|上班|外地)", value) or re.search(
-                        r"[年月周天职岗了]", value
+                        r"[年月周天职岗了]", value[1:]
+                    ):
+                        continue
+                    if re.match(
+                        r"^(?:周[末日六一二三四五]|[每今明后昨前当]天|天天|年[底初]|月[底初])",
+                        value,
                     ):
                         continue
                     # What follows 入职 may be no workplace at all: "入职要用", "入职前要体检",
@@ -1033,6 +1090,12 @@ def new_values(said: str) -> list[NewValue]:
                 if not _SOMEONE_ELSE.search(clause[: match.start()]):
                     found.append(NewValue("role", match.group("r").strip(), "fact"))
         if not chinese:
+            for match in _EMPLOYER_LOWER.finditer(clause):
+                place = match.group("l").rstrip(".")
+                if place.casefold() not in _NOT_EMPLOYERS and not _SOMEONE_ELSE.search(
+                    clause[: match.start()]
+                ):
+                    found.append(NewValue("employer", place.capitalize(), "fact"))
             for match in _HOME_LOWER.finditer(clause):
                 place = match.group("l")
                 if place.casefold() not in _NOT_PLACES and not _SOMEONE_ELSE.search(

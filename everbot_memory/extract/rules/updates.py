@@ -85,8 +85,12 @@ _WEAK_CHANGE = re.compile(
 # Said to the assistant about what it keeps: "you can drop...", "please forget...", "把…删了吧",
 # "…你忘了吧", "别记…": an imperative, not a story.
 _REQUEST = re.compile(
-    r"^(?:(?:oh|ok|okay|and|also|so|hey|btw)[, ]+)*(?:please |pls |just |can you |could you |"
-    r"you can |you could |go ahead and )?(?:forget|drop|delete|remove|erase|scrap|scratch|"
+    # (After words that only lead in: "oh and actually forget...", "first, forget that...",
+    # "one more thing: please delete...".)
+    r"^(?:(?:oh|ok|okay|and|also|so|hey|btw|actually|anyway|anyways|wait|um+|hmm+|yeah|first|"
+    r"second|third|lastly|finally|one more thing|last thing|two things|oh and|and also)[,:.;! ]+)*"
+    r"(?:please |pls |just |can you |could you |you can |you could |go ahead and |"
+    r"i (?:want|need) you to |i'?d like you to )*(?:forget|drop|delete|remove|erase|scrap|scratch|"
     r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind|"
     r"wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store)\b"
     r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
@@ -187,10 +191,23 @@ def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
         return None
     if _SELF_FORGETTING.search(said):
         return None
-    if not _REQUEST.search(said):
+    asked = _REQUEST.search(said)
+    if not asked:
         return None
-    ids = _best(said, known, 2, names=True) or _best(said, known, 1) or _by_topic(said, known)
-    return ids[0] if len(ids) == 1 else None
+    # What an English request names after its verb comes first: "forget that i told you i'm
+    # job hunting, my manager uses this laptop" asks of the job hunt, whatever the reason
+    # after it names. (A Chinese one names it before: "心理咨询那个你别记了 瑜伽的留着".)
+    clause = _CLAUSE_END.split(said[asked.end() :], maxsplit=1)[0]
+    first = () if CJK_RE.search(said) or not clause.strip() else (clause,)
+    for text in (*first, said):
+        ids = _best(text, known, 2, names=True) or _best(text, known, 1) or _by_topic(text, known)
+        if len(ids) == 1:
+            return ids[0]
+    return None
+
+
+# Where the clause of a request ends: its reason or an aside follows.
+_CLAUSE_END = re.compile(r"[,;.!?，；。！？]|\s(?:but|because|cause|cuz|since|so)\s", re.I)
 
 
 # What a request names by its topic, and how a memory of that topic says it: "my address"
