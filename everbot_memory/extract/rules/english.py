@@ -243,6 +243,19 @@ def _en_rules() -> list[Rule]:
             ),
         ),
         (
+            # A race, a course or a class the user signed up for: "my news is i signed up for
+            # the brooklyn half so i'll be leaving early", "just enrolled in a pottery course".
+            r(
+                r"^(?:(?:so|and|also|ok|okay|well|btw|my news is|big news|news)[,:]?\s+)?"
+                r"(?:I|I've|I have|just)(?: just| finally| officially| actually)? "
+                r"(signed up for|registered for|enrolled in) "
+                r"((?:the|a|an|my|our) [\w' -]{3,50}?|[\w' -]{3,50}?)(?=$|[,.!;]| so | and | but | because )"
+            ),
+            "experience",
+            "medium",
+            lambda m: sentence(f"The user {m.group(1).lower()} {m.group(2).strip()}"),
+        ),
+        (
             r(
                 rf"^(?:I need to|I have to|I must|I'm going to|I am going to|I will|I'll|I should|remind me to) (.{{3,80}}? {WHEN_EN}\b.*)$"
             ),

@@ -671,6 +671,56 @@ def _fold_endings(found: list[Candidate], start: int) -> None:
     found[start:] = [c for c in found[start:] if c not in ended]
 
 
+# Who the user is, said in passing as the standpoint of a question ("as a vegetarian i'm not
+# doing the meat version", "as a type 1 diabetic what can i eat", "作为一个素食者 想做个麻婆豆
+# 腐"): the identity is the user's, whatever is asked after it.
+_AS_IDENTITY_EN = re.compile(
+    # (Opening the sentence or a clause of its own: "what should I do in the first week as a
+    # new homeowner" asks, and tells no more than the sentence does.)
+    r"(?:^|[,;:]\s*|\b(?:but|and|so|because|cause|cuz|since|also)\s+)"
+    r"as an? ((?:(?:new|first[- ]time|single|working|stay[- ]at[- ]home|full[- ]time|"
+    r"part[- ]time|junior|senior|retired|lifelong|strict|longtime|long[- ]time|type [12]|"
+    r"registered|certified|self[- ]employed|solo|small) )*(?:vegetarian|vegan|pescatarian|celiac|"
+    r"coeliac|diabetic|asthmatic|epileptic|mom|mum|dad|parent|mother|father|grandparent|"
+    r"grandma|grandpa|nurse|teacher|developer|engineer|designer|doctor|lawyer|student|"
+    r"grad student|phd student|freelancer|contractor|pharmacist|electrician|plumber|accountant|"
+    r"programmer|researcher|scientist|writer|business owner|shop owner|landlord|homeowner|"
+    r"renter|veteran|immigrant|expat|non-native (?:english )?speaker|left-hander|night owl|"
+    r"introvert|caregiver|carer|paramedic|therapist|chef|cook|barista|driver|trucker|"
+    r"farmer|pilot|firefighter|police officer|social worker|translator|musician|artist))"
+    r"(?:,|\s)+(?!(?:my|our|his|her|he|she|they|their|your|you|a|an|the)\b)",
+    re.I,
+)
+_AS_IDENTITY_ZH = re.compile(
+    r"(?<!如果)(?<!假如)(?<!要是)作为(?:一个|一名|一位|一枚|个)?"
+    r"(?P<who>(?!过来人|外人|旁观者|局外人|男人|女人|家长代表)[\u4e00-\u9fff]{1,5}?"
+    r"(?:者|员|师|生|宝妈|妈妈|奶爸|爸爸|党|族|控|病人|患者|选手))(?=[\s，,的我])"
+)
+# What makes the standpoint no one's now: a time gone by, a supposition.
+_AS_ONCE = re.compile(
+    r"\b(?:if i were|were i|when i was|back when|used to be|as a kid|as a child|as a teen)\b", re.I
+)
+
+
+def _identity(said: str) -> Candidate | None:
+    """The user's identity said as the standpoint of what follows (see _AS_IDENTITY_EN)."""
+    if HYPOTHETICAL.search(said) or _AS_ONCE.search(said):
+        return None
+    english = _AS_IDENTITY_EN.search(said)
+    if english is not None and re.search(
+        r"\b(?:if|whether|hypothetically|suppose|imagine)\b", said[: english.start()], re.I
+    ):
+        return None
+    if english is not None:
+        who = english.group(1).lower()
+        article = "an" if who[0] in "aeiou" else "a"
+        return Candidate(content=f"The user is {article} {who}.", category="fact")
+    chinese = _AS_IDENTITY_ZH.search(said)
+    if chinese is not None:
+        return Candidate(content=f"用户是{chinese.group('who')}。", category="fact")
+    return None
+
+
 # A request that holds from now on ("from now on, give me code in TypeScript", "以后回答我尽量
 # 短一点", "以后都用英文回答我吧"): how the user wants to be answered or served, a taste. It
 # opens the sentence and is addressed to the assistant: "me" or "我" in its first words.
@@ -963,6 +1013,7 @@ class RuleExtractor:
                     # "我儿子生日是10月1号 提前三天提醒我订蛋糕": a rule read the birthday in
                     # the first clause; the reminder asked for is a thing to do of its own.
                     add(plan_of(said, today), said=said)
+                add(_identity(said), said=said)
                 values, replaced = replaced_by(said, known)
                 for value in values:
                     naming = [
