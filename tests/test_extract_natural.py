@@ -807,3 +807,57 @@ def test_a_message_of_one_word_over_and_over_is_read_in_one_pass() -> None:
 )
 def test_days_of_one_week_or_a_day_to_remember_stay_todos(said: str) -> None:
     assert [c for c, _, _, _ in _close([said])][:1] == ["todo"]
+
+
+@pytest.mark.parametrize(
+    "said, memory",
+    [
+        (
+            "hosting 6 people saturday, but as a vegetarian i'm obviously not doing the meat "
+            "version lol",
+            "The user is a vegetarian.",
+        ),
+        (
+            "as a type 1 diabetic what snacks are safe for a long hike",
+            "The user is a type 1 diabetic.",
+        ),
+        ("作为一个素食者 想做个麻婆豆腐 不放肉末的话会不会很寡淡啊", "用户是素食者。"),
+    ],
+)
+def test_who_the_user_is_said_as_the_standpoint_of_a_question(said: str, memory: str) -> None:
+    found = [content for _, content, _, _ in _close([said])]
+    assert memory in found
+    assert not any(c.startswith("As a") for c in found)  # the question itself is no memory
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "as a kid i was a vegetarian for a year",
+        "as a nurse, my wife works nights",
+        "what should I do in the first week as a new homeowner",
+        "purely hypothetically, if i moved to canada, as a nurse would express entry be faster",
+        "如果作为一个程序员 你会怎么选",
+    ],
+)
+def test_a_standpoint_of_another_time_person_or_supposition_is_not_the_users(said: str) -> None:
+    found = [content for _, content, _, _ in _close([said])]
+    assert not any(c.startswith(("The user is a", "用户是")) for c in found), found
+
+
+def test_a_line_with_code_quoted_inline_is_still_read() -> None:
+    said = (
+        'also ruff is yelling at me about `fmt = lambda x: f"{x:,.0f}"` (E731). whats the '
+        "clean way? i always run black and ruff before i push so i cant just ignore it"
+    )
+    found = _close([said])
+    assert any("black and ruff" in content for _, content, _, _ in found)
+    assert sentences("`x = 1`") == ()  # nothing but code
+
+
+def test_signing_up_is_an_experience_and_a_request_for_a_plan_is_no_memory() -> None:
+    found = _close(["i signed up for the brooklyn half, it's in may"])
+    assert ("experience", "The user signed up for the brooklyn half.") in [
+        (category, content) for category, content, _, _ in found
+    ]
+    assert _close(["need a gluten free meal prep plan for the week."]) == []

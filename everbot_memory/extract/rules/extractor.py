@@ -688,7 +688,7 @@ _AS_IDENTITY_EN = re.compile(
     r"renter|veteran|immigrant|expat|non-native (?:english )?speaker|left-hander|night owl|"
     r"introvert|caregiver|carer|paramedic|therapist|chef|cook|barista|driver|trucker|"
     r"farmer|pilot|firefighter|police officer|social worker|translator|musician|artist))"
-    r"(?:,|\s)+(?!(?:my|our|his|her|he|she|they|their|your|you|a|an|the)\b)",
+    r"(?=[,\s])(?![,\s]*(?:my|our|his|her|he|she|they|their|your|you|a|an|the)\b)",
     re.I,
 )
 _AS_IDENTITY_ZH = re.compile(
