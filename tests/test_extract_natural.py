@@ -861,3 +861,14 @@ def test_signing_up_is_an_experience_and_a_request_for_a_plan_is_no_memory() -> 
         (category, content) for category, content, _, _ in found
     ]
     assert _close(["need a gluten free meal prep plan for the week."]) == []
+
+
+def test_a_sentence_ending_in_me_u_or_ok_ends_there() -> None:
+    # The cutting reads "me.", "u." and "ok." as abbreviations (Maine, an initial, Oklahoma).
+    said = "so proud of u. yes sunday works for me. heads up i'm allergic to bees"
+    assert sentences(said) == (
+        "so proud of u.",
+        "yes sunday works for me.",
+        "heads up i'm allergic to bees",
+    )
+    assert sentences("The U.S. army is big.") == ("The U.S. army is big.",)

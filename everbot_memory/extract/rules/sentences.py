@@ -80,6 +80,20 @@ def _prose(line: str) -> bool:
     return symbols <= 0.1 * len(line)
 
 
+# Words the cutting takes for abbreviations (Maine, Oklahoma, an initial) that chat ends a
+# sentence with: "yes sunday works for me. heads up i'm allergic to bees", "love u. see you".
+_CHAT_END = re.compile(r"(?i:(?<![\w.])(?:me|u|ok)\.)(\s+)(?=[a-z])")
+
+
+def _chat_ends(part: str) -> list[str]:
+    """``part`` cut after each of those words (see _CHAT_END), the words kept."""
+    pieces, start = [], 0
+    for match in _CHAT_END.finditer(part):
+        pieces.append(part[start : match.start(1)])
+        start = match.end(1)
+    return [*pieces, part[start:]]
+
+
 _TITLE_AFTER_CJK = re.compile(
     rf"(?<={CJK_RE.pattern})((?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|No|vs|Inc|Ltd|Co))\.(?=\s*\w)"
 )
@@ -97,7 +111,10 @@ def sentences(text: str) -> tuple[str, ...]:
             # An English title right after a Chinese character ("导师Dr. Zhang") is not seen
             # as one: its dot is held out of the cutting, and put back.
             paragraph = _TITLE_AFTER_CJK.sub("\\1\ue000", paragraph)
-        for part in segment(language, paragraph):
+        parts = segment(language, paragraph)
+        if language == "en":
+            parts = (piece for part in parts for piece in _chat_ends(part))
+        for part in parts:
             for line in part.replace("\ue000", ".").split("\n"):
                 line = _SPACE.sub(" ", line).strip()
                 if language == "en":
