@@ -427,6 +427,7 @@ KNOWN_TO_FORGET = [
         ("oh and actually forget what i said about the therapist, i'd rather not", "k3"),
         ("first, forget that i'm planning the peru trip, my phone gets checked lol", "k1"),
         ("one more thing: please delete my phone number", "k2"),
+        ("could you stop keeping my phone number on file?", "k2"),
     ],
 )
 def test_forget_requests_said_in_passing(said: str, target: str | None) -> None:
@@ -1868,3 +1869,33 @@ def test_a_question_opening_with_ruhe_is_no_memory() -> None:
 def test_a_request_to_write_down_or_not_forget_keeps_what_it_names(said: str, memory: str) -> None:
     found = [c.content for c in _extracted([said])]
     assert any(content.startswith(memory) for content in found), found
+
+
+@pytest.mark.parametrize(
+    "said, known, target",
+    [
+        # Two memories alike in words: the one of the topic the request names.
+        (
+            "hey could you stop keeping my weight on file? still trying to cut tho",
+            [("k1", "The user weighs 210 pounds."), ("k2", "The user is trying to lose weight.")],
+            "k1",
+        ),
+        (
+            "之前跟你提过我在备孕那事 能把那条删了不",
+            [("k1", "用户正在备孕。"), ("k2", "用户喜欢吃辣。")],
+            "k1",
+        ),
+        (
+            "我之前跟你说过我工资多少 那条你给我忘了吧",
+            [("k1", "用户月薪1.2万。"), ("k2", "用户在成都工作。")],
+            "k1",
+        ),
+        ("我把app删了 换了个新的", [("k1", "用户用小红书。")], None),
+    ],
+)
+def test_forget_requests_by_topic_and_asked_in_chinese(
+    said: str, known: list[tuple[str, str]], target: str | None
+) -> None:
+    from everbot_memory.extract.rules.updates import forget_request
+
+    assert forget_request(said, known) == target

@@ -149,6 +149,14 @@ def test_the_rules_rule_out_what_they_read_as_unchanged() -> None:
     # ("其他" is "other", no one else.)
     assert not ruled_out("搬到天津一个月了 其他两天远程", "用户住在北京朝阳区。")
     assert ruled_out("他搬到天津一个月了", "用户住在北京朝阳区。")
+    # A plan after the change, as its consequence, leaves it a change; a planned change is none.
+    hours = "The user works Monday to Friday, 9 to 5."
+    assert not ruled_out(
+        "my job switched me to 4 tens so i finally have fridays off, i want to use it", hours
+    )
+    assert ruled_out(
+        "I might move to Denver next year so I want to find a gym", "The user lives in Austin."
+    )
 
 
 def test_features_see_the_memorys_words_and_the_cues() -> None:

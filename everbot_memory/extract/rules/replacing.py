@@ -187,7 +187,10 @@ def ruled_out(said: str, known: str) -> bool:
         return True
     if _AWAY.search(said):
         return True  # "landed in Vancouver, conference till thursday": a stay, not a change
-    if _CUES["plan"].search(said) or _CUES["not_yet"].search(said) or _TO_COME.search(said):
+    # (What is planned after the change, as its consequence, leaves it a change: "my job
+    # switched me to 4 tens so I finally have fridays off, I want to actually use it".)
+    told = _CONSEQUENCE.split(said, maxsplit=1)[0]
+    if _CUES["plan"].search(told) or _CUES["not_yet"].search(told) or _TO_COME.search(told):
         return True  # "I might move to Denver next year", "flying to Portland tomorrow"
     if _ONE_MORE.search(said):
         return True  # "just got a kitten": one more, the cats known are still there
@@ -208,6 +211,11 @@ def ruled_out(said: str, known: str) -> bool:
     # ("组里全面转kotlin了 我现在新代码都是kotlin写" names Java only as what is left: a change,
     # and what holds now.)
     return shared and not (_CUES["end"].search(said) or _AWAY_FROM.search(said) or switched)
+
+
+# Where what follows a change as its consequence begins: after a few words, "so", "which
+# means", or the end of a sentence.
+_CONSEQUENCE = re.compile(r"(?<=.{15})(?:\s(?:so|so now|which means)\s|[.!?;]\s)")
 
 
 def _switched_from(said: str, names: set[str]) -> bool:

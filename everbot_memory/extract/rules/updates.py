@@ -20,6 +20,7 @@ __all__ = ["changed_memories", "forget_request"]
 _FORGET = re.compile(
     r"\b(?:forget|drop|delete|remove|erase|scrap|scratch|get rid of|ignore what|don'?t keep|"
     r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me|nvm|"
+    r"stop (?:keeping|saving|tracking|storing)|quit (?:keeping|saving|storing)|don'?t save|"
     r"never ?mind|wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store|"
     r"(?:don'?t|no) need to (?:keep|remember|store)|rather you didn'?t (?:remember|keep|store)|"
     # "you don't need my old address on file anymore".
@@ -30,7 +31,10 @@ _FORGET = re.compile(
     r"(?:can|could) you not (?:keep|remember|store|save|hold on to))\b"
     # "不吃牛肉那条可以删了": the memory named by "那条"; "那条朋友圈可以删了吗" asks of a post.
     r"|(?:那条|这条)(?:记录|信息)?(?:就|也)?可以(?:删了|删掉|删除|去掉)(?!吗)|不用记着|别记着|不要再记|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存"
-    r"|清掉|清除|清空|作废|抹掉|划掉|撤掉|拿掉|别留|不用留|不要留",
+    r"|清掉|清除|清空|作废|抹掉|划掉|撤掉|拿掉|别留|不用留|不要留"
+    # "能把那条删了不": asked of the memory, not told ("我把app删了") or asked of a post
+    # ("那条朋友圈可以删了吗").
+    r"|(?:能|可以|帮我|麻烦你?|你)把(?:那条|这条|它|这个|那个)(?:记录|信息)?删了",
     re.I,
 )
 # The speaker forgetting something ("I always forget that coffee...", "我老是忘记...") asks
@@ -94,7 +98,8 @@ _REQUEST = re.compile(
     r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind|"
     r"wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store)\b"
     r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
-    r"remove|erase|get rid of|ignore|don'?t keep|wipe|clear|purge|unlearn|don'?t hold on to)\b"
+    r"remove|erase|get rid of|ignore|don'?t keep|wipe|clear|purge|unlearn|don'?t hold on to|"
+    r"stop (?:keeping|saving|tracking|storing)|quit (?:keeping|saving|storing))\b"
     r"|\b(?:you (?:don'?t|do not)|no) need to (?:keep|remember|store)\b"
     r"|\byou (?:don'?t|do not|no longer) need (?:my|the|that|this)\b"
     r"|\b(?:i'd|i would) rather you didn'?t (?:remember|keep|store)\b"
@@ -105,6 +110,7 @@ _REQUEST = re.compile(
     # salty, scratch that, way too salty" only corrects what was just said).
     r"|\b(?:thing|stuff|bit|mentioned|told you|said)(?: earlier| before)?,?\s+"
     r"(?:scratch|scrap|forget|delete|drop|remove) (?:it|that)\b"
+    r"|(?:能|可以|帮我|麻烦你?|你)把(?:那条|这条|它|这个|那个)(?:记录|信息)?删了"
     r"|吧|可以删|可以去掉|不用记着|别记着|不要再记|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉|作废|清掉|清除|抹掉|别留|不用留|不要留",
     re.I,
 )
@@ -201,6 +207,10 @@ def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
     first = () if CJK_RE.search(said) or not clause.strip() else (clause,)
     for text in (*first, said):
         ids = _best(text, known, 2, names=True) or _best(text, known, 1) or _by_topic(text, known)
+        if len(ids) > 1:
+            # Memories alike in words: the one of the topic named ("stop keeping my weight on
+            # file" between "weighs 210 pounds" and "trying to lose weight").
+            ids = [i for i in _by_topic(text, known) if i in ids] or ids
         if len(ids) == 1:
             return ids[0]
     return None
@@ -242,6 +252,20 @@ _TOPICS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (
         re.compile(r"\bbirthday\b|生日", re.I),
         re.compile(r"\bbirthday\b|\bborn\b|生日|出生", re.I),
+    ),
+    (
+        re.compile(r"\b(?:weight|weigh)\b|体重", re.I),
+        re.compile(
+            r"\bweighs?\b|\b\d+\s*(?:pounds|lbs?|kg|kilos)\b|体重\s*\d|\d+\s*(?:斤|公斤)", re.I
+        ),
+    ),
+    (
+        re.compile(
+            r"\b(?:salary|income|pay|paycheck|wage|wages)\b|工资|薪水|薪资|月薪|年薪|收入", re.I
+        ),
+        re.compile(
+            r"\b(?:salary|income|earns?|paid|makes \$?\d)\b|工资|薪水|薪资|月薪|年薪|收入", re.I
+        ),
     ),
     (
         re.compile(r"\b(?:health|medical|diagnosis)\b|病|健康|诊断", re.I),
