@@ -872,3 +872,22 @@ def test_a_sentence_ending_in_me_u_or_ok_ends_there() -> None:
         "heads up i'm allergic to bees",
     )
     assert sentences("The U.S. army is big.") == ("The U.S. army is big.",)
+
+
+@pytest.mark.parametrize(
+    "said, memory",
+    [
+        (
+            "i teach 4th grade and need to email parents about our field trip on march 12.",
+            "The user teaches 4th grade.",
+        ),
+        # A reaction before the user's news ("ok so since i ..."), and an abbreviation that is
+        # no verb to inflect ("the user wfhs").
+        (
+            "ok so since i wfh full time now i can take dishes every day",
+            "Since the user wfh full time now the user can take dishes every day.",
+        ),
+    ],
+)
+def test_the_users_news_after_a_reaction_and_before_a_task(said: str, memory: str) -> None:
+    assert memory in [content for _, content, _, _ in _close([said])]

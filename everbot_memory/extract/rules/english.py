@@ -243,6 +243,18 @@ def _en_rules() -> list[Rule]:
             ),
         ),
         (
+            # What the user teaches: "i teach 4th grade", "I teach high school chemistry".
+            r(
+                r"^I (?:currently |still |now )?teach ((?:\w+ ){0,3}?(?:grade|school|class|classes|"
+                r"kindergarten|preschool|chemistry|physics|biology|math|maths|english|history|"
+                r"art|music|science|spanish|french|german|esl|yoga|piano|guitar|swimming|"
+                r"at (?:a|an|the) [\w ]{3,30}))$"
+            ),
+            "fact",
+            "medium",
+            lambda m: f"The user teaches {m.group(1)}.",
+        ),
+        (
             # A race, a course or a class the user signed up for: "my news is i signed up for
             # the brooklyn half so i'll be leaving early", "just enrolled in a pottery course".
             r(

@@ -83,6 +83,9 @@ _CLAUSE_END = re.compile(
     # after one ("一个人住 懒得做饭 对了我不吃香菜", "我是hr 帮我看看这个候选人").
     r"(?<=[\u4e00-\u9fff])\s+(?=我|对了|另外|还有|顺便)|"
     r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:[Ii]|my|we)\b)|[:：]\s*(?=(?:[Ii]|my|we)\b)"
+    # What the user has to do next, its subject dropped ("i teach 4th grade and need to email
+    # the parents").
+    r"|\s+and\s+(?=(?:need|have|got|gotta|want) to\b)"
     r"|,\s*(?:so|because|since|but)\s+|，(?=我)"
     # A request, then the user's reason with no stop between ("nothing with dill pls i
     # genuinely hate dill").

@@ -62,7 +62,8 @@ NOT_ABOUT_USER = re.compile(
     r" (?:me|us|it|this|that|these|a|an|the|my|our|some)\b"
     # A reaction, unless the user's own news follows it ("ok I'm doing a surprise dinner...").
     r"|^(?:lol|haha|ok|okay|cool|nice|great|thanks|thank you|thx|sure|yes|yeah|yep|no|nope|hmm)\b"
-    r"(?![\s,.!]*(?:(?:so|and|but|btw|anyway)[\s,]+)?(?:i|i'm|im|i've|i'll|my|we're|we've)\b)"
+    r"(?![\s,.!]*(?:(?:so|and|but|btw|anyway)[\s,]+)?(?:(?:since|because|cause|now that)\s+)?"
+    r"(?:i|i'm|im|i've|i'll|my|we're|we've)\b)"
     # Something asked of the assistant by what it is to write ("need a gluten free meal prep
     # plan for the week", "i need a toast for my sister's wedding").
     r"|^(?:(?:ok|okay|so|hi|hey|also)[, ]+)?(?:i )?(?:need|want|looking for) (?:a|an|some|the|"

@@ -183,6 +183,8 @@ def _verb_s(match: re.Match[str]) -> str:
         or lowered in _PAST
         or not word.isalpha()
         or (lowered.endswith("ed") and not lowered.endswith("eed"))
+        # A chat abbreviation ("I wfh", "I dm them"): no vowel, no verb to inflect.
+        or not re.search(r"[aeiouy]", lowered)
     ):
         return match.group(0)  # not a verb, or one in the past tense ("moved")
     if lowered == "have":
