@@ -14,6 +14,7 @@ from everbot_memory.core.candidate import Candidate
 from everbot_memory.extract.rules import RuleExtractor, judged, statement
 from everbot_memory.extract.rules.dates import resolve_date
 from everbot_memory.extract.rules.extractor import _selected_category
+from everbot_memory.extract.rules.updates import changed_memories
 from everbot_memory.extract.rules.wording import about_the_user, corrected, third_person
 
 TODAY = date(2026, 4, 8)  # a Wednesday
@@ -1899,3 +1900,16 @@ def test_forget_requests_by_topic_and_asked_in_chinese(
     from everbot_memory.extract.rules.updates import forget_request
 
     assert forget_request(said, known) == target
+
+
+def test_a_breakup_said_in_chinese_retires_the_partner_and_sharing_a_case_does_not() -> None:
+    known = [("k1", "用户有女朋友，叫小雅。"), ("k2", "用户是UI设计师。")]
+    assert changed_memories("最近也没啥事 跟小雅分了 正好有时间弄简历", known) == ("k1",)
+    assert changed_memories("周末跟小雅分了一箱啤酒", known) == ()
+
+
+def test_a_friends_plan_told_in_chinese_is_no_memory_of_the_users() -> None:
+    found = RuleExtractor().extract(
+        [{"role": "user", "content": "我一个朋友想去日本读语言学校 然后考修士"}]
+    )
+    assert found == []

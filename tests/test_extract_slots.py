@@ -53,6 +53,7 @@ KNOWN = [
         ("first week at halcyon done and my brain is fried lol", ["job"]),
         ("搬到天津快一个月了 现在每周坐城际去南京上三天班 其他两天远程", ["zhome"]),
         ("上周刚入职字节 leader让我写个双月OKR", ["zjob"]),
+        ("印象笔记最近卡得要死 已经全搬到obsidian了", ["znotes"]),
     ],
 )
 def test_a_new_value_said_as_the_present_retires_the_old(said: str, retired: list[str]) -> None:

@@ -497,7 +497,8 @@ _SOMEONE_ELSE = re.compile(
     r"co-worker|colleague|boss|manager|brother|sister|cousin|neighbou?r|roommate|flatmate|"
     r"classmate|aunt|uncle|brother-in-law|sister-in-law|teammate|team mate|team lead|tech lead|"
     r"intern|new hire|landlord|landlady|mentor|client|customer)s?\b(?!'s name)"
-    r"|^(?:笑死|哈哈+|唉|对了)?[，, ]*(?:我|我们)(?:的)?(?:朋友|同事|领导|老板|上司|妹妹?|姐姐?|哥哥?|弟弟?|"
+    r"|^(?:笑死|哈哈+|唉|对了)?[，, ]*(?:我|我们)(?:的)?(?:一个|一位|有个|有一个|有位|两个|几个)?"
+    r"(?:好)?(?:朋友|同事|领导|老板|上司|妹妹?|姐姐?|哥哥?|弟弟?|"
     r"表[哥姐弟妹]|堂[哥姐弟妹]|室友|邻居|同学|舍友|楼下|隔壁)",
     re.I,
 )

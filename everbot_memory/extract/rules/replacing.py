@@ -237,7 +237,7 @@ def _switched_from(said: str, names: set[str]) -> bool:
 # "a new school", what it names stays behind.
 _SWITCHED = re.compile(
     r"\b(?:switch\w*|swapp?\w*|replac\w*|instead|converted|migrat\w*|moved (?:over )?to)\b"
-    r"|转|换成|换了|改用|改成|迁",
+    r"|转|换成|换了|改用|改成|迁|搬(?:到|去|进)了?\s*(?=[A-Za-z])",
     re.I,
 )
 

@@ -383,7 +383,10 @@ _NOW_TOOL = re.compile(
     r"rewrote|rewritten|rewriting|ported|traded (?:in )?(?:\w+ ){0,3}for|caved and got|(?:i|we)(?:'ve| have)? been (?:using|on|living in|writing))\b"
     r"|新提|提了(?:一?辆|台)|提车|新买的?|入手了?|一直(?:在)?用|(?:最近|现在|如今|目前)(?:(?![不没别想])[\u4e00-\u9fff]){0,4}?(?:都|全|一直)?(?:在)?用|天天用|重写|全部迁|"
     r"换成|换到|换了|改用|改成|现在用|现在都用|现在全|全换|迁到|迁移到|转到|转投|卸了|不用了|已经不用|导进|迁进|"
-    r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到|转(?:到|投|用|去)?\s*(?=[A-Za-z])",
+    r"弃坑|入坑|投奔|用上了|换用|导到|导入到|迁移到|转(?:到|投|用|去)?\s*(?=[A-Za-z])"
+    # Work moved over to a tool named in Latin letters ("已经全搬到obsidian了"); a town is
+    # written in Chinese.
+    r"|(?:全|都|全部|已经)?搬(?:到|去|进)了?\s*(?=[A-Za-z])",
     re.I,
 )
 # A tool said to be left: a value after one of these is the old one ("switched from Vim to

@@ -76,7 +76,7 @@ _CHANGE = re.compile(
     r"no longer|not anymore|never going back|instead of|replaced|gave up|retired|graduated|"
     r"defended|divorced|broke up|off \w+ (?:to|onto))\b"
     r"|搬|离职|辞职|离开了?|从\w{1,8}出来了|换了|换成|改用|再也不|迁到|迁移|卸了|不再|不用了|已经不|调到|"
-    r"调去|转到|放弃|退了|不吃素",
+    r"调去|转到|放弃|退了|不吃素|分手|(?:跟|和)[\u4e00-\u9fff]{1,4}分了(?=$|[\s，,。！!~]|啊|呀|哈|吧)|离婚|离了婚",
     re.I,
 )
 _WEAK_CHANGE = re.compile(
