@@ -1,6 +1,6 @@
 """Secret redaction on the corpus: every format redacted, no ordinary sentence touched.
 
-Run: python benchmarks/eval_secrets.py [--verbose] [--split dev|test|heldout|all]
+Run: python benchmarks/eval_secrets.py [--verbose] [--split dev|test|heldout|all] [--corpus F]
      python benchmarks/eval_secrets.py --real [--every N] [--verbose]
      python benchmarks/eval_secrets.py --worst [--repeat N]
 
@@ -43,9 +43,11 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 _TEXT_FILES = (".py", ".md", ".txt", ".rst", ".json", ".toml", ".cfg")
 
 
-def cases(split: str = "all") -> tuple[list[tuple[str, str, str]], list[dict[str, str]]]:
+def cases(
+    split: str = "all", corpus: Path = CORPUS
+) -> tuple[list[tuple[str, str, str]], list[dict[str, str]]]:
     """(name, secret, sentence) for each secret in each context, and the ordinary sentences."""
-    data = json.loads(CORPUS.read_text(encoding="utf-8"))
+    data = json.loads(corpus.read_text(encoding="utf-8"))
     secrets = [
         (item["name"], "".join(item["parts"]), context.replace("{secret}", "".join(item["parts"])))
         for item in data["secrets"]
@@ -135,6 +137,9 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=1, help="with --real: every Nth file")
     parser.add_argument("--worst", action="store_true", help="time texts made to be slow")
     parser.add_argument("--repeat", type=int, default=3, help="with --worst: runs of each")
+    parser.add_argument(
+        "--corpus", type=Path, default=CORPUS, help="a set kept outside the repository"
+    )
     args = parser.parse_args()
     if args.worst:
         worst(args.repeat)
@@ -143,7 +148,7 @@ def main() -> None:
         real(args.every, args.verbose)
         return
     for split in ("dev", "test", "heldout") if args.split == "all" else (args.split,):
-        secrets, ordinary = cases(split)
+        secrets, ordinary = cases(split, args.corpus)
         missed = Counter(
             name for name, secret, text in secrets if leaked(secret, redact(text).text)
         )

@@ -142,6 +142,15 @@ def test_a_hand_added_secret_entry_is_dropped_at_save_and_reported(tmp_path: Pat
 
 
 ORDINARY = [
+    # Near the rules for codes, answers and cookies, with no value in them
+    "我忘了密保答案是什么了",
+    "密保答案是我小学的名字吗",
+    "enter 2026 at the top of the form",
+    "the door opens with a push",
+    "For the bank security question I put my first pet",
+    "backup codes are in my drawer",
+    "stop keeping score, we both know I lost",
+    "the session ended early, so the user went home",
     # Chinese
     "用户喜欢简洁的代码风格，不喜欢过多注释",
     "用户每天早上 9 点查看 A 股行情，关注新能源板块",

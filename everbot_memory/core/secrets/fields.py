@@ -80,7 +80,11 @@ _START = (
     r"|(?-i:(?<=[A-Z0-9])(?=(?:PASSWORD|PASSWD|PASSPHRASE|PWD|SECRET|TOKEN)\b))"
     r"|(?=[\u3400-\u9fff]))"
 )
-_STRONG = r"pass(?:word|wd|phrase)|pwd|pw|密码|口令"
+# ("wifi pass is X": "pass" alone is a bus's or a boarding pass, named by what it opens.)
+_STRONG = (
+    r"pass(?:word|wd|phrase)|pwd|pw|密码|口令"
+    r"|(?:wi-?fi|wlan|network|router|login|account|e-?mail|laptop|computer|phone)\s+pass(?![\w-])"
+)
 # What else opens a door or an account: a code, a combination, a key that unlocks a vault or a
 # disk, the answer to a security question. Their values are checked as a password's, and only
 # after "is", ":" or the like (never a bare value: "the gate code changed").
@@ -103,7 +107,10 @@ _OPENS = (
     r"activation|bitlocker)\s+key|"
     r"security\s+(?:question\s+)?answer|answer\s+to\s+(?:my|the)\s+security\s+question|"
     r"secret\s+answer|memorable\s+(?:word|answer)|"
-    r"门禁(?:密码|码)?|密保(?:答案)?|安全问题(?:的)?答案|激活码|序列号|开锁码"
+    r"(?:recovery|backup|2fa|two-factor)\s+codes?|"
+    r"security\s+question[^\n]{0,80}?\banswer|"
+    r"门禁(?:密码|码)?|密保问题[^，。,\n]{0,20}?答案|密保(?:答案)?|安全问题(?:的)?答案|激活码|序列号|"
+    r"开锁码|无线网(?:络)?(?:密码)?|无线密码"
 )
 _WEAK = (
     r"apikey|api[_ -]key|secret|token|key|pat|credentials?|"
@@ -132,14 +139,20 @@ _CONNECTOR = (
     r"|unchanged|as\s+follows|the\s+following|this|below)\s*[:：]"
     r"|[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?"
     r"|\s+(?:[—–]|-{1,2})|\?"
-    r"|\s*(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|变成了?)))"
+    r"|\s*(?:我|已经|我已经|都)?\s*(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|"
+    r"变成了?|填的|填了|填成了?|写的)))"
 )
 
 
 def _labelled(labels: str, bare: bool = True) -> str:
     """A label, how the value is joined to it (or, with ``bare``, only a space), then the
     value: a word, or what stands between quotes (spaces and all)."""
-    join = rf"(?:{_CONNECTOR}|(?P<bare>[ \t]+))" if bare else rf"(?:{_CONNECTOR})(?P<bare>(?!))?"
+    # (After a Chinese label the value may follow it with no space: "支付密码429955".)
+    join = (
+        rf"(?:{_CONNECTOR}|(?P<bare>[ \t]+|(?<=[码令])(?=[A-Za-z0-9])))"
+        if bare
+        else rf"(?:{_CONNECTOR})(?P<bare>(?!))?"
+    )
     return rf"(?i){_START}(?:{labels}){join}[ \t]*{_QUOTE}{_VALUE}"
 
 
@@ -205,6 +218,12 @@ def _typed_value(match: re.Match[str]) -> bool:
 _DESCRIBING_NAME = re.compile(
     r"(?i)the|a|an|not|also|unknown|private|secret|hidden|different|same|on|in|at|used|"
     r"required|needed|asked|listed|written|stored|what|which|why|how|common|\w+(?:ed|ing|ly)"
+)
+
+
+# What stands first in a security answer that only describes it ("I put my first pet").
+_DESCRIBING_ANSWER = re.compile(
+    r"(?i)my|your|his|her|their|our|something|some|nothing|whatever|it|that|this|same"
 )
 
 
@@ -381,9 +400,12 @@ FIELDS: tuple[Rule, ...] = (
         "seed-phrase",
         "seed recovery mnemonic phrase 助记词",
         r"(?i)(?:(?:seed|recovery|mnemonic|backup|secret\s+recovery)\s+(?:phrase|words)|"
-        r"mnemonic|助记词)(?:[^\n:：=]{0,30}?[:：=]|\s+(?:is|are|was)|\s*[是为])\s*[\"'“]?"
-        r"(?P<secret>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8})(?![a-z])",
-        lambda m: len(m["secret"].replace(",", " ").split()) in (12, 15, 18, 21, 24),
+        r"mnemonic|助记词)(?:[^\n:：=]{0,30}?[:：=]|\s+(?:is|are|was)|\s*[是为]"
+        r"|\s+(?=(?:[\u4e00-\u9fff]\s+){11}))\s*[\"'“]?"
+        r"(?P<secret>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8}(?![a-z])"
+        # Chinese wordlists are single characters: "动 他 不 所 能 主 经 们 大 学 对 这".
+        r"|(?:[\u4e00-\u9fff][\s,，]+){11,23}[\u4e00-\u9fff](?![\u4e00-\u9fff]))",
+        lambda m: len(re.split(r"[\s,，]+", m["secret"])) in (12, 15, 18, 21, 24),
         short=True,
     ),
     # A card's security code, always named ("CVV 428", "安全码 913"); American Express calls
@@ -459,7 +481,8 @@ FIELDS: tuple[Rule, ...] = (
     field("password", "pass pwd pw 密码 口令", _labelled(_STRONG), _after_password, short=True),
     field(
         "password",
-        "wifi wi-fi wlan code combination key answer memorable 门禁 密保 答案 激活码 序列号 开锁码",
+        "wifi wi-fi wlan code combination key answer memorable "
+        "门禁 密保 答案 激活码 序列号 开锁码 无线",
         _labelled(_OPENS, bare=False),
         # Not a wifi QR code's next field ("WIFI:T:WPA;"): the rule above reads that one.
         lambda m: _after_password(m) and re.match(r"[A-Za-z]:", m["secret"]) is None,
@@ -471,6 +494,77 @@ FIELDS: tuple[Rule, ...] = (
         _labelled(_CODES, bare=False),
         lambda m: _after_password(m) and any(c.isdigit() for c in m["secret"]),
         short=True,
+    ),
+    # The answer to a security question, whatever words it is: "Security question: What
+    # school did you attend? Answer: Brightwater Elementary", "密保答案填的王玉芬".
+    field(
+        "password",
+        "security answer",
+        r"(?i)(?:(?:security\s+question[^\n]{0,80}?\banswer|answer\s+to\s+(?:my|the)\s+security"
+        r"\s+question)(?:\s+(?:is|was)|\s*[:：=])"
+        # "for the bank's security question 'first school' I put Brightwater Elementary".
+        r"|security\s+question[^\n]{0,80}?\bI\s+(?:put|used|wrote|entered|typed|gave))"
+        r"\s*[\"'“]?(?P<secret>[^.,;!?\n\"'”]{2,40}?)"
+        r"[\"'”]?(?=[.,;!?\n]|$)",
+        lambda m: (
+            _DESCRIBING_NAME.fullmatch(m["secret"].split()[0]) is None
+            and _DESCRIBING_ANSWER.fullmatch(m["secret"].split()[0]) is None
+        ),
+        short=True,
+    ),
+    field(
+        "password",
+        "密保 安全问题",
+        r"(?:密保(?:问题[^，。,\n]{0,20}?)?答案|安全问题(?:的)?答案)(?:是|为|填的|填了|写的|[:：])\s*"
+        # (Not a question about it, nor what it is described as: "我忘了密保答案是什么了",
+        # "密保答案是我妈的名字".)
+        r"(?P<secret>(?!什么|啥|多少|哪|谁|几|忘|不记得|我|你|他|她|一个|这|那)"
+        r"[\u4e00-\u9fffA-Za-z0-9]{2,12})(?![\u4e00-\u9fff]*[吗呢么？?])",
+        lambda m: True,
+        short=True,
+    ),
+    # A code said by what it does: "punch in 2324 at the keypad", "the lockbox opens with
+    # 11-05-21", "2FA backup code 8a97e-178bc — use it if ...".
+    field(
+        "password",
+        "keypad key pad panel lock",
+        r"(?i)\b(?:punch|key|type|tap|enter)(?:\s+in)?\s+(?P<secret>\d{4,8}#?)\s+(?:at|on|into)\s+"
+        r"(?:the\s+)?(?:[\w-]+\s+)?(?:keypad|key\s?pad|panel|lock|pad)\b",
+        lambda m: len(set(m["secret"])) > 1,
+        short=True,
+    ),
+    field(
+        "password",
+        "opens with",
+        r"(?i)\b(?:lockbox|lock\s?box|key\s?safe|safe|padlock|lock|door|gate)\b[^.\n]{0,40}?\bopens?\s+"
+        r"with\s+(?P<secret>\d[\d-]{2,10}\d)(?![\w-])",
+        lambda m: len(set(m["secret"].replace("-", ""))) > 1,
+        short=True,
+    ),
+    field(
+        "password",
+        "backup code recovery code 2fa two-factor",
+        r"(?i)\b(?:recovery|backup|2fa|two-factor)\s+codes?\s+"
+        r"(?P<secret>[A-Za-z0-9]{4,10}-[A-Za-z0-9]{4,10})(?![\w-])",
+        lambda m: any(c.isdigit() for c in m["secret"]),
+        short=True,
+    ),
+    # A code's digits right after its name: "gate code 828705, leave the box on the porch"
+    # ("the gate code changed" holds none).
+    field(
+        "password",
+        "code combination",
+        rf"(?i){_START}(?:{_CODES})\s+(?P<secret>\d{{4,8}}#?)(?![\w:/.-]|\s*(?:[年月日号点]|am|pm))",
+        lambda m: len(set(m["secret"])) > 1,
+        short=True,
+    ),
+    # A session cookie: whoever holds it is logged in ("Cookie: sessionid=...").
+    field(
+        "secret",
+        "session sessid sid=",
+        r"(?i)(?<![A-Za-z0-9_])(?:session_?id|sessid|phpsessid|jsessionid|connect\.sid|sid|"
+        r"_session|session(?:_token|_key)?)=(?P<secret>[A-Za-z0-9%._~+/-]{16,})",
+        lambda m: token_value(m["secret"]),
     ),
     # The password said before its label: "I use Lk-2290! as the password for everything".
     # The value must look typed (a digit or a symbol, or letters mixed at random): "I use

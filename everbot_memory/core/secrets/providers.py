@@ -169,6 +169,12 @@ PROVIDERS: tuple[Rule, ...] = (
         r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}",
     ),
     token("1password-token", "ops_eyj", r"ops_eyJ[A-Za-z0-9+/=_-]{50,}"),
+    # The Secret Key of a 1Password account: "A3-", six groups.
+    token(
+        "1password-secret-key",
+        "a3-",
+        r"A3-[A-Z0-9]{6}-[A-Z0-9]{5,6}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+    ),
     token("pulumi-token", "pul-", r"pul-[a-f0-9]{40}"),
     token("supabase-token", "sbp_ sb_secret_", r"sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,}"),
     token("planetscale-token", "pscale_", r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_.=-]{32,64}"),
@@ -232,6 +238,13 @@ PROVIDERS: tuple[Rule, ...] = (
     ),
     token("slack-token", "xox", r"xox(?:[abposer]|e\.xox[bp])-[A-Za-z0-9-]{10,}"),
     token("slack-app-token", "xapp-", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
+    # Mercado Pago's access token: APP_USR- (or TEST-), the app's number, a date, a hex run and
+    # the user's number.
+    token(
+        "mercadopago-access-token",
+        "app_usr- test-",
+        r"(?:APP_USR|TEST)-\d{12,19}-\d{6}-[0-9a-f]{32}-\d{6,12}",
+    ),
     token("stripe-key", "sk_ rk_", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
     token("stripe-webhook-secret", "whsec_", r"whsec_[A-Za-z0-9+/=]{24,}"),
     token("square-token", "sq0 eaaa", r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}|EAAA[A-Za-z0-9_-]{60}"),
