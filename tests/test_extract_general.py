@@ -429,6 +429,11 @@ KNOWN_TO_FORGET = [
         ("first, forget that i'm planning the peru trip, my phone gets checked lol", "k1"),
         ("one more thing: please delete my phone number", "k2"),
         ("could you stop keeping my phone number on file?", "k2"),
+        # What was just said taken back, a topic dropped, a fresh start asked for: no memory.
+        ("actually forget that, let's plan the peru trip instead", None),
+        ("ok first forget the therapist stuff, just help me with this email", None),
+        ("stop keeping score lol, we both know i lost the hike", None),
+        ("first, forget everything you know about peru and explain it from scratch", None),
     ],
 )
 def test_forget_requests_said_in_passing(said: str, target: str | None) -> None:
@@ -1906,6 +1911,8 @@ def test_a_breakup_said_in_chinese_retires_the_partner_and_sharing_a_case_does_n
     known = [("k1", "用户有女朋友，叫小雅。"), ("k2", "用户是UI设计师。")]
     assert changed_memories("最近也没啥事 跟小雅分了 正好有时间弄简历", known) == ("k1",)
     assert changed_memories("周末跟小雅分了一箱啤酒", known) == ()
+    assert changed_memories("房租跟小雅分了，一人一半", known) == ()
+    assert changed_memories("剩下的披萨我跟小雅分了", known) == ()
 
 
 def test_a_friends_plan_told_in_chinese_is_no_memory_of_the_users() -> None:

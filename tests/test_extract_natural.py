@@ -838,6 +838,13 @@ def test_who_the_user_is_said_as_the_standpoint_of_a_question(said: str, memory:
         "what should I do in the first week as a new homeowner",
         "purely hypothetically, if i moved to canada, as a nurse would express entry be faster",
         "如果作为一个程序员 你会怎么选",
+        # A part given to the assistant, someone else's, or one played for a moment.
+        "as a lawyer, what would you advise here?",
+        "my brother, as a pilot, flies every week",
+        "你现在作为一名营养师 给我制定一个食谱",
+        "我老公作为一个程序员 天天加班",
+        "作为第三者 我不好说",
+        "作为消费者我觉得这个不合理",
     ],
 )
 def test_a_standpoint_of_another_time_person_or_supposition_is_not_the_users(said: str) -> None:
@@ -881,13 +888,31 @@ def test_a_sentence_ending_in_me_u_or_ok_ends_there() -> None:
             "i teach 4th grade and need to email parents about our field trip on march 12.",
             "The user teaches 4th grade.",
         ),
-        # A reaction before the user's news ("ok so since i ..."), and an abbreviation that is
-        # no verb to inflect ("the user wfhs").
+        # An abbreviation is no verb to inflect ("the user wfhs").
         (
-            "ok so since i wfh full time now i can take dishes every day",
-            "Since the user wfh full time now the user can take dishes every day.",
+            "i wfh full time now so i can take the dishes every day",
+            "The user wfh full time now so the user can take the dishes every day.",
         ),
     ],
 )
 def test_the_users_news_after_a_reaction_and_before_a_task(said: str, memory: str) -> None:
     assert memory in [content for _, content, _, _ in _close([said])]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["i signed up for spam by accident", "i signed up for a free trial and forgot to cancel"],
+)
+def test_signing_up_for_a_newsletter_or_a_trial_is_no_experience(said: str) -> None:
+    assert not any(category == "experience" for category, _, _, _ in _close([said]))
+
+
+def test_a_request_for_a_document_keeps_what_the_user_says_after_it() -> None:
+    found = _close(["i need a bio for my website, i'm a freelance photographer based in bristol"])
+    assert any("photographer" in content for _, content, _, _ in found)
+
+
+def test_code_in_backticks_is_not_rewritten_about_the_user() -> None:
+    assert about_the_user("i always write `for i in items:` instead of indexing") == (
+        "The user always writes `for i in items:` instead of indexing."
+    )

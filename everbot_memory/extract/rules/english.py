@@ -245,7 +245,8 @@ def _en_rules() -> list[Rule]:
         (
             # What the user teaches: "i teach 4th grade", "I teach high school chemistry".
             r(
-                r"^I (?:currently |still |now )?teach ((?:\w+ ){0,3}?(?:grade|school|class|classes|"
+                r"^I (?:currently |still |now )?teach (?!myself|my |me |him |her |them |us )"
+                r"((?:\w+ ){0,3}?(?:grade|school|class|classes|"
                 r"kindergarten|preschool|chemistry|physics|biology|math|maths|english|history|"
                 r"art|music|science|spanish|french|german|esl|yoga|piano|guitar|swimming|"
                 r"at (?:a|an|the) [\w ]{3,30}))$"
@@ -261,7 +262,13 @@ def _en_rules() -> list[Rule]:
                 r"^(?:(?:so|and|also|ok|okay|well|btw|my news is|big news|news)[,:]?\s+)?"
                 r"(?:I|I've|I have|just)(?: just| finally| officially| actually)? "
                 r"(signed up for|registered for|enrolled in) "
-                r"((?:the|a|an|my|our) [\w' -]{3,50}?|[\w' -]{3,50}?)(?=$|[,.!;]| so | and | but | because )"
+                # An event, a course or a club, not a newsletter, a trial or "it".
+                r"((?:(?:the|a|an|my|our|another|two|three|\d+) )?(?:[\w'-]+ ){0,3}?"
+                r"(?:race|marathon|half|10k|5k|triathlon|ultra|class|classes|course|courses|program|"
+                r"programme|workshop|league|team|club|lessons|bootcamp|camp|conference|tour|"
+                r"competition|tournament|challenge|retreat|ride|trek|hike|swim|degree|mba|"
+                r"certification|exam)(?: (?:in|at|on|this|next) [\w' -]{2,30}?)?)"
+                r"(?=$|[,.!;]| so | and | but | because | i )"
             ),
             "experience",
             "medium",

@@ -85,7 +85,7 @@ _CLAUSE_END = re.compile(
     r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:[Ii]|my|we)\b)|[:：]\s*(?=(?:[Ii]|my|we)\b)"
     # What the user has to do next, its subject dropped ("i teach 4th grade and need to email
     # the parents").
-    r"|\s+and\s+(?=(?:need|have|got|gotta|want) to\b)"
+    r"|\s+and\s+(?=(?:need|have|got|gotta) to\b)"
     r"|,\s*(?:so|because|since|but)\s+|，(?=我)"
     # A request, then the user's reason with no stop between ("nothing with dill pls i
     # genuinely hate dill").
@@ -681,7 +681,9 @@ def _fold_endings(found: list[Candidate], start: int) -> None:
 _AS_IDENTITY_EN = re.compile(
     # (Opening the sentence or a clause of its own: "what should I do in the first week as a
     # new homeowner" asks, and tells no more than the sentence does.)
-    r"(?:^|[,;:]\s*|\b(?:but|and|so|because|cause|cuz|since|also)\s+)"
+    # ("my brother, as a pilot, flies every week" is the brother's: no comma before it.)
+    r"(?:^(?:(?:ok|okay|so|well|honestly|tbh|btw|and|but|also|like)[, ]+)*|"
+    r"\b(?:but|and|so|because|cause|cuz|since|also)\s+)"
     r"as an? ((?:(?:new|first[- ]time|single|working|stay[- ]at[- ]home|full[- ]time|"
     r"part[- ]time|junior|senior|retired|lifelong|strict|longtime|long[- ]time|type [12]|"
     r"registered|certified|self[- ]employed|solo|small) )*(?:vegetarian|vegan|pescatarian|celiac|"
@@ -695,10 +697,15 @@ _AS_IDENTITY_EN = re.compile(
     r"(?=[,\s])(?![,\s]*(?:my|our|his|her|he|she|they|their|your|you|a|an|the)\b)",
     re.I,
 )
+# (Opening the sentence, the user's own words: "我老公作为一个程序员", "你现在作为一名营养师",
+# "以前作为学生的时候" are someone else's, the assistant's, or past.)
 _AS_IDENTITY_ZH = re.compile(
-    r"(?<!如果)(?<!假如)(?<!要是)作为(?:一个|一名|一位|一枚|个)?"
-    r"(?P<who>(?!过来人|外人|旁观者|局外人|男人|女人|家长代表)[\u4e00-\u9fff]{1,5}?"
-    r"(?:者|员|师|生|宝妈|妈妈|奶爸|爸爸|党|族|控|病人|患者|选手))(?=[\s，,的我])"
+    r"^(?:(?:我|本人|其实|说实话|说真的|嗯|哈哈|唉|毕竟|我也是)[，, ]*)*作为(?:一个|一名|一位|一枚|个)?"
+    # (Not a part one plays for a moment: a buyer, a victim, a reader.)
+    r"(?P<who>(?!过来人|外人|旁观者|局外人|第三者|路人|男人|女人|家长代表|消费者|受害者|当事人|顾客|乘客|"
+    r"买家|卖家|用户|观众|读者|听众|新人)[\u4e00-\u9fff]{0,5}?"
+    r"(?:者|员|师|生|宝妈|妈妈|奶爸|爸爸|党|族|控|病人|患者|选手))"
+    r"(?=[\s，,的我])(?![^，,。！？\s]*的时候)(?![\s，,]*(?:他|她|你|他们|她们|我们家))"
 )
 # What makes the standpoint no one's now: a time gone by, a supposition.
 _AS_ONCE = re.compile(
@@ -711,8 +718,12 @@ def _identity(said: str) -> Candidate | None:
     if HYPOTHETICAL.search(said) or _AS_ONCE.search(said):
         return None
     english = _AS_IDENTITY_EN.search(said)
-    if english is not None and re.search(
-        r"\b(?:if|whether|hypothetically|suppose|imagine)\b", said[: english.start()], re.I
+    if english is not None and (
+        re.search(
+            r"\b(?:if|whether|hypothetically|suppose|imagine)\b", said[: english.start()], re.I
+        )
+        # "as a lawyer, what would you advise?": a part given to the assistant.
+        or re.search(r"\b(?:you|your|you're|u)\b", said, re.I)
     ):
         return None
     if english is not None:

@@ -505,7 +505,7 @@ _SOMEONE_ELSE = re.compile(
     # A partner's news is theirs, unless the user is in it ("my wife and I moved").
     r"|\bmy (?:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)\b(?! and (?:i|me)\b)"
     # ("其他两天远程": "the other two days", no one's.)
-    r"|(?<!其)他|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学"
+    r"|(?<!其)他|其他(?:人|同事|几个|的人|组|部门|团队|公司|家|同学|朋友)|她|朋友|同事|领导|老板|妹|姐|哥|弟|爸|妈|父母|室友|邻居|同学"
     r"|(?<!我和)(?<!我跟)(?:老公|老婆|媳妇|男朋友|女朋友|对象)(?![和跟]我)",
     re.I,
 )
@@ -731,55 +731,6 @@ _HOME_LOWER = re.compile(
     r"(?:my|our) (?:new )?(?:place|flat|apartment|house|condo) (?:here )?in)"
     r" (?P<l>(?-i:[a-z]{4,}))\b(?! (?:of|for|with)\b)",
     re.I,
-)
-# A new workplace typed in lower case, after words that say it is one ("first week at monzo
-# done", "started working at figma"): only these, a lower-case word after "joined" or "at" is
-# as often a gym, an app or a time.
-_EMPLOYER_LOWER = re.compile(
-    r"\b(?:first (?:day|week|month|paycheck|payslip) (?:at|from)|(?:my )?new job (?:at|with)|"
-    r"(?:i|i've|i have|just|finally) started working (?:at|for)|got hired (?:at|by)|"
-    r"onboarding at|(?:accepted|took|signed) (?:the|an|their) offer (?:from|at))"
-    r" (?P<l>(?-i:[a-z][a-z0-9&.-]{2,}))\b(?! (?:of|for|with|to)\b)",
-    re.I,
-)
-_NOT_EMPLOYERS = frozenset(
-    [
-        "a",
-        "all",
-        "an",
-        "another",
-        "camp",
-        "college",
-        "dawn",
-        "daycare",
-        "first",
-        "gym",
-        "her",
-        "his",
-        "home",
-        "kindergarten",
-        "last",
-        "least",
-        "lunch",
-        "midnight",
-        "my",
-        "new",
-        "night",
-        "noon",
-        "once",
-        "one",
-        "our",
-        "preschool",
-        "school",
-        "some",
-        "that",
-        "the",
-        "their",
-        "this",
-        "uni",
-        "university",
-        "work",
-    ]
 )
 _NOT_PLACES = frozenset(
     [
@@ -1060,7 +1011,7 @@ def new_values(said: str) -> list[NewValue]:
                     ):
                         continue
                     if re.match(
-                        r"^(?:周[末日六一二三四五]|[每今明后昨前当]天|天天|年[底初]|月[底初])",
+                        r"^(?:周[末日六一二三四五边围]|[每今明后昨前当]天|天天|天[亮黑台一]|年[底初]|月[底初])",
                         value,
                     ):
                         continue
@@ -1093,12 +1044,6 @@ def new_values(said: str) -> list[NewValue]:
                 if not _SOMEONE_ELSE.search(clause[: match.start()]):
                     found.append(NewValue("role", match.group("r").strip(), "fact"))
         if not chinese:
-            for match in _EMPLOYER_LOWER.finditer(clause):
-                place = match.group("l").rstrip(".")
-                if place.casefold() not in _NOT_EMPLOYERS and not _SOMEONE_ELSE.search(
-                    clause[: match.start()]
-                ):
-                    found.append(NewValue("employer", place.capitalize(), "fact"))
             for match in _HOME_LOWER.finditer(clause):
                 place = match.group("l")
                 if place.casefold() not in _NOT_PLACES and not _SOMEONE_ELSE.search(

@@ -62,15 +62,16 @@ NOT_ABOUT_USER = re.compile(
     r" (?:me|us|it|this|that|these|a|an|the|my|our|some)\b"
     # A reaction, unless the user's own news follows it ("ok I'm doing a surprise dinner...").
     r"|^(?:lol|haha|ok|okay|cool|nice|great|thanks|thank you|thx|sure|yes|yeah|yep|no|nope|hmm)\b"
-    r"(?![\s,.!]*(?:(?:so|and|but|btw|anyway)[\s,]+)?(?:(?:since|because|cause|now that)\s+)?"
-    r"(?:i|i'm|im|i've|i'll|my|we're|we've)\b)"
+    r"(?![\s,.!]*(?:(?:so|and|but|btw|anyway)[\s,]+)?(?:i|i'm|im|i've|i'll|my|we're|we've)\b)"
     # Something asked of the assistant by what it is to write ("need a gluten free meal prep
     # plan for the week", "i need a toast for my sister's wedding").
     r"|^(?:(?:ok|okay|so|hi|hey|also)[, ]+)?(?:i )?(?:need|want|looking for) (?:a|an|some|the|"
     r"\d+|two|three) (?:[\w'-]+ ){0,5}?(?:plan|list|recipe|recipes|email|message|script|template|"
     r"name|names|ideas?|summary|outline|draft|letter|caption|toast|speech|itinerary|schedule|"
     r"workout|routine|menu|checklist|cover letter|bio|post|text|reply|response|prompt)s?\b"
-    r"(?! (?:is|was|has|are)\b)"
+    # (Alone: "i need a bio for my website, i'm a photographer in bristol" goes on to say who
+    # the user is, and is read whole.)
+    r"(?! (?:is|was|has|are)\b)(?=[^,;，；]*$)"
     r"|帮我|帮忙|麻烦你?|请你?|你能|能不能|可不可以|给我(?![妈爸们家哥姐弟妹老爷奶外婆公儿女])|把这|翻成|推荐|在线等"
     r"|^(?:知道|好的|好吧|行|嗯|哈哈|卧槽|可以了|收到|谢谢|感谢)",
     re.I,
@@ -91,7 +92,7 @@ ASKS = re.compile(
     # The same after the standpoint it is asked from ("as a type 1 diabetic what snacks are
     # safe", "for my 6 year old which bike size", "in pandas how do i pivot").
     r"|^(?i:(?:as an? [\w' -]{2,40}?|for (?:my|our|a|an) [\w' -]{2,30}?|in [\w.+#-]+),?\s+"
-    r"(?:what|how|why|where|which|who|is there|are there|should i|can i|do i|is it)\b)"
+    r"(?:what|how|where|which|is there|are there|should i|can i|do i|is it)\b)"
     r"|[?？]|^(?:有没有|有啥|怎么|咋|为啥|为什么|是不是|要不要|能否|哪里|哪个|哪家|如何)|(?:吗|么|呢|来着)[。！!~～]?$"
     r"|为啥|为什么|会不会|能不能|是不是|要不要|有没有|咋整|咋办|怎么办|怎么弄|怎么回事"
     r"|多久|多长时间|多远|几个小时|多少钱|哪(?:趟|班|款|种|位|一个|一家|一款)|哪里好|哪儿好|去哪"
@@ -169,7 +170,7 @@ def statement(said: str) -> str:
 
 _LEAD_IN_EN = re.compile(
     r"^(?:(?:also|and|so|oh|btw|by the way|actually|well|ok|okay|hi|hello|hey|big news"
-    r"|quick one|fyi)[,:! ]+)+",
+    r"|quick one|fyi|heads up|just so you know|fwiw)[,:! ]+)+",
     re.I,
 )
 

@@ -20,7 +20,8 @@ __all__ = ["changed_memories", "forget_request"]
 _FORGET = re.compile(
     r"\b(?:forget|drop|delete|remove|erase|scrap|scratch|get rid of|ignore what|don'?t keep|"
     r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me|nvm|"
-    r"stop (?:keeping|saving|tracking|storing)|quit (?:keeping|saving|storing)|don'?t save|"
+    r"(?:stop|quit) (?:keeping|saving|tracking|storing)(?= (?:my|that|this|it|those|these|what)\b)|"
+    r"don'?t save|"
     r"never ?mind|wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store|"
     r"(?:don'?t|no) need to (?:keep|remember|store)|rather you didn'?t (?:remember|keep|store)|"
     # "you don't need my old address on file anymore".
@@ -34,7 +35,7 @@ _FORGET = re.compile(
     r"|清掉|清除|清空|作废|抹掉|划掉|撤掉|拿掉|别留|不用留|不要留"
     # "能把那条删了不": asked of the memory, not told ("我把app删了") or asked of a post
     # ("那条朋友圈可以删了吗").
-    r"|(?:能|可以|帮我|麻烦你?|你)把(?:那条|这条|它|这个|那个)(?:记录|信息)?删了",
+    r"|(?<!我)(?:能|可以|帮我|麻烦你?|你)把(?:那条|这条)(?:记录|信息)?删了",
     re.I,
 )
 # The speaker forgetting something ("I always forget that coffee...", "我老是忘记...") asks
@@ -76,7 +77,10 @@ _CHANGE = re.compile(
     r"no longer|not anymore|never going back|instead of|replaced|gave up|retired|graduated|"
     r"defended|divorced|broke up|off \w+ (?:to|onto))\b"
     r"|搬|离职|辞职|离开了?|从\w{1,8}出来了|换了|换成|改用|再也不|迁到|迁移|卸了|不再|不用了|已经不|调到|"
-    r"调去|转到|放弃|退了|不吃素|分手|(?:跟|和)[\u4e00-\u9fff]{1,4}分了(?=$|[\s，,。！!~]|啊|呀|哈|吧)|离婚|离了婚",
+    r"调去|转到|放弃|退了|不吃素|分手|离婚了|离了婚|已经离婚|办完离婚|领了离婚证"
+    # "跟小雅分了" opening a clause ("房租跟小雅分了", "披萨我跟小雅分了" share a thing).
+    r"|(?:^|[\s，,。！!])(?:我|已经|最近|刚|刚刚|上个?月|上周|前几天|去年)?(?:跟|和)[\u4e00-\u9fff]{1,4}分了"
+    r"(?=$|[\s，,。！!~]|啊|呀|哈|吧)",
     re.I,
 )
 _WEAK_CHANGE = re.compile(
@@ -96,7 +100,10 @@ _REQUEST = re.compile(
     r"(?:please |pls |just |can you |could you |you can |you could |go ahead and |"
     r"i (?:want|need) you to |i'?d like you to )*(?:forget|drop|delete|remove|erase|scrap|scratch|"
     r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind|"
-    r"wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store)\b"
+    r"wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store|"
+    # ("stop keeping score" keeps nothing of the user's.)
+    r"(?:stop|quit) (?:keeping|saving|tracking|storing)(?= (?:my|that|this|it|those|these|what)\b)|"
+    r"don'?t save)\b"
     r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
     r"remove|erase|get rid of|ignore|don'?t keep|wipe|clear|purge|unlearn|don'?t hold on to|"
     r"stop (?:keeping|saving|tracking|storing)|quit (?:keeping|saving|storing))\b"
@@ -110,7 +117,7 @@ _REQUEST = re.compile(
     # salty, scratch that, way too salty" only corrects what was just said).
     r"|\b(?:thing|stuff|bit|mentioned|told you|said)(?: earlier| before)?,?\s+"
     r"(?:scratch|scrap|forget|delete|drop|remove) (?:it|that)\b"
-    r"|(?:能|可以|帮我|麻烦你?|你)把(?:那条|这条|它|这个|那个)(?:记录|信息)?删了"
+    r"|(?<!我)(?:能|可以|帮我|麻烦你?|你)把(?:那条|这条)(?:记录|信息)?删了"
     r"|吧|可以删|可以去掉|不用记着|别记着|不要再记|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉|作废|清掉|清除|抹掉|别留|不用留|不要留",
     re.I,
 )
@@ -204,7 +211,21 @@ def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
     # job hunting, my manager uses this laptop" asks of the job hunt, whatever the reason
     # after it names. (A Chinese one names it before: "心理咨询那个你别记了 瑜伽的留着".)
     clause = _CLAUSE_END.split(said[asked.end() :], maxsplit=1)[0]
-    first = () if CJK_RE.search(said) or not clause.strip() else (clause,)
+    chinese = bool(CJK_RE.search(said))
+    if not chinese and _POINTING_ONLY.match(clause):
+        # "actually forget that, let's plan the japan trip instead": what was just said is
+        # taken back, not a memory named after it. Only what stands before may be meant
+        # ("stop reminding me about the gym. just delete that whole thing").
+        said = said[: asked.start()]
+        if not said.strip():
+            return None
+        clause = ""
+    elif not chinese and _LED_IN.match(said) and not _NAMES_A_MEMORY.search(clause):
+        # After "first", "actually", "anyway": only a request that says it is about what the
+        # assistant keeps ("first, forget that i told you ...", "forget what i said about ...");
+        # "ok first forget the rust stuff, just help me with this bug" drops a topic.
+        return None
+    first = () if chinese or not clause.strip() else (clause,)
     for text in (*first, said):
         ids = _best(text, known, 2, names=True) or _best(text, known, 1) or _by_topic(text, known)
         if len(ids) > 1:
@@ -214,6 +235,30 @@ def _forget_request(said: str, known: Sequence[tuple[str, str]]) -> str | None:
         if len(ids) == 1:
             return ids[0]
     return None
+
+
+# A request's object that only points back: "forget that", "scratch that idea".
+_POINTING_ONLY = re.compile(
+    r"\s*(?:it|that|this|those|these|all (?:of )?(?:that|it)|that (?:idea|one|part|bit|thing)|"
+    r"(?:that|the) (?:whole|last) (?:thing|part|bit|one)|what i (?:just )?said)?\s*$",
+    re.I,
+)
+# Words that only lead in, which a forget request did not open with before.
+_LED_IN = re.compile(
+    r"^(?:(?:oh|ok|okay|and|also|so|hey|btw)[,:.;! ]+)*(?:actually|anyway|anyways|wait|um+|hmm+|"
+    r"yeah|first|second|third|lastly|finally|one more thing|last thing|two things)\b",
+    re.I,
+)
+# What says a request is about what the assistant keeps.
+_NAMES_A_MEMORY = re.compile(
+    r"\b(?:what|that|everything|anything|whatever) (?:i|i've) (?:said|told|mentioned|shared)|"
+    r"\bi (?:told|mentioned)\b|\babout (?:my|me|the)\b|\bmy\b|\bon file\b|"
+    # "forget that i'm planning the peru trip": a fact of the user's, named.
+    r"^\s*that (?:i|i'm|im|i am|i've|i was|i had|i have)\b|"
+    # ("forget everything you know about react and explain hooks" asks for a fresh start.)
+    r"\byou (?:have|saved|stored|noted|kept)\b",
+    re.I,
+)
 
 
 # Where the clause of a request ends: its reason or an aside follows.
@@ -254,7 +299,7 @@ _TOPICS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
         re.compile(r"\bbirthday\b|\bborn\b|生日|出生", re.I),
     ),
     (
-        re.compile(r"\b(?:weight|weigh)\b|体重", re.I),
+        re.compile(r"\bweight\b(?!\s*-?\s*(?:loss|goal))|\bweigh\b|体重", re.I),
         re.compile(
             r"\bweighs?\b|\b\d+\s*(?:pounds|lbs?|kg|kilos)\b|体重\s*\d|\d+\s*(?:斤|公斤)", re.I
         ),

@@ -248,7 +248,21 @@ def agreeing_rest(rest: str) -> str:
 
 
 def third_person(clause: str) -> str:
-    """'I ... my ...' said by the user, as a sentence about the user."""
+    """'I ... my ...' said by the user, as a sentence about the user. Code quoted in backticks
+    is kept as typed ("`for i in range(10)`" is no "the user")."""
+    spans = _CODE_SPAN.findall(clause)
+    if not spans:
+        return _third_person(clause)
+    pieces = iter(spans)
+    rewritten = _third_person(_CODE_SPAN.sub("\ue000", clause))  # each span held by one mark
+    return re.sub("\ue000", lambda m: next(pieces), rewritten)
+
+
+# Code quoted inside a sentence.
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+
+
+def _third_person(clause: str) -> str:
     clause = clause.strip().rstrip(".!")
     # Typed in lower case ("i need podcast recs"), "i" is still the speaker; typed without
     # its apostrophe, "im" and "ive" are "I'm" and "I've".
