@@ -115,7 +115,9 @@ _SYMBOL = re.compile(r"[0-9_\-/+=.!@#$%^&*~?]")
 # (settings.SECRET_KEY, YOUR_API_KEY), a path (~/.ssh/id_rsa), a file name (server.key), or
 # the next assignment ("notes on db-password: POSTGRES_PASSWORD=..." holds its own label).
 _NOT_A_VALUE = re.compile(
-    r"^(?:[\w.]+\(.*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[~.]?/.*|"
+    # (A path starts with "/"; so may a base64 key: "/sRGE2QUMjAVd...fHw==".)
+    r"^(?:[\w.]+\(.*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|"
+    r"[~.]?/(?![A-Za-z0-9+/]{40,}={0,2}$).*|"
     r"[\w-]+\.(?:pem|key|json|txt|env|ya?ml|toml|cfg|ini|crt|p12|pfx))$"
     r"|(?i:pass(?:word|wd|phrase)?|pwd|secret|token|key)[\"']?[:=]"
 )

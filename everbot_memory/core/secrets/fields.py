@@ -113,7 +113,7 @@ _OPENS = (
     r"开锁码|无线网(?:络)?(?:密码)?|无线密码"
 )
 _WEAK = (
-    r"apikey|api[_ -]key|secret|token|key|pat|credentials?|"
+    r"apikey|api[_ -]key|private[_ ]key[_ ]id|secret|token|key|pat|credentials?|"
     r"密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
 )
 _QUOTE = r"[\"'`“‘]?"
@@ -363,6 +363,14 @@ FIELDS: tuple[Rule, ...] = (
         "://",
         r"(?<=://)(?P<secret>[A-Fa-f0-9]{24,}|[A-Za-z0-9_-]{32,})(?=@)",
         lambda m: token_value(m["secret"]),
+    ),
+    # Go's MySQL DSN: user:password@tcp(host:port)/db, with no scheme before it.
+    field(
+        "url-credentials",
+        "@tcp( @unix(",
+        r"(?<![\w:/@])[\w.-]{1,32}:(?P<secret>[^\s:@/\"'`]{4,64})@(?:tcp|unix|udp)\(",
+        _password,
+        short=True,
     ),
     field("azure-sas", "sig=", r"(?i)[?&;]sig=(?P<secret>[A-Za-z0-9%+/=]{20,})"),
     field(
@@ -659,8 +667,9 @@ FIELDS: tuple[Rule, ...] = (
     # cloud tool's secret key; "-k" alone is curl's "insecure", with no value).
     field(
         "secret",
-        "-k= --sk --secret --token --api-key --api_key --apikey --access-key --access_key",
-        r"(?i)(?<![\w-])(?:-k=|--(?:sk|secret(?:[-_]?(?:access[-_]?)?key)?|token|api[-_]?key|"
+        "-k= --sk --secret --token --api-key --api_key --apikey --access-key --access_key "
+        "--account-key --account_key",
+        r"(?i)(?<![\w-])(?:-k=|--(?:sk|secret(?:[-_]?(?:access[-_]?)?key)?|token|api[-_]?key|account[-_]?key|"
         r"access[-_]?key[-_]?secret)(?:=|\s+))[\"']?(?P<secret>[^\s\"']{16,})",
         lambda m: token_value(m["secret"]),
     ),
