@@ -27,9 +27,34 @@ __all__ = ["Redactable", "Redaction", "redact", "scrub"]
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_./+=~:-]{12}")
 _DIGIT_GROUPS = re.compile(r"\d{3,6}[ -]\d{4}")
 _SHORT_RULES = tuple(rule for rule in RULES if rule.short)
-_SHORT_KEYWORDS = re.compile(
-    "|".join(re.escape(k) for r in _SHORT_RULES for k in r.keywords) or "(?!)"
-)
+
+
+def _any_of(words: set[str]) -> str:
+    """A pattern matching any of ``words``, as a tree of their common beginnings: the engine
+    tries one branch per character instead of every word at every position (a save runs the
+    first look on every entry, and a long transcript is hundreds of KB). A word another one
+    begins with is enough: the longer one is not spelled out."""
+    tree: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in sorted(words, key=len):
+        node = tree
+        for char in word:
+            if "" in node:
+                break  # a shorter word already matches here
+            node = node.setdefault(char, {})
+        else:
+            node.clear()
+            node[""] = {}
+
+    def pattern(node: dict) -> str:  # type: ignore[type-arg]
+        if "" in node:
+            return ""
+        branches = [re.escape(char) + pattern(rest) for char, rest in sorted(node.items())]
+        return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+
+    return pattern(tree) if tree else "(?!)"
+
+
+_SHORT_KEYWORDS = re.compile(_any_of({k for r in _SHORT_RULES for k in r.keywords}))
 
 _PLACEHOLDER_RE = re.compile(r"\[redacted:[a-z0-9-]+\]")
 # Words that say nothing once the secret is gone ("my API key is [redacted]").

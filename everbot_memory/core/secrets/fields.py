@@ -65,9 +65,11 @@ _END = rf"(?=[.!?:)\]}}>]*(?:[{_STOP}]|&[A-Za-z_]\w*=|$))"
 # 100 KB took minutes.
 LONGEST = 512
 _CHAR = r"(?:[^{_STOP}&]|&(?![A-Za-z_]\w*=))".replace("{_STOP}", _STOP)
+# A placeholder's opening, or a mask ("****"); "*eBo0El..." is a value.
+_NOT_A_MASK = r"(?![$<{\[(%•]|\*(?![A-Za-z0-9]))"
 _VALUE = (
-    rf"(?P<secret>(?<=[\"“'‘])(?![$<{{\[(%*•])[^\"”'’\n]{{4,64}}?(?=[\"”'’])"
-    rf"|(?![$<{{\[(%*•])(?:{_CHAR}{{1,{LONGEST - 1}}}?{_END}|{_CHAR}{{{LONGEST}}}))"
+    rf"(?P<secret>(?<=[\"“'‘]){_NOT_A_MASK}[^\"”'’\n]{{4,64}}?(?=[\"”'’])"
+    rf"|{_NOT_A_MASK}(?:{_CHAR}{{1,{LONGEST - 1}}}?{_END}|{_CHAR}{{{LONGEST}}}))"
 )
 #: The rest of a value read for LONGEST characters: taken with it when it is redacted.
 VALUE_GOES_ON = re.compile(rf"{_CHAR}*?{_END}")
@@ -78,6 +80,8 @@ VALUE_GOES_ON = re.compile(rf"{_CHAR}*?{_END}")
 _START = (
     r"(?:(?<![A-Za-z0-9])|(?-i:(?<=[a-z0-9])(?=[A-Z]))"
     r"|(?-i:(?<=[A-Z0-9])(?=(?:PASSWORD|PASSWD|PASSPHRASE|PWD|SECRET|TOKEN)\b))"
+    # A password joined to what it opens, in lower case ("dbpassword", "smtppass").
+    r"|(?<=db)(?=pass)|(?<=root)(?=pass)|(?<=admin)(?=pass)|(?<=smtp)(?=pass)|(?<=mail)(?=pass)"
     r"|(?=[\u3400-\u9fff]))"
 )
 # ("wifi pass is X": "pass" alone is a bus's or a boarding pass, named by what it opens.)
@@ -95,7 +99,7 @@ _LOCKED = (
 )
 # A code or a combination: its value holds a digit ("the gate code is open" holds none).
 _CODES = (
-    r"combination|"
+    r"combination|combo|"
     r"(?:door|gate|alarm|entry|lock|safe|garage|building|lockbox|keypad|access|unlock|"
     r"security|entrance|locker|padlock|mailbox|disarm|arming|panel)\s+code|"
     rf"(?:code|combination)\s+(?:to|for|of)\s+(?:the\s+|my\s+|our\s+)?(?:[\w'’-]+\s+)?"
@@ -110,10 +114,11 @@ _OPENS = (
     r"(?:recovery|backup|2fa|two-factor)\s+codes?|"
     r"security\s+question[^\n]{0,80}?\banswer|"
     r"门禁(?:密码|码)?|密保问题[^，。,\n]{0,20}?答案|密保(?:答案)?|安全问题(?:的)?答案|激活码|序列号|"
-    r"开锁码|无线网(?:络)?(?:密码)?|无线密码"
+    r"开锁码|无线网(?:络)?(?:密码)?|无线密码|门锁|密码锁|智能锁|保险[柜箱](?:的)?(?:数字|密码)?|U盾(?:口令|密码)?"
 )
 _WEAK = (
-    r"apikey|api[_ -]key|private[_ ]key[_ ]id|secret|token|key|pat|credentials?|"
+    r"apikey|api[_ -]key|private[_ ]key[_ ]id|(?:app|api|client)[_ -]?secret|secret[_ -]?key|"
+    r"secret|token|key|pat|credentials?|"
     r"密钥|秘钥|私钥|令牌|凭证|凭据|授权码"
 )
 _QUOTE = r"[\"'`“‘]?"
@@ -137,10 +142,16 @@ _CONNECTOR = (
     rf"(?:{_ASIDE})?"
     r"(?:\s+(?:is|was)\s+(?:still\s+|now\s+)?(?:the\s+same(?:\s+as\s+(?:before|ever|last\s+time))?"
     r"|unchanged|as\s+follows|the\s+following|this|below)\s*[:：]"
-    r"|[\"'\]]{0,2}\s*(?::=|=>|[:=：])|\s+(?:is|was|are)(?:\s+now)?"
-    r"|\s+(?:[—–]|-{1,2})|\?"
-    r"|\s*(?:我|已经|我已经|都)?\s*(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|"
-    r"变成了?|填的|填了|填成了?|写的)))"
+    r"|[\"'\]]{0,2}\s*(?::=|=>|[:=：])(?:\s*(?:先|就|直接)?(?:按|输入?)(?=\s*[A-Za-z0-9]))?"
+    r"|\s+(?:is|was|are)(?:\s+now)?"
+    r"|\s+(?:[—–]|-{1,2})|\?|\s*(?:→|->)"
+    # "the vault password; it's X", "when it asks for your passcode it's X".
+    r"|[;,]?\s+it['’]?s|\s*(?:是|为)\s*[\d一二三四五六七八]\s*位\s*[:：]"
+    r"|\s*(?:[，,][^，,。；;:：\n]{0,12}?[，,]?|[^，,。；;:：\n]{1,12}?[，,])?"
+    r"\s*(?:我|已经|我已经|都|就|直接|先)?\s*"
+    r"(?:(?:后|前)[一二三四五六七八九十\d]位)?(?:[\d一二三四五六七八]\s*位\s*[:：])?"
+    r"(?:是|为|改成了?|改为|设成了?|设为|设置为|设置成|换成了?|"
+    r"变成了?|填的|填了|填成了?|写的|输入?|按)))"
 )
 
 
@@ -406,9 +417,10 @@ FIELDS: tuple[Rule, ...] = (
     # A wallet's recovery words: twelve to twenty-four words after the label.
     field(
         "seed-phrase",
-        "seed recovery mnemonic phrase 助记词",
+        "seed recovery mnemonic phrase 助记词 钱包",
         r"(?i)(?:(?:seed|recovery|mnemonic|backup|secret\s+recovery)\s+(?:phrase|words)|"
-        r"mnemonic|助记词)(?:[^\n:：=]{0,30}?[:：=]|\s+(?:is|are|was)|\s*[是为]"
+        r"mnemonic|助记词|(?:恢复|导入)钱包[^\n:：]{0,12}?(?:单词|words))"
+        r"(?:[^\n:：=]{0,60}?[:：=]|\s+(?:is|are|was)|\s*[是为]"
         r"|\s+(?=(?:[\u4e00-\u9fff]\s+){11}))\s*[\"'“]?"
         r"(?P<secret>(?:[a-z]{3,8}[\s,]+){11,23}[a-z]{3,8}(?![a-z])"
         # Chinese wordlists are single characters: "动 他 不 所 能 主 经 们 大 学 对 这".
@@ -490,7 +502,7 @@ FIELDS: tuple[Rule, ...] = (
     field(
         "password",
         "wifi wi-fi wlan code combination key answer memorable "
-        "门禁 密保 答案 激活码 序列号 开锁码 无线",
+        "门禁 密保 答案 激活码 序列号 开锁码 无线 门锁 密码锁 智能锁 保险 u盾",
         _labelled(_OPENS, bare=False),
         # Not a wifi QR code's next field ("WIFI:T:WPA;"): the rule above reads that one.
         lambda m: _after_password(m) and re.match(r"[A-Za-z]:", m["secret"]) is None,
@@ -498,9 +510,13 @@ FIELDS: tuple[Rule, ...] = (
     ),
     field(
         "password",
-        "code combination",
+        "code combination combo",
         _labelled(_CODES, bare=False),
-        lambda m: _after_password(m) and any(c.isdigit() for c in m["secret"]),
+        # (A combination's digits may be dashed: "3-2-3-8".)
+        lambda m: (
+            re.fullmatch(r"\d(?:[-\s]?\d){2,7}", m["secret"]) is not None
+            or (_after_password(m) and any(c.isdigit() for c in m["secret"]))
+        ),
         short=True,
     ),
     # The answer to a security question, whatever words it is: "Security question: What
@@ -543,9 +559,9 @@ FIELDS: tuple[Rule, ...] = (
     ),
     field(
         "password",
-        "opens with",
+        "opens",
         r"(?i)\b(?:lockbox|lock\s?box|key\s?safe|safe|padlock|lock|door|gate)\b[^.\n]{0,40}?\bopens?\s+"
-        r"with\s+(?P<secret>\d[\d-]{2,10}\d)(?![\w-])",
+        r"(?:with|on)\s+(?P<secret>\d[\d-]{2,10}\d)(?![\w-])",
         lambda m: len(set(m["secret"].replace("-", ""))) > 1,
         short=True,
     ),
@@ -557,12 +573,97 @@ FIELDS: tuple[Rule, ...] = (
         lambda m: any(c.isdigit() for c in m["secret"]),
         short=True,
     ),
+    # A code or password said by what is done with it: "use 8030 to get into the side gate",
+    # "type 6577 and hit OFF", "disarm with 6577", "the keypad takes 8030", "my pin? 0865",
+    # "the laptop unlocks with X", "login's gonna be jsmith / X", "echo 'X' > vault_pass.txt",
+    # "微信付款的时候输 989109", "wifi连 … 输 X", "PPPoE 那栏填 X", "授权码是 X" (a mail
+    # client's code, sixteen letters).
+    field(
+        "password",
+        "use",
+        r"(?i)\buse\s+(?P<secret>\d{4,8}#?)\s+to\s+(?:get|go|let\s+yourself)\s+(?:in|into|through|past)\b",
+        lambda m: True,
+        short=True,
+    ),
+    field(
+        "password",
+        "hit press push",
+        r"(?i)\b(?:type|enter|key\s+in|punch\s+in|tap\s+in)\s+(?P<secret>\d{4,8}#?)\s+(?:and|then)\s+(?:hit|press|push|tap)\b",
+        lambda m: True,
+        short=True,
+    ),
+    field(
+        "password",
+        "disarm unlock open",
+        r"(?i)\b(?:disarm|unlock|open)(?:s|ed)?\s+(?:it\s+)?with\s+(?P<secret>\d{4,8}#?)(?![\d:/-]|\.\d)",
+        lambda m: True,
+        short=True,
+    ),
+    field(
+        "password",
+        "keypad pad",
+        r"(?i)\bkey\s?pad\s+(?:takes|wants|needs|code\s+is)\s+(?P<secret>\d{4,8}#?)",
+        lambda m: True,
+        short=True,
+    ),
+    field(
+        "password", "pin?", r"(?i)\bpin\?\s*(?P<secret>\d{4,8})(?!\d)", lambda m: True, short=True
+    ),
+    field(
+        "password",
+        "punch key tap",
+        r"(?i)\b(?:punch|key|tap)\s+in\s+(?P<secret>\d{4,8}#?)(?![\d/:.,-]|\s+(?:numbers|digits|times))",
+        lambda m: True,
+        short=True,
+    ),
+    field(
+        "password",
+        "unlock",
+        r"(?i)\bunlocks?\s+with\s+(?P<secret>[^\s,;\"']{6,64})(?=[\s,;.]|$)",
+        _typed_value,
+        short=True,
+    ),
+    field(
+        "password",
+        "login",
+        r"(?i)\blogin(?:['’]s|\s+is)?\s+(?:gonna\s+be|going\s+to\s+be|will\s+be)?\s*[\w.@-]{2,40}\s*/\s*(?P<secret>[^\s,;\"']{4,64})",
+        _password,
+        short=True,
+    ),
+    field(
+        "password",
+        "echo",
+        r"(?i)\becho\s+['\"](?P<secret>[^'\"\n]{6,64})['\"]\s*>{1,2}\s*\S*(?:pass|secret|token|key)\S*",
+        lambda m: True,
+        short=True,
+    ),
+    field(
+        "password",
+        "付款 支付 付钱",
+        r"(?:付款|支付|付钱)(?:的时候)?\s*(?:输|输入|按)\s*(?P<secret>\d{6})(?!\d)",
+        lambda m: True,
+        short=True,
+    ),
+    field(
+        "password",
+        "wifi wi-fi 无线 pppoe 宽带",
+        r"(?i)(?:wi-?fi|无线|pppoe|宽带)[^\n。]{0,30}?(?:就)?(?:输|输入|填)\s*(?P<secret>[A-Za-z0-9!@#$%^&*._-]{6,32})(?![A-Za-z0-9])",
+        _password,
+        short=True,
+    ),
+    field(
+        "password",
+        "授权码",
+        r"授权码(?:是|为|[:：])\s*(?P<secret>[a-z]{16})(?![a-z])",
+        lambda m: True,
+        short=True,
+    ),
     # A code's digits right after its name: "gate code 828705, leave the box on the porch"
     # ("the gate code changed" holds none).
     field(
         "password",
-        "code combination",
-        rf"(?i){_START}(?:{_CODES})\s+(?P<secret>\d{{4,8}}#?)(?![\w:/.-]|\s*(?:[年月日号点]|am|pm))",
+        "code combination combo",
+        rf"(?i){_START}(?:{_CODES}|pass\s?code)\s+(?P<secret>\d{{4,8}}#?)(?![\w:/.-]|\s*(?:[年月日号点]|am|pm))",
         lambda m: len(set(m["secret"])) > 1,
         short=True,
     ),
@@ -604,7 +705,7 @@ FIELDS: tuple[Rule, ...] = (
         "password",
         "chang set reset updat switch rotat",
         rf"(?i)\b(?:chang|set|reset|updat|switch|rotat)\w*\s+(?:[\w'’-]+\s+){{0,4}}?"
-        rf"(?:{_STRONG}|{_OPENS}|pin)\s+to\s+{_QUOTE}{_VALUE}",
+        rf"(?:{_STRONG}|{_OPENS}|pin|login)\s+to\s+{_QUOTE}{_VALUE}",
         lambda m: password_value(m["secret"]),
         short=True,
     ),
@@ -644,9 +745,10 @@ FIELDS: tuple[Rule, ...] = (
     # docker login -p X, --password X.
     field(
         "password",
-        "mysql mariadb sshpass redis-cli login --pass",
+        "mysql mariadb sshpass redis-cli login --pass twine",
         r"(?:(?:mysql|mysqldump|mariadb)\b[^\n|;&]*?\s-p(?=[^\s-])"
-        r"|(?:sshpass|docker login|podman login|helm registry login)\b[^\n|;&]*?\s-p\s+"
+        r"|(?:sshpass|docker login|podman login|helm registry login|twine upload)\b"
+        r"[^\n|;&]*?\s-p\s+"
         r"|redis-cli\b[^\n|;&]*?\s-a\s+"
         r"|(?<![\w-])--pass(?:word|wd)?(?:=|\s+))"
         rf"{_QUOTE}(?P<secret>[^\s\"'`]{{4,}})",
@@ -677,7 +779,8 @@ FIELDS: tuple[Rule, ...] = (
     field(
         "password",
         "passphrase 口令",
-        r"(?i)(?<![A-Za-z0-9])passphrase(?:\s+for\s+[^.,;:\n]{1,30}?)?\s*(?:[:=]|\s+is)\s*"
+        r"(?i)(?<![A-Za-z0-9])passphrase(?:\s+for\s+[^.,;:\n]{1,30}?)?"
+        r"(?:\s+(?:this|for\s+the|for\s+this)\s+(?:month|week|year))?\s*(?:[:=→]|->|\s+is)\s*"
         r"[\"'“]?(?P<secret>[^.,;:!?\n\"'”]{4,80}?)[\"'”]?(?=[.,;!?\n]|$)",
         lambda m: _password(m) and not _DESCRIBES_PASSPHRASE.search(m["secret"]),
         short=True,
