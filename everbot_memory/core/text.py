@@ -17,6 +17,7 @@ import Stemmer  # PyStemmer: the Snowball stemmers compiled, loaded in a millise
 __all__ = [
     "CJK_RANGES",
     "CJK_RE",
+    "CODE_SPAN_RE",
     "casefolded",
     "estimate_tokens",
     "generic_terms",
@@ -34,6 +35,8 @@ __all__ = [
 #: Hiragana, katakana, CJK ideographs (with extension A and compatibility), Hangul syllables.
 CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 CJK_RE = re.compile(f"[{CJK_RANGES}]")
+#: Code quoted inside a line of prose, in backticks ("ruff flags `fmt = lambda x: ...`").
+CODE_SPAN_RE = re.compile(r"`[^`\n]+`")
 _TOKEN_RE = re.compile(f"[{CJK_RANGES}]+|[^\\W_]+", re.UNICODE)
 _NUMBER_RE = re.compile(r"\d+(?:[.:]\d+)*")
 

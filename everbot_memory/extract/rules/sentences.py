@@ -14,7 +14,7 @@ import re
 from sentencex import segment
 
 from ...core.redaction import redact
-from ...core.text import CJK_RE
+from ...core.text import CJK_RE, CODE_SPAN_RE
 
 __all__ = ["sentences"]
 
@@ -64,16 +64,15 @@ def _apostrophes(line: str) -> str:
     return _BARE_CONTRACTION.sub(put, line)
 
 
-# Code quoted inside a sentence ("ruff flags `fmt = lambda x: ...` (E731), i always run it
-# before i push"): the sentence around it is prose all the same.
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
+# (Code quoted inside a sentence, "ruff flags `fmt = lambda x: ...` (E731), i always run it
+# before i push": the sentence around it is prose all the same.)
 
 
 def _prose(line: str) -> bool:
     """True for a line written in words rather than code or machine output."""
-    if not _INLINE_CODE.sub("", line).strip(" .,;:!?()-"):
+    if not CODE_SPAN_RE.sub("", line).strip(" .,;:!?()-"):
         return False  # nothing but code
-    line = _INLINE_CODE.sub("code", line)
+    line = CODE_SPAN_RE.sub("code", line)
     if _CODE_LINE.search(line):
         return False
     symbols = sum(not (c.isalnum() or c.isspace() or c in _PROSE_MARKS) for c in line)

@@ -17,10 +17,18 @@ from ...core.text import CJK_RE, search_tokens
 
 __all__ = ["changed_memories", "forget_request"]
 
+# Asked in words both the request and its wording must read: "stop keeping my weight on
+# file" ("stop keeping score" keeps nothing of the user's); "能把那条删了不", asked of the
+# memory, not told ("我把app删了") or asked of a post ("那条朋友圈可以删了吗").
+_STOP_KEEPING = (
+    r"(?:stop|quit) (?:keeping|saving|tracking|storing)(?= (?:my|that|this|it|those|these|what)\b)"
+)
+_DELETE_THAT_ZH = r"(?<!我)(?:能|可以|帮我|麻烦你?|你)把(?:那条|这条)(?:记录|信息)?删了"
+
 _FORGET = re.compile(
     r"\b(?:forget|drop|delete|remove|erase|scrap|scratch|get rid of|ignore what|don'?t keep|"
     r"do not keep|stop remembering|don'?t remember|no need to remember|stop reminding me|nvm|"
-    r"(?:stop|quit) (?:keeping|saving|tracking|storing)(?= (?:my|that|this|it|those|these|what)\b)|"
+    rf"{_STOP_KEEPING}|"
     r"don'?t save|"
     r"never ?mind|wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store|"
     r"(?:don'?t|no) need to (?:keep|remember|store)|rather you didn'?t (?:remember|keep|store)|"
@@ -33,9 +41,7 @@ _FORGET = re.compile(
     # "不吃牛肉那条可以删了": the memory named by "那条"; "那条朋友圈可以删了吗" asks of a post.
     r"|(?:那条|这条)(?:记录|信息)?(?:就|也)?可以(?:删了|删掉|删除|去掉)(?!吗)|不用记着|别记着|不要再记|忘了吧|忘掉吧?|你忘了|你忘记|帮我忘|删了吧|删掉|删除|去掉|别记|不用记|不要记|先别记|当没听过|别存|不用存"
     r"|清掉|清除|清空|作废|抹掉|划掉|撤掉|拿掉|别留|不用留|不要留"
-    # "能把那条删了不": asked of the memory, not told ("我把app删了") or asked of a post
-    # ("那条朋友圈可以删了吗").
-    r"|(?<!我)(?:能|可以|帮我|麻烦你?|你)把(?:那条|这条)(?:记录|信息)?删了",
+    rf"|{_DELETE_THAT_ZH}",
     re.I,
 )
 # The speaker forgetting something ("I always forget that coffee...", "我老是忘记...") asks
@@ -101,8 +107,7 @@ _REQUEST = re.compile(
     r"i (?:want|need) you to |i'?d like you to )*(?:forget|drop|delete|remove|erase|scrap|scratch|"
     r"get rid of|ignore|don'?t keep|do not keep|stop remembering|stop reminding|nvm|never ?mind|"
     r"wipe|clear|purge|unlearn|don'?t hold on to|stop storing|don'?t store|"
-    # ("stop keeping score" keeps nothing of the user's.)
-    r"(?:stop|quit) (?:keeping|saving|tracking|storing)(?= (?:my|that|this|it|those|these|what)\b)|"
+    rf"{_STOP_KEEPING}|"
     r"don'?t save)\b"
     r"|\b(?:you can|you could|please|pls|can you|could you)\b.{0,40}\b(?:forget|drop|delete|"
     r"remove|erase|get rid of|ignore|don'?t keep|wipe|clear|purge|unlearn|don'?t hold on to|"
@@ -117,7 +122,7 @@ _REQUEST = re.compile(
     # salty, scratch that, way too salty" only corrects what was just said).
     r"|\b(?:thing|stuff|bit|mentioned|told you|said)(?: earlier| before)?,?\s+"
     r"(?:scratch|scrap|forget|delete|drop|remove) (?:it|that)\b"
-    r"|(?<!我)(?:能|可以|帮我|麻烦你?|你)把(?:那条|这条)(?:记录|信息)?删了"
+    rf"|{_DELETE_THAT_ZH}"
     r"|吧|可以删|可以去掉|不用记着|别记着|不要再记|别记|不用记|不要记|先别记|当没听过|别存|不用存|删掉|删除|去掉|作废|清掉|清除|抹掉|别留|不用留|不要留",
     re.I,
 )

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.text import CJK_RE
+from ...core.text import CJK_RE, CODE_SPAN_RE
 
 __all__ = [
     "Rule",
@@ -250,16 +250,12 @@ def agreeing_rest(rest: str) -> str:
 def third_person(clause: str) -> str:
     """'I ... my ...' said by the user, as a sentence about the user. Code quoted in backticks
     is kept as typed ("`for i in range(10)`" is no "the user")."""
-    spans = _CODE_SPAN.findall(clause)
+    spans = CODE_SPAN_RE.findall(clause)
     if not spans:
         return _third_person(clause)
     pieces = iter(spans)
-    rewritten = _third_person(_CODE_SPAN.sub("\ue000", clause))  # each span held by one mark
+    rewritten = _third_person(CODE_SPAN_RE.sub("\ue000", clause))  # each span held by one mark
     return re.sub("\ue000", lambda m: next(pieces), rewritten)
-
-
-# Code quoted inside a sentence.
-_CODE_SPAN = re.compile(r"`[^`\n]+`")
 
 
 def _third_person(clause: str) -> str:
